@@ -1,0 +1,1 @@
+"""Model backends (LLMs and embedders) behind small interfaces; see :mod:`embedding`."""

@@ -1,0 +1,344 @@
+"""The Structural Signature (spec §4.1): the structural re-description of one episode.
+
+A signature holds typed roles (not surface names), relations over those roles from the controlled
+vocabulary, a causal chain of parsed terms, the violated invariant, the symptom, a fix operator
+over roles, the abstraction ladder L0–L3, surface metadata, and verification status, plus who wrote
+it and when. :func:`parse_signature` validates raw JSON against a :class:`Vocabulary` and returns an
+immutable :class:`Signature`; :meth:`Signature.to_json` gives back the same JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from analogist.errors import SignatureError, TermSyntaxError
+from analogist.signature.terms import FixOperator, Term, parse_fix_operator, parse_term
+from analogist.signature.vocabulary import Vocabulary
+
+KINDS = ("failure", "success", "plan", "observation")
+LEVELS = ("L0", "L1", "L2", "L3")
+_ROLE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$")
+
+
+@dataclass(frozen=True)
+class Role:
+    """A typed role: a name such as ``DER``, what it is, and an optional role type."""
+
+    name: str
+    description: str
+    type: str | None = None
+
+    def to_json(self) -> Any:
+        if self.type is None:
+            return self.description
+        return {"description": self.description, "type": self.type}
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A vocabulary predicate over roles: ``derives_from(DER, SRC)``."""
+
+    predicate: str
+    args: tuple[str, ...]
+
+    def to_json(self) -> list[str]:
+        return [self.predicate, *self.args]
+
+    def term(self) -> Term:
+        return Term(self.predicate, self.args)
+
+
+@dataclass(frozen=True)
+class CausalLink:
+    """One causal-chain entry: ``cause --link--> effect`` with both ends parsed."""
+
+    cause: Term
+    link: str
+    effect: Term
+
+    def to_json(self) -> list[str]:
+        return [str(self.cause), self.link, str(self.effect)]
+
+
+@dataclass(frozen=True)
+class Surface:
+    """Surface-domain metadata; kept for retrieval by surface, never for mapping."""
+
+    domain: str = ""
+    entities: tuple[str, ...] = ()
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    def to_json(self) -> dict:
+        d: dict[str, Any] = {"domain": self.domain, "entities": list(self.entities)}
+        d.update(dict(self.extra))
+        return d
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A validated structural signature. Build one with :func:`parse_signature`."""
+
+    episode_id: str
+    kind: str
+    roles: tuple[Role, ...]
+    relations: tuple[Relation, ...]
+    causal_chain: tuple[CausalLink, ...] = ()
+    violated_invariant: str | None = None
+    symptom: str | None = None
+    fix_operator: FixOperator | None = None
+    levels: Mapping[str, str] = field(default_factory=dict)
+    surface: Surface = Surface()
+    verified: bool = False
+    writer_model: str | None = None
+    written_at: str | None = None
+
+    @property
+    def role_names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.roles)
+
+    def level(self, name: str) -> str:
+        return self.levels.get(name, "")
+
+    def to_json(self) -> dict:
+        """The signature as JSON, in spec §4.1 key order; absent optional fields are omitted."""
+        d: dict[str, Any] = {
+            "episode_id": self.episode_id,
+            "kind": self.kind,
+            "roles": {r.name: r.to_json() for r in self.roles},
+            "relations": [r.to_json() for r in self.relations],
+            "causal_chain": [c.to_json() for c in self.causal_chain],
+        }
+        for key in ("violated_invariant", "symptom"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
+        if self.fix_operator is not None:
+            d["fix_operator"] = str(self.fix_operator)
+        d["levels"] = dict(self.levels)
+        d["surface"] = self.surface.to_json()
+        d["verified"] = self.verified
+        if self.writer_model is not None:
+            d["writer_model"] = self.writer_model
+        if self.written_at is not None:
+            d["written_at"] = self.written_at
+        return d
+
+    def with_episode_id(self, episode_id: str) -> "Signature":
+        from dataclasses import replace
+
+        return replace(self, episode_id=episode_id)
+
+
+_KNOWN = {
+    "episode_id", "kind", "roles", "relations", "causal_chain", "violated_invariant", "symptom",
+    "fix_operator", "levels", "surface", "verified", "writer_model", "written_at",
+}
+_REQUIRED = ("episode_id", "kind", "roles", "relations", "levels")
+
+
+class _Checker:
+    """Validation with errors that name the episode, the field and the fix."""
+
+    def __init__(self, raw: Mapping[str, Any], vocab: Vocabulary, episode_id: str | None):
+        self.raw = raw
+        self.vocab = vocab
+        self.eid = episode_id if episode_id is not None else raw.get("episode_id")
+        if not isinstance(self.eid, str):
+            self.eid = None
+
+    def err(self, where: str, problem: str) -> SignatureError:
+        return SignatureError(self.eid, where, problem)
+
+    def text(self, key: str, *, required: bool = False) -> str | None:
+        v = self.raw.get(key)
+        if v is None:
+            if required:
+                raise self.err(key, "required field is missing")
+            return None
+        if not isinstance(v, str) or not v.strip():
+            raise self.err(key, "must be a non-empty string")
+        return v
+
+    def roles(self) -> tuple[Role, ...]:
+        raw = self.raw["roles"]
+        if not isinstance(raw, dict) or not raw:
+            raise self.err("roles", 'must be a non-empty object {"ROLE": "what it is", ...}')
+        out = []
+        for name, v in raw.items():
+            if not _ROLE.match(name):
+                raise self.err(f"roles.{name}", "role names are letters, digits and '_' (e.g. SRC)")
+            if isinstance(v, str) and v.strip():
+                out.append(Role(name, v))
+            elif isinstance(v, dict) and isinstance(v.get("description"), str):
+                rtype = v.get("type")
+                if rtype is not None and not isinstance(rtype, str):
+                    raise self.err(f"roles.{name}.type", "role type must be a string")
+                out.append(Role(name, v["description"], rtype))
+            else:
+                raise self.err(
+                    f"roles.{name}", 'give a description string or {"description": ..., "type": ...}'
+                )
+        return tuple(out)
+
+    def predicate(self, where: str, name: Any, n_args: int) -> str:
+        if not isinstance(name, str):
+            raise self.err(where, f"predicate must be a string, got {name!r}")
+        term = self.vocab.resolve(name)
+        if term is None:
+            hint = self.vocab.suggest(name)
+            tip = f" (did you mean {hint!r}?)" if hint else ""
+            raise self.err(
+                where,
+                f"relation {name!r} is not in the vocabulary{tip}; use a listed term "
+                "(`analogist vocab`) or propose a new one with a definition",
+            )
+        if term.arity != n_args:
+            raise self.err(where, f"{term.term!r} takes {term.arity} argument(s), got {n_args}")
+        return term.term
+
+    def role_args(self, where: str, args: tuple[Any, ...], roles: set[str]) -> None:
+        for a in args:
+            if not isinstance(a, str):
+                raise self.err(where, f"argument {a!r} must be a role name")
+            if a not in roles:
+                raise self.err(
+                    where, f"role {a!r} is not declared in roles (declared: {', '.join(sorted(roles))})"
+                )
+
+    def relations(self, roles: set[str]) -> tuple[Relation, ...]:
+        raw = self.raw["relations"]
+        if not isinstance(raw, list):
+            raise self.err("relations", 'must be a list like [["derives_from", "DER", "SRC"], ...]')
+        out = []
+        for i, rel in enumerate(raw):
+            where = f"relations[{i}]"
+            if not isinstance(rel, list) or not rel:
+                raise self.err(where, 'write a relation as ["predicate", "ROLE", ...]')
+            pred = self.predicate(where, rel[0], len(rel) - 1)
+            self.role_args(where, tuple(rel[1:]), roles)
+            out.append(Relation(pred, tuple(rel[1:])))
+        return tuple(out)
+
+    def chain_term(self, where: str, text: Any, roles: set[str]) -> Term:
+        try:
+            t = parse_term(text)
+        except TermSyntaxError as e:
+            raise self.err(where, str(e)) from None
+        self.check_term(where, t, roles)
+        return t
+
+    def check_term(self, where: str, t: Term, roles: set[str]) -> None:
+        pred = self.predicate(where, t.functor, len(t.args))
+        if pred != t.functor:
+            raise self.err(where, f"write {pred!r} instead of its synonym {t.functor!r} in terms")
+        for a in t.args:
+            if isinstance(a, Term):
+                self.check_term(where, a, roles)
+            else:
+                self.role_args(where, (a,), roles)
+
+    def causal_chain(self, roles: set[str]) -> tuple[CausalLink, ...]:
+        raw = self.raw.get("causal_chain", [])
+        if not isinstance(raw, list):
+            raise self.err("causal_chain", 'must be a list of ["cause(ROLE)", "causes", "effect(ROLE)"]')
+        out = []
+        for i, entry in enumerate(raw):
+            where = f"causal_chain[{i}]"
+            if not isinstance(entry, list) or len(entry) != 3:
+                raise self.err(where, 'write a link as ["cause(ROLE)", "causes", "effect(ROLE)"]')
+            cause = self.chain_term(f"{where}.cause", entry[0], roles)
+            link = self.vocab.resolve(entry[1]) if isinstance(entry[1], str) else None
+            if link is None or not link.is_causal_link:
+                links = ", ".join(t.term for t in self.vocab.by_kind("causal"))
+                raise self.err(f"{where}.link", f"{entry[1]!r} is not a causal link; use one of {links}")
+            if link.term != entry[1]:
+                raise self.err(f"{where}.link", f"write {link.term!r} instead of its synonym {entry[1]!r}")
+            effect = self.chain_term(f"{where}.effect", entry[2], roles)
+            out.append(CausalLink(cause, link.term, effect))
+        return tuple(out)
+
+    def fix(self, roles: set[str]) -> FixOperator | None:
+        v = self.raw.get("fix_operator")
+        if v is None:
+            return None
+        try:
+            fx = parse_fix_operator(v)
+        except TermSyntaxError as e:
+            raise self.err("fix_operator", str(e)) from None
+        for a in fx.term.roles():
+            self.role_args("fix_operator", (a,), roles)
+        return fx
+
+    def levels(self) -> dict[str, str]:
+        raw = self.raw["levels"]
+        if not isinstance(raw, dict) or "L0" not in raw:
+            raise self.err("levels", 'must be an object with at least "L0" (and ideally L1-L3)')
+        for k, v in raw.items():
+            if k not in LEVELS:
+                raise self.err(f"levels.{k}", f"unknown level; use {', '.join(LEVELS)}")
+            if not isinstance(v, str) or not v.strip():
+                raise self.err(f"levels.{k}", "must be a non-empty string")
+        return {k: raw[k] for k in raw}
+
+    def surface(self) -> Surface:
+        raw = self.raw.get("surface", {})
+        if not isinstance(raw, dict):
+            raise self.err("surface", 'must be an object {"domain": ..., "entities": [...]}')
+        ents = raw.get("entities", [])
+        if not isinstance(ents, list) or not all(isinstance(e, str) for e in ents):
+            raise self.err("surface.entities", "must be a list of strings")
+        domain = raw.get("domain", "")
+        if not isinstance(domain, str):
+            raise self.err("surface.domain", "must be a string")
+        extra = tuple((k, v) for k, v in raw.items() if k not in ("domain", "entities"))
+        return Surface(domain, tuple(ents), extra)
+
+
+def parse_signature(
+    raw: Mapping[str, Any], vocab: Vocabulary, *, episode_id: str | None = None
+) -> Signature:
+    """Validate raw signature JSON against ``vocab`` and build a :class:`Signature`.
+
+    Relation synonyms are rewritten to their vocabulary term (explicitly, by the vocabulary's
+    synonym list); anything unknown is rejected with the nearest term suggested.
+
+    Raises:
+        SignatureError: naming the episode, the field and what to do.
+    """
+    if not isinstance(raw, Mapping):
+        raise SignatureError(episode_id, "(signature)", "must be a JSON object")
+    c = _Checker(raw, vocab, episode_id)
+    for key in _REQUIRED:
+        if key not in raw or raw[key] is None:
+            raise c.err(key, "required field is missing")
+    unknown = sorted(set(raw) - _KNOWN)
+    if unknown:
+        raise c.err(unknown[0], f"unknown field; signature fields are {', '.join(sorted(_KNOWN))}")
+    eid = c.text("episode_id", required=True)
+    if not _ID.match(eid):
+        raise c.err("episode_id", "use letters, digits and _ . : - (no spaces)")
+    kind = raw["kind"]
+    if kind not in KINDS:
+        raise c.err("kind", f"{kind!r} is not one of {', '.join(KINDS)}")
+    roles = c.roles()
+    names = {r.name for r in roles}
+    verified = raw.get("verified", False)
+    if not isinstance(verified, bool):
+        raise c.err("verified", "must be true or false")
+    return Signature(
+        episode_id=eid,
+        kind=kind,
+        roles=roles,
+        relations=c.relations(names),
+        causal_chain=c.causal_chain(names),
+        violated_invariant=c.text("violated_invariant"),
+        symptom=c.text("symptom"),
+        fix_operator=c.fix(names),
+        levels=c.levels(),
+        surface=c.surface(),
+        verified=verified,
+        writer_model=c.text("writer_model"),
+        written_at=c.text("written_at"),
+    )
