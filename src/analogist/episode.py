@@ -1,0 +1,89 @@
+"""Episodes: what happened, as stored, optionally with its structural signature.
+
+An input line is either an episode object ``{"id", "kind", "text", "outcome", "time",
+"provenance", "signature"?}`` or a bare spec §4.1 signature, whose ``episode_id`` and
+``levels.L0`` then define the episode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from analogist.errors import EpisodeError, SignatureError
+from analogist.signature.model import _ID, KINDS, Signature, parse_signature
+from analogist.signature.vocabulary import Vocabulary
+
+_FIELDS = {"id", "kind", "text", "outcome", "time", "provenance", "signature"}
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A stored episode. ``text`` is the literal account (level L0)."""
+
+    id: str
+    kind: str
+    text: str
+    outcome: str | None = None
+    time: str | None = None
+    provenance: str | None = None
+    signature: Signature | None = None
+
+    @property
+    def domain(self) -> str:
+        return self.signature.surface.domain if self.signature else ""
+
+    def to_json(self) -> dict:
+        d: dict[str, Any] = {"id": self.id, "kind": self.kind, "text": self.text}
+        for k in ("outcome", "time", "provenance"):
+            if getattr(self, k) is not None:
+                d[k] = getattr(self, k)
+        if self.signature is not None:
+            d["signature"] = self.signature.to_json()
+        return d
+
+
+def is_bare_signature(obj: Mapping[str, Any]) -> bool:
+    return "episode_id" in obj and "id" not in obj
+
+
+def parse_episode(obj: Any, vocab: Vocabulary) -> Episode:
+    """Validate one input object (episode or bare signature) into an :class:`Episode`.
+
+    Raises:
+        EpisodeError: the episode fields are wrong.
+        SignatureError: the attached signature is wrong (names the episode and field).
+    """
+    if not isinstance(obj, Mapping):
+        raise EpisodeError("each line must be a JSON object (an episode or a bare signature)")
+    if is_bare_signature(obj):
+        sig = parse_signature(obj, vocab)
+        return Episode(sig.episode_id, sig.kind, sig.levels["L0"], signature=sig)
+    eid = obj.get("id")
+    if not isinstance(eid, str) or not _ID.match(eid):
+        raise EpisodeError(
+            f"episode id {eid!r}: give a string id of letters, digits and _ . : - "
+            "(or a bare signature with episode_id)"
+        )
+    unknown = sorted(set(obj) - _FIELDS)
+    if unknown:
+        raise EpisodeError(f"episode {eid}: unknown field {unknown[0]!r}; fields are {sorted(_FIELDS)}")
+    kind = obj.get("kind")
+    if kind not in KINDS:
+        raise EpisodeError(f"episode {eid}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    text = obj.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise EpisodeError(f"episode {eid}: text (the literal account, L0) is required")
+    for k in ("outcome", "time", "provenance"):
+        if obj.get(k) is not None and not isinstance(obj[k], str):
+            raise EpisodeError(f"episode {eid}: {k} must be a string")
+    sig = None
+    if obj.get("signature") is not None:
+        sig = parse_signature(obj["signature"], vocab)
+        if sig.episode_id != eid:
+            raise SignatureError(
+                eid, "episode_id", f"signature names {sig.episode_id!r}; it must equal the episode id"
+            )
+        if sig.kind != kind:
+            raise SignatureError(eid, "kind", f"signature kind {sig.kind!r} differs from episode kind {kind!r}")
+    return Episode(eid, kind, text, obj.get("outcome"), obj.get("time"), obj.get("provenance"), sig)

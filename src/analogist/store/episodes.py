@@ -1,0 +1,131 @@
+"""Episode and signature rows: the only place that writes or reads them with SQL."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from typing import Iterable
+
+from analogist.episode import Episode
+from analogist.signature.model import Signature, parse_signature
+from analogist.signature.vocabulary import Vocabulary
+from analogist.store.db import utcnow
+
+
+def relation_rows(sig: Signature) -> list[tuple]:
+    """One sig_relations row per relation and per causal-chain term (flagged in_causal_chain)."""
+    rows = []
+    for r in sig.relations:
+        a1 = r.args[0] if r.args else None
+        a2 = r.args[1] if len(r.args) > 1 else None
+        rows.append((sig.episode_id, r.predicate, a1, a2, json.dumps(list(r.args)), 0))
+    for link in sig.causal_chain:
+        for t in (link.cause, link.effect):
+            roles = list(t.roles())
+            rows.append((
+                sig.episode_id, t.functor, roles[0] if roles else None,
+                roles[1] if len(roles) > 1 else None, json.dumps(roles), 1,
+            ))
+        rows.append((sig.episode_id, link.link, None, None, "[]", 1))
+    return rows
+
+
+def term_usage(sig: Signature) -> Counter:
+    """How often each vocabulary term is used by one signature (relations, chain terms, links)."""
+    c: Counter = Counter(r.predicate for r in sig.relations)
+    for link in sig.causal_chain:
+        c[link.link] += 1
+        for t in (link.cause, link.effect):
+            stack = [t]
+            while stack:
+                cur = stack.pop()
+                c[cur.functor] += 1
+                stack.extend(a for a in cur.args if not isinstance(a, str))
+    return c
+
+
+def insert_episode(conn: sqlite3.Connection, ep: Episode) -> None:
+    conn.execute(
+        "INSERT INTO episodes (id, kind, text, outcome, time, provenance, added_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (ep.id, ep.kind, ep.text, ep.outcome, ep.time, ep.provenance, utcnow()),
+    )
+    conn.execute("INSERT INTO episodes_fts (id, text) VALUES (?, ?)", (ep.id, ep.text))
+    if ep.signature is not None:
+        put_signature(conn, ep.signature)
+
+
+def put_signature(conn: sqlite3.Connection, sig: Signature) -> None:
+    """Write a signature and its relation rows, replacing any earlier one; keep vocab counts."""
+    old = get_signature_json(conn, sig.episode_id)
+    if old is not None:
+        delete_signature(conn, sig.episode_id)
+    conn.execute(
+        "INSERT INTO signatures (episode_id, kind, signature_json, writer_model, written_at, "
+        "verified, domain) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            sig.episode_id, sig.kind, json.dumps(sig.to_json(), sort_keys=False), sig.writer_model,
+            sig.written_at, int(sig.verified), sig.surface.domain,
+        ),
+    )
+    conn.executemany(
+        "INSERT INTO sig_relations (episode_id, predicate, arg1_role, arg2_role, args_json, "
+        "in_causal_chain) VALUES (?, ?, ?, ?, ?, ?)",
+        relation_rows(sig),
+    )
+    bump_counts(conn, term_usage(sig), +1)
+
+
+def delete_signature(conn: sqlite3.Connection, episode_id: str) -> None:
+    raw = get_signature_json(conn, episode_id)
+    if raw is None:
+        return
+    bump_counts(conn, _usage_from_json(conn, raw), -1)
+    conn.execute("DELETE FROM sig_relations WHERE episode_id = ?", (episode_id,))
+    conn.execute("DELETE FROM signatures WHERE episode_id = ?", (episode_id,))
+
+
+def _usage_from_json(conn: sqlite3.Connection, raw: dict) -> Counter:
+    from analogist.store.vocab import load_vocabulary
+
+    return term_usage(parse_signature(raw, load_vocabulary(conn)))
+
+
+def bump_counts(conn: sqlite3.Connection, usage: Counter, sign: int) -> None:
+    conn.executemany(
+        "UPDATE vocab SET count = MAX(0, count + ?) WHERE term = ?",
+        [(sign * n, term) for term, n in usage.items()],
+    )
+
+
+def get_signature_json(conn: sqlite3.Connection, episode_id: str) -> dict | None:
+    row = conn.execute(
+        "SELECT signature_json FROM signatures WHERE episode_id = ?", (episode_id,)
+    ).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def existing_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> set[str]:
+    ids = list(ids)
+    found: set[str] = set()
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        q = f"SELECT id FROM episodes WHERE id IN ({','.join('?' * len(chunk))})"
+        found.update(r[0] for r in conn.execute(q, chunk))
+    return found
+
+
+def row_to_episode(row: sqlite3.Row, vocab: Vocabulary) -> Episode:
+    sig = None
+    if row["signature_json"] is not None:
+        sig = parse_signature(json.loads(row["signature_json"]), vocab)
+    return Episode(
+        row["id"], row["kind"], row["text"], row["outcome"], row["time"], row["provenance"], sig
+    )
+
+
+EPISODE_SELECT = (
+    "SELECT e.id, e.kind, e.text, e.outcome, e.time, e.provenance, s.signature_json, "
+    "s.domain FROM episodes e LEFT JOIN signatures s ON s.episode_id = e.id"
+)

@@ -1,0 +1,117 @@
+"""Named, append-only schema migrations (the tables of spec §12 plus episodes and llm_calls).
+
+Never edit a migration that has shipped; append a new one. ``schema_migrations`` records which
+ran, so opening an old database brings it up to date.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_core",
+        """
+        CREATE TABLE episodes (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            outcome TEXT,
+            time TEXT,
+            provenance TEXT,
+            added_at TEXT NOT NULL
+        );
+        CREATE VIRTUAL TABLE episodes_fts USING fts5(id UNINDEXED, text);
+        CREATE TABLE signatures (
+            episode_id TEXT PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            signature_json TEXT NOT NULL,
+            writer_model TEXT,
+            written_at TEXT,
+            verified INTEGER NOT NULL DEFAULT 0,
+            domain TEXT NOT NULL DEFAULT ''
+        );
+        CREATE TABLE sig_relations (
+            episode_id TEXT NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+            predicate TEXT NOT NULL,
+            arg1_role TEXT,
+            arg2_role TEXT,
+            args_json TEXT NOT NULL,
+            in_causal_chain INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX sig_relations_episode ON sig_relations(episode_id);
+        CREATE INDEX sig_relations_predicate ON sig_relations(predicate);
+        CREATE TABLE sig_vectors (
+            episode_id TEXT NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+            level TEXT NOT NULL,
+            embedder TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (episode_id, level, embedder)
+        );
+        CREATE TABLE sig_fingerprint (
+            episode_id TEXT PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE,
+            wl_hash TEXT NOT NULL,
+            wl_version TEXT NOT NULL,
+            features_json TEXT NOT NULL
+        );
+        CREATE INDEX sig_fingerprint_hash ON sig_fingerprint(wl_hash);
+        CREATE TABLE schemas (
+            schema_id TEXT PRIMARY KEY,
+            schema_json TEXT NOT NULL,
+            member_episodes TEXT NOT NULL,
+            times_used INTEGER NOT NULL DEFAULT 0,
+            times_verified INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE vocab (
+            term TEXT PRIMARY KEY,
+            definition TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            arity INTEGER NOT NULL,
+            polarity INTEGER NOT NULL DEFAULT 0,
+            commutative INTEGER NOT NULL DEFAULT 0,
+            synonyms_json TEXT NOT NULL DEFAULT '[]',
+            merged_into TEXT,
+            count INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE analogy_log (
+            run_id TEXT PRIMARY KEY,
+            target_id TEXT,
+            trigger TEXT NOT NULL,
+            candidate_ids TEXT NOT NULL,
+            candidate_channels TEXT NOT NULL,
+            mapping_json TEXT,
+            structural_score REAL,
+            critic_verdict TEXT,
+            transferred_elements TEXT NOT NULL,
+            predicted_observable TEXT,
+            verification_result TEXT,
+            outcome_delta REAL,
+            token_cost INTEGER NOT NULL DEFAULT 0,
+            tier INTEGER NOT NULL DEFAULT 1,
+            model_calls INTEGER NOT NULL DEFAULT 0,
+            wall_ms REAL NOT NULL DEFAULT 0,
+            run_json TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE llm_calls (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            cache_key TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            base_url TEXT,
+            model TEXT NOT NULL,
+            prompt_version TEXT,
+            replicate INTEGER NOT NULL DEFAULT 0,
+            request_json TEXT NOT NULL,
+            response_text TEXT,
+            parsed_json TEXT,
+            input_tokens INTEGER,
+            output_tokens INTEGER,
+            latency_ms REAL,
+            attempt INTEGER NOT NULL DEFAULT 1,
+            error TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX llm_calls_key ON llm_calls(cache_key);
+        """,
+    ),
+]

@@ -1,0 +1,254 @@
+"""The SQLite store: the one way in and out of the database (no SQL elsewhere).
+
+Every multi-row write runs in one transaction and validates before it writes, so an add that
+fails for any reason leaves the store exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from analogist.episode import Episode
+from analogist.errors import DuplicateEpisodeError, NotFoundError, StoreError
+from analogist.signature.model import Signature
+from analogist.signature.vocabulary import Vocabulary, default_vocabulary
+from analogist.store import episodes as ep_rows
+from analogist.store.db import connect, transaction
+from analogist.store.vocab import load_vocabulary, save_vocabulary, term_counts
+
+
+@dataclass(frozen=True)
+class Derived:
+    """Index rows computed from a signature at storage time, written with it atomically.
+
+    Attributes:
+        vectors: (level, embedder name, float32 vector) triples for sig_vectors.
+        fingerprint: (wl_hash, wl_version, features) for sig_fingerprint, or None.
+    """
+
+    vectors: tuple[tuple[str, str, np.ndarray], ...] = ()
+    fingerprint: tuple[str, str, Mapping[str, int]] | None = None
+
+
+@dataclass
+class AddReport:
+    """What an add did: ids written, and (line or id, reason) for each rejection."""
+
+    added: list[str] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "added": self.added,
+            "rejected": [{"where": w, "reason": r} for w, r in self.rejected],
+        }
+
+
+class Store:
+    """A database file holding memory, the analogy log, the model-call log and bench results.
+
+    Args:
+        path: the SQLite file (``":memory:"`` for a throwaway store).
+        vocabulary: installed into a new store; an existing store keeps its own copy.
+    """
+
+    def __init__(self, path: str | Path = ":memory:", vocabulary: Vocabulary | None = None):
+        self.path = str(path)
+        self.conn = connect(self.path)
+        stored = load_vocabulary(self.conn)
+        if len(stored) == 0:
+            with transaction(self.conn):
+                save_vocabulary(self.conn, vocabulary or default_vocabulary())
+            stored = load_vocabulary(self.conn)
+        self.vocabulary = stored
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def transaction(self):
+        """A transaction on this store's connection (nested calls become savepoints)."""
+        return transaction(self.conn)
+
+    # vocabulary -----------------------------------------------------------
+    def set_vocabulary(self, vocab: Vocabulary) -> None:
+        """Replace the stored vocabulary's terms (counts kept); used by consolidation."""
+        with transaction(self.conn):
+            save_vocabulary(self.conn, vocab)
+        self.vocabulary = load_vocabulary(self.conn)
+
+    def vocab_counts(self) -> dict[str, int]:
+        return term_counts(self.conn)
+
+    # episodes -------------------------------------------------------------
+    def add_episodes(
+        self,
+        episodes: Sequence[Episode],
+        derived: Mapping[str, Derived] | None = None,
+    ) -> list[str]:
+        """Add validated episodes in one transaction; all or nothing.
+
+        Raises:
+            DuplicateEpisodeError: an id is already stored or repeated in the batch.
+            StoreError: the write failed; nothing was changed.
+        """
+        ids = [e.id for e in episodes]
+        dup = {i for i in ids if ids.count(i) > 1}
+        if dup:
+            raise DuplicateEpisodeError(f"episode {sorted(dup)[0]}: id appears twice in this batch")
+        taken = ep_rows.existing_ids(self.conn, ids)
+        if taken:
+            raise DuplicateEpisodeError(
+                f"episode {sorted(taken)[0]}: id is already stored; delete it first "
+                "(`analogist delete ID`) or choose a new id"
+            )
+        derived = derived or {}
+        try:
+            with transaction(self.conn):
+                for ep in episodes:
+                    ep_rows.insert_episode(self.conn, ep)
+                    if ep.id in derived:
+                        self._put_derived(ep.id, derived[ep.id])
+        except sqlite3.Error as e:
+            raise StoreError(f"adding {len(episodes)} episode(s) failed, nothing was stored: {e}") from None
+        return ids
+
+    def _put_derived(self, episode_id: str, d: Derived) -> None:
+        for level, embedder, vec in d.vectors:
+            v = np.asarray(vec, dtype=np.float32)
+            self.conn.execute(
+                "INSERT OR REPLACE INTO sig_vectors (episode_id, level, embedder, dim, vector) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (episode_id, level, embedder, int(v.shape[0]), v.tobytes()),
+            )
+        if d.fingerprint is not None:
+            wl_hash, version, feats = d.fingerprint
+            self.conn.execute(
+                "INSERT OR REPLACE INTO sig_fingerprint (episode_id, wl_hash, wl_version, "
+                "features_json) VALUES (?, ?, ?, ?)",
+                (episode_id, wl_hash, version, json.dumps(dict(feats), sort_keys=True)),
+            )
+
+    def put_derived(self, derived: Mapping[str, Derived]) -> None:
+        """(Re)write index rows for stored episodes, in one transaction."""
+        missing = set(derived) - ep_rows.existing_ids(self.conn, derived)
+        if missing:
+            raise NotFoundError(f"episode {sorted(missing)[0]} is not stored")
+        with transaction(self.conn):
+            for eid, d in derived.items():
+                self._put_derived(eid, d)
+
+    def set_signature(self, sig: Signature) -> None:
+        """Attach or replace the signature of a stored episode."""
+        if not ep_rows.existing_ids(self.conn, [sig.episode_id]):
+            raise NotFoundError(f"episode {sig.episode_id} is not stored; add it first")
+        with transaction(self.conn):
+            ep_rows.put_signature(self.conn, sig)
+
+    def get_episode(self, episode_id: str) -> Episode:
+        row = self.conn.execute(ep_rows.EPISODE_SELECT + " WHERE e.id = ?", (episode_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"episode {episode_id!r} is not stored; `analogist list` shows ids")
+        return ep_rows.row_to_episode(row, self.vocabulary)
+
+    def has_episode(self, episode_id: str) -> bool:
+        return bool(ep_rows.existing_ids(self.conn, [episode_id]))
+
+    def get_signature(self, episode_id: str) -> Signature:
+        ep = self.get_episode(episode_id)
+        if ep.signature is None:
+            raise NotFoundError(f"episode {episode_id} has no signature yet")
+        return ep.signature
+
+    def signature_json(self, episode_id: str) -> dict:
+        """The signature exactly as stored."""
+        raw = ep_rows.get_signature_json(self.conn, episode_id)
+        if raw is None:
+            self.get_episode(episode_id)
+            raise NotFoundError(f"episode {episode_id} has no signature yet")
+        return raw
+
+    def list_episodes(self, kind: str | None = None, domain: str | None = None) -> list[Episode]:
+        q, args = ep_rows.EPISODE_SELECT + " WHERE 1=1", []
+        if kind:
+            q, args = q + " AND e.kind = ?", args + [kind]
+        if domain:
+            q, args = q + " AND s.domain = ?", args + [domain]
+        rows = self.conn.execute(q + " ORDER BY e.rowid", args).fetchall()
+        return [ep_rows.row_to_episode(r, self.vocabulary) for r in rows]
+
+    def episode_ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM episodes ORDER BY rowid")]
+
+    def count(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+
+    def delete_episodes(self, ids: Iterable[str]) -> None:
+        """Delete episodes with everything derived from them; unknown ids change nothing."""
+        ids = list(ids)
+        missing = set(ids) - ep_rows.existing_ids(self.conn, ids)
+        if missing:
+            raise NotFoundError(f"episode {sorted(missing)[0]!r} is not stored; nothing was deleted")
+        with transaction(self.conn):
+            for eid in ids:
+                ep_rows.delete_signature(self.conn, eid)
+                self.conn.execute("DELETE FROM episodes_fts WHERE id = ?", (eid,))
+                self.conn.execute("DELETE FROM episodes WHERE id = ?", (eid,))
+
+    # summaries --------------------------------------------------------------
+    def summary(self) -> dict:
+        """Episodes by domain and kind, and relation usage (for `analogist demo` and `list`)."""
+        by = self.conn.execute(
+            "SELECT COALESCE(s.domain, '') AS domain, e.kind, COUNT(*) FROM episodes e "
+            "LEFT JOIN signatures s ON s.episode_id = e.id GROUP BY 1, 2 ORDER BY 1, 2"
+        ).fetchall()
+        signed = self.conn.execute("SELECT COUNT(*) FROM signatures").fetchone()[0]
+        return {
+            "episodes": self.count(),
+            "signed": signed,
+            "by_domain_kind": [{"domain": d or "(unsigned)", "kind": k, "count": n} for d, k, n in by],
+            "relation_usage": {t: n for t, n in sorted(self.vocab_counts().items(), key=lambda x: -x[1]) if n},
+        }
+
+    # index reads used by retrieval channels ---------------------------------------
+    def vectors(self, level: str, embedder: str) -> tuple[list[str], np.ndarray]:
+        """All stored vectors of one level and embedder, as ids and an (n, dim) matrix."""
+        rows = self.conn.execute(
+            "SELECT episode_id, dim, vector FROM sig_vectors WHERE level = ? AND embedder = ? "
+            "ORDER BY rowid", (level, embedder),
+        ).fetchall()
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), rows[0][1])
+        return [r[0] for r in rows], mat
+
+    def fingerprints(self) -> list[tuple[str, str, dict]]:
+        return [
+            (r[0], r[1], json.loads(r[2]))
+            for r in self.conn.execute(
+                "SELECT episode_id, wl_hash, features_json FROM sig_fingerprint ORDER BY rowid"
+            )
+        ]
+
+    def bm25(self, query: str, limit: int = 50) -> list[tuple[str, float]]:
+        """Lexical search over L0 text with FTS5 bm25 (lower is better; negated here)."""
+        terms = [w for w in "".join(c if c.isalnum() else " " for c in query.lower()).split() if w]
+        if not terms:
+            return []
+        match = " OR ".join(f'"{w}"' for w in terms)
+        rows = self.conn.execute(
+            "SELECT id, bm25(episodes_fts) FROM episodes_fts WHERE episodes_fts MATCH ? "
+            "ORDER BY bm25(episodes_fts) LIMIT ?", (match, limit),
+        ).fetchall()
+        return [(r[0], -float(r[1])) for r in rows]
