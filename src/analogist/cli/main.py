@@ -1,0 +1,29 @@
+"""The ``analogist`` entry point: the root group and the registration of every command."""
+
+from __future__ import annotations
+
+import click
+
+from analogist import __version__
+from analogist.cli import memory_cmd
+from analogist.config import DEFAULT_DB, setting
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--db",
+    metavar="PATH",
+    help=f"SQLite database (env ANALOGIST_DB; default {DEFAULT_DB}).",
+)
+@click.version_option(__version__, prog_name="analogist")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None) -> None:
+    """Analogical reasoning for agents: signatures, retrieval, mapping, and the PARB benchmark."""
+    ctx.ensure_object(dict)["db"] = setting("db", db, DEFAULT_DB)
+
+
+for command in (
+    memory_cmd.add_cmd, memory_cmd.show_cmd, memory_cmd.list_cmd, memory_cmd.delete_cmd,
+    memory_cmd.vocab_cmd, memory_cmd.demo_cmd,
+):
+    cli.add_command(command)

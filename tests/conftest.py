@@ -1,0 +1,81 @@
+"""Shared test setup: the --live flag, fixture paths, the spec's example signature."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+SME_FIXTURES = SHARED / "fixtures" / "sme"
+
+SPEC_EXAMPLE = {
+    "episode_id": "ep_2026_09_14_0213",
+    "kind": "failure",
+    "roles": {
+        "SRC": "authoritative source",
+        "DER": "derived representation",
+        "CON": "consumer that makes a claim",
+    },
+    "relations": [
+        ["derives_from", "DER", "SRC"],
+        ["trusts_as_authoritative", "CON", "DER"],
+        ["skips_check", "CON", "SRC"],
+        ["diverges_from", "DER", "SRC"],
+    ],
+    "causal_chain": [
+        ["diverges_from(DER,SRC)", "causes", "false_claim(CON)"],
+        ["skips_check(CON,SRC)", "enables", "false_claim(CON)"],
+    ],
+    "violated_invariant": "claims about state are read from the authoritative source",
+    "symptom": "confident assertion contradicted by later evidence",
+    "fix_operator": "reconcile(CON, DER, SRC) before assert",
+    "levels": {
+        "L0": "Intel feed believed stale because cached summary was read",
+        "L1": "Cache read in place of source caused wrong status",
+        "L2": "Derived copy treated as authoritative; divergence propagated",
+        "L3": "Proxy mistaken for referent",
+    },
+    "surface": {"domain": "monitoring", "entities": ["intel feed", "cache"]},
+    "verified": True,
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--live", action="store_true", help="also run tests against a live model")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--live"):
+        return
+    skip = pytest.mark.skip(reason="live model test: run with --live")
+    for item in items:
+        if "live" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def spec_example() -> dict:
+    """A fresh deep copy of the spec §4.1 example signature."""
+    return copy.deepcopy(SPEC_EXAMPLE)
+
+
+@pytest.fixture
+def vocab():
+    from analogist.signature import default_vocabulary
+
+    return default_vocabulary()
+
+
+@pytest.fixture
+def sme_fixtures() -> Path:
+    if not SME_FIXTURES.is_dir():
+        pytest.skip(f"SME fixtures not found at {SME_FIXTURES} (shared/ must sit beside the repo)")
+    return SME_FIXTURES
+
+
+def dump(obj: object) -> str:
+    return json.dumps(obj)
