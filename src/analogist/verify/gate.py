@@ -1,0 +1,131 @@
+"""The causal-path transfer gate (spec §10, §13): transfer nothing whose causal support is not
+itself mapped.
+
+Rules, in order, for each candidate inference:
+
+1. An incoherent mapping (not one-to-one, or with contradictory causal signs) transfers nothing.
+2. An inference that names a source role with no target counterpart (a skolem) is withheld.
+3. **Actions** (the source's fix) need mapped causal support: at least ``min_support`` of the
+   source causal chain reappears in the target with the same terms and the same sign, and at
+   least one link matches outright. Topology alone never licenses an action: the matched links
+   must carry the same predicates, not just the same shape.
+4. A **blocker** (a negative-polarity fact in the target with no source counterpart) stops every
+   inference whose support path or conclusion concerns the role it blocks.
+5. **Facts** transfer only when a matched source link has them as its effect (their cause is
+   mapped, Lee & Holyoak 2008); otherwise they are unknown in the target and become
+   predictions to check, not conclusions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from analogist.signature.model import Signature
+from analogist.signature.vocabulary import Vocabulary
+from analogist.verify.align import Fact
+from analogist.verify.checks import StructuralChecks, polarity
+from analogist.verify.inference import CandidateInference
+
+
+@dataclass(frozen=True)
+class TransferDecision:
+    """YES or NO for one candidate inference, with the reason."""
+
+    inference: CandidateInference
+    transfer: bool
+    reason: str
+
+    @property
+    def decision(self) -> str:
+        return "YES" if self.transfer else "NO"
+
+    def to_json(self) -> dict:
+        return {"inference": self.inference.projected, "kind": self.inference.kind,
+                "source": self.inference.source, "decision": self.decision, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class CausalGate:
+    """The gate's parameters (stored with every run).
+
+    Attributes:
+        min_support: share of the source causal chain that must be mapped before an action
+            may transfer.
+        block_on_blockers: whether unmatched target blockers stop inferences they touch
+            (switched off only for lesion experiments).
+    """
+
+    min_support: float = 0.5
+    block_on_blockers: bool = True
+
+    def decide(
+        self,
+        source: Signature,
+        target: Signature,
+        checks: StructuralChecks,
+        inferences: list[CandidateInference],
+        vocab: Vocabulary,
+    ) -> list[TransferDecision]:
+        return [self._one(ci, checks, vocab) for ci in inferences]
+
+    def _one(self, ci: CandidateInference, c: StructuralChecks, vocab: Vocabulary) -> TransferDecision:
+        if not c.one_to_one:
+            return TransferDecision(ci, False, f"mapping is not one-to-one: {c.role_violations[0]}")
+        if c.contradictory_signs:
+            s, t = c.contradictory_signs[0]
+            return TransferDecision(ci, False, f"contradictory causal sign: source {s} vs target {t}")
+        if ci.skolems:
+            return TransferDecision(
+                ci, False, f"source role(s) {', '.join(ci.skolems)} have no target counterpart"
+            )
+        matched_links = _matched_links(c, vocab)
+        blocker = self._blocker_for(ci, c, matched_links)
+        if blocker is not None:
+            return TransferDecision(ci, False, f"target blocker {blocker} has no source counterpart")
+        if ci.kind == "action":
+            return self._action(ci, c, matched_links)
+        return _fact(ci, matched_links, c)
+
+    def _blocker_for(self, ci: CandidateInference, c: StructuralChecks, links: list[Fact]) -> Fact | None:
+        if not self.block_on_blockers:
+            return None
+        if ci.kind == "action":
+            touched = {r for f in links for r in f.cause.roles()}
+        else:
+            touched = set(ci.fact.renamed(c.alignment.mapping).roles())
+        for b in c.unmatched_blockers:
+            if b.roles() and b.roles()[-1] in touched:
+                return b
+        return None
+
+    def _action(self, ci: CandidateInference, c: StructuralChecks, links: list[Fact]) -> TransferDecision:
+        if not links:
+            return TransferDecision(ci, False, "no source causal link is matched in the target")
+        if c.source_path_mapped < self.min_support:
+            return TransferDecision(
+                ci, False,
+                f"only {c.source_path_mapped:.0%} of the source causal path is mapped "
+                f"(gate needs {self.min_support:.0%})",
+            )
+        return TransferDecision(
+            ci, True, f"causal support mapped ({c.source_path_mapped:.0%} of source path; "
+            f"{len(links)} link(s) matched, no blocker on it)",
+        )
+
+
+def _matched_links(c: StructuralChecks, vocab: Vocabulary) -> list[Fact]:
+    """Target-side links that match a source link with the same sign."""
+    out = [t for s, t in c.alignment.matches if s.kind == "link"]
+    out += [t for s, t in c.alignment.alignable_differences
+            if s.kind == "link" and polarity(s, vocab) == polarity(t, vocab)]
+    return out
+
+
+def _fact(ci: CandidateInference, links: list[Fact], c: StructuralChecks) -> TransferDecision:
+    f = ci.fact
+    if f.kind == "relation":
+        projected = f.renamed(c.alignment.mapping)
+        for link in links:
+            if link.effect.functor == projected.predicate and link.effect.roles() == projected.args:
+                return TransferDecision(ci, True, f"caused by a mapped link: {link}")
+    return TransferDecision(ci, False, "unknown in target: its causal support is not mapped; check it")
