@@ -114,4 +114,39 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX llm_calls_key ON llm_calls(cache_key);
         """,
     ),
+    (
+        "0002_ledger_and_bench",
+        """
+        CREATE TABLE transfer_ledger (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id TEXT NOT NULL,
+            action TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            control TEXT,
+            delta REAL,
+            negative INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX transfer_ledger_run ON transfer_ledger(run_id);
+        CREATE TABLE bench_runs (
+            run_id TEXT PRIMARY KEY,
+            bench_hash TEXT NOT NULL,
+            config_json TEXT NOT NULL,
+            status TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            finished_at TEXT
+        );
+        CREATE TABLE bench_results (
+            run_id TEXT NOT NULL REFERENCES bench_runs(run_id) ON DELETE CASCADE,
+            arm TEXT NOT NULL,
+            answerer TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            score_json TEXT NOT NULL,
+            analogy_run_id TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, arm, answerer, item_id, seed)
+        );
+        """,
+    ),
 ]

@@ -61,3 +61,22 @@ def update_outcome(conn: sqlite3.Connection, run_id: str, verification: str, del
     run = get_run(conn, run_id)
     run["verification_result"], run["outcome_delta"] = verification, delta
     write_run(conn, run)
+
+
+def record_transfer(conn: sqlite3.Connection, run_id: str, action: str, outcome: str,
+                    control: str | None, delta: float | None) -> None:
+    """Add one applied transfer to the negative-transfer ledger (spec §10.2 item 7).
+
+    ``negative`` is set when the action did worse than the no-action control.
+    """
+    negative = outcome == "worse" or (delta is not None and delta > 0)
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO transfer_ledger (run_id, action, outcome, control, delta, negative, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (run_id, action, outcome, control, delta, int(negative), utcnow()),
+        )
+
+
+def ledger(conn: sqlite3.Connection) -> list[dict]:
+    return [dict(r) for r in conn.execute("SELECT * FROM transfer_ledger ORDER BY id")]
