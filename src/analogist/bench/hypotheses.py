@@ -1,0 +1,341 @@
+"""The paired comparisons of spec §21 and the pre-registered hypotheses H1–H6 of spec §22.
+
+:func:`evaluate` takes every arm's scores for one answerer and returns each §21 comparison (on
+the metrics listed in :data:`COMPARISONS`), every arm against A1 on NAV (used by Result E of
+§26), and a :class:`Verdict` per hypothesis. All differences are paired bootstraps over items
+(:mod:`analogist.bench.stats`); "X − max(Y, Z)" takes the better control on each resample.
+Comparisons are named in ASCII with the spec's primes, e.g. ``"C - B′"``, ``"H - max(B,C)"``.
+
+Decision rules (thresholds in :class:`Thresholds`, fixed before any run):
+
+- *beats* / *rises*: the paired interval lies above zero; a rise "by ≥ t" also needs the point
+  estimate ≥ t (the spec puts the threshold on the effect, the interval guards against noise).
+- H1: C − B′ recall@5 on far items ≥ 15 points and beats zero, and C − C′ recall@5 (far) beats
+  zero. d′ and NAV differences are reported, not decisive.
+- H2: D − C rises on d′ by ≥ 0.3 or on transfer accuracy by ≥ 10 points; when one of the two
+  is unmeasurable (e.g. no decoy items), the other decides and the reason says so.
+- H3: E − D NAV beats zero.
+- H4: E − A1 NAV beats zero on private items and on nonce synthetic items; the §22
+  interpretation is attached whichever way the two sources fall.
+- H5: E+R − E recovery on F8 (match sensitivity) rises by ≥ 15 points, and the F6 false-positive
+  rate rises by no more than 5 points (point estimate; "meaningful" = more than 5 points).
+- H6: E+Bld − E novel useful rate beats zero, and NAV does not decline (its paired interval does
+  not lie entirely below zero).
+
+A hypothesis is "not run" when an arm it needs has no scores, or a statistic it needs is
+undefined or rests on fewer than two items; the reason says which.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+from analogist.bench import metrics as m
+from analogist.bench.score import ANSWERERS, Score
+from analogist.bench.stats import Interval, paired_contrast
+from analogist.errors import BenchError
+
+ARMS = ("A0", "A1", "B", "B′", "C", "C′", "H", "D", "E", "G", "E+R", "E+Bld")
+RECALL5_FAR = m.recall_at_k(5).on(lambda s: s.far, "far")
+NAV_PRIVATE = m.nav().on(lambda s: s.item_source == "private", "private")
+NAV_NONCE = m.nav().on(lambda s: s.item_source == "synthetic" and s.nonce, "nonce synthetic")
+F8_RECOVERY = m.match_sensitivity.on(lambda s: s.family == "F8", "F8")
+F6_FALSE_POSITIVES = m.false_positive_rate.on(lambda s: s.family == "F6", "F6")
+
+#: (treatment, controls, question, metrics) for each row of spec §21.
+COMPARISONS: tuple[tuple[str, tuple[str, ...], str, tuple[m.Metric, ...]], ...] = (
+    ("A1", ("A0",), "Does merely reminding the model to think analogically help?",
+     (m.nav(), m.transfer_accuracy)),
+    ("B", ("A1",), "Does Piper memory help at all?", (m.nav(), m.transfer_accuracy)),
+    ("C", ("B′",), "Does structural encoding beat semantic retrieval at equal context?",
+     (RECALL5_FAR, m.dprime, m.nav())),
+    ("C", ("C′",), "Is the structural content real signal or placebo?", (RECALL5_FAR, m.dprime)),
+    ("H", ("B", "C"), "Are semantic and structural retrieval complementary?",
+     (m.recall_at_k(5), m.nav())),
+    ("D", ("C",), "Does forced mapping improve transfer/decoy rejection?",
+     (m.dprime, m.transfer_accuracy, m.role_mapping_f1)),
+    ("E", ("D",), "Does verification increase net value?",
+     (m.nav(), m.useful_analogy_precision, m.negative_transfer_rate)),
+    ("G", ("E",), "How much remaining error is retrieval versus mapping/transfer?",
+     (m.nav(), m.transfer_accuracy)),
+    ("E+R", ("E",), "Does re-representation recover misses without inflating false positives?",
+     (F8_RECOVERY, F6_FALSE_POSITIVES)),
+    ("E+Bld", ("E",), "Does blending create verified novelty rather than noise?",
+     (m.novel_useful_rate, m.nav())),
+)
+
+#: Comparisons outside §21 that the Result A–F rules fall back on (spec §26).
+SUPPLEMENTARY: tuple[tuple[str, tuple[str, ...], str, tuple[m.Metric, ...]], ...] = (
+    ("C", ("B",), "Fallback for C - B′ when B′ is not run (retrieved context not size-matched)",
+     (RECALL5_FAR,)),
+)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The pre-registered thresholds of spec §22 (fractions, not percentage points)."""
+
+    h1_recall_gain: float = 0.15
+    h2_dprime_gain: float = 0.3
+    h2_transfer_gain: float = 0.10
+    h5_recovery_gain: float = 0.15
+    h5_max_false_positive_increase: float = 0.05
+
+
+PREREGISTERED = Thresholds()
+
+
+def canonical_arm(name: str) -> str:
+    """The spec's arm name; accepts ASCII primes ("B'" → "B′")."""
+    arm = name.strip().replace("'", "′")
+    if arm not in ARMS:
+        raise BenchError(f"unknown arm {name!r}; arms are {', '.join(ARMS)}")
+    return arm
+
+
+def comparison_name(treatment: str, controls: Sequence[str]) -> str:
+    """E.g. "C - B′" or "H - max(B,C)"."""
+    right = controls[0] if len(controls) == 1 else f"max({','.join(controls)})"
+    return f"{treatment} - {right}"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One paired comparison on one metric; ``interval`` is None when an arm was not run."""
+
+    name: str
+    metric: str
+    question: str
+    interval: Interval | None
+    not_run: str = ""
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one pre-registered hypothesis.
+
+    Attributes:
+        hypothesis: "H1".."H6".
+        status: "pass", "fail" or "not run".
+        reason: which rule decided, or why it could not be tested.
+        threshold: the pre-registered rule in words.
+        numbers: the comparisons the verdict read (decisive and supporting).
+        interpretation: the spec's reading of the outcome, where it gives one (H4).
+    """
+
+    hypothesis: str
+    status: str
+    reason: str
+    threshold: str
+    numbers: tuple[Comparison, ...] = ()
+    interpretation: str = ""
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class HypothesisReport:
+    """Everything :func:`evaluate` found for one answerer."""
+
+    answerer: str
+    arms_run: tuple[str, ...]
+    comparisons: tuple[Comparison, ...]
+    baselines: tuple[Comparison, ...]
+    verdicts: tuple[Verdict, ...]
+    thresholds: Thresholds = field(default=PREREGISTERED)
+
+    def comparison(self, name: str, metric: str) -> Comparison | None:
+        """The comparison named e.g. "C - B′" on a metric, from either list."""
+        return next((c for c in self.comparisons + self.baselines
+                     if c.name == name and c.metric == metric), None)
+
+    def verdict(self, hypothesis: str) -> Verdict:
+        """The verdict of "H1".."H6"."""
+        for v in self.verdicts:
+            if v.hypothesis == hypothesis:
+                return v
+        raise BenchError(f"no hypothesis {hypothesis!r}; there are H1..H6")
+
+    def to_json(self) -> dict:
+        """Plain data (tuples stay tuples; ``json.dumps`` writes them as lists)."""
+        return asdict(self)
+
+
+def evaluate(results: Mapping[tuple[str, str], Sequence[Score]], answerer: str, *,
+             n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+             thresholds: Thresholds = PREREGISTERED,
+             not_run: Mapping[str, str] | None = None) -> HypothesisReport:
+    """All §21 comparisons, every arm against A1 on NAV, and H1–H6, for one answerer.
+
+    Args:
+        results: scores keyed by (arm, answerer); other answerers are ignored.
+        answerer: "model" or "engine".
+        n_boot, seed, confidence: bootstrap settings (:func:`stats.paired_contrast`).
+        thresholds: the pre-registered thresholds.
+        not_run: optional reasons an arm was not run, e.g. {"B′": "needs a model"}.
+    """
+    if answerer not in ANSWERERS:
+        raise BenchError(f"answerer {answerer!r} is not one of {', '.join(ANSWERERS)}")
+    arms: dict[str, Sequence[Score]] = {}
+    for (arm, who), scores in results.items():
+        if who == answerer and scores:
+            if canonical_arm(arm) in arms:
+                raise BenchError(f"arm {arm!r} given twice for answerer {answerer!r}")
+            arms[canonical_arm(arm)] = scores
+    why = {canonical_arm(a): r for a, r in (not_run or {}).items()}
+
+    def compare(treatment: str, controls: tuple[str, ...], metric: m.Metric,
+                question: str = "") -> Comparison:
+        name = comparison_name(treatment, controls)
+        missing = [a for a in (treatment, *controls) if a not in arms]
+        if missing:
+            reason = "; ".join(f"arm {a} not run for answerer '{answerer}'"
+                               + (f": {why[a]}" if a in why else "") for a in missing)
+            return Comparison(name, metric.name, question, None, reason)
+        interval = paired_contrast(metric, [arms[a] for a in (treatment, *controls)],
+                                   _versus_best(metric.higher_is_better),
+                                   n_boot=n_boot, seed=seed, confidence=confidence)
+        return Comparison(name, metric.name, question, interval)
+
+    comparisons = tuple(compare(t, c, metric, q) for t, c, q, ms in COMPARISONS + SUPPLEMENTARY
+                        for metric in ms)
+    baselines = tuple(compare(a, ("A1",), m.nav(), f"Does {a} beat the hinted bare LLM?")
+                      for a in ARMS if a in arms and a not in ("A0", "A1"))
+    lookup = {(c.name, c.metric): c for c in comparisons}
+
+    def get(name: str, metric: m.Metric) -> Comparison:
+        return lookup[(name, metric.name)]
+
+    t = thresholds
+    verdicts = (
+        _h1(get("C - B′", RECALL5_FAR), get("C - C′", RECALL5_FAR), get("C - B′", m.dprime), t),
+        _h2(get("D - C", m.dprime), get("D - C", m.transfer_accuracy),
+            get("D - C", m.role_mapping_f1), t),
+        _h3(get("E - D", m.nav()), get("E - D", m.useful_analogy_precision),
+            get("E - D", m.negative_transfer_rate)),
+        _h4(compare("E", ("A1",), NAV_PRIVATE), compare("E", ("A1",), NAV_NONCE)),
+        _h5(get("E+R - E", F8_RECOVERY), get("E+R - E", F6_FALSE_POSITIVES), t),
+        _h6(get("E+Bld - E", m.novel_useful_rate), get("E+Bld - E", m.nav())),
+    )
+    return HypothesisReport(answerer, tuple(a for a in ARMS if a in arms), comparisons,
+                            baselines, verdicts, thresholds)
+
+
+def _versus_best(higher_is_better: bool) -> Callable[[Sequence[float]], float]:
+    """v[0] minus the best of v[1:] (max or min by the metric's direction); nan if any is."""
+    def combine(v: Sequence[float]) -> float:
+        if any(math.isnan(x) for x in v):
+            return math.nan
+        return v[0] - (max(v[1:]) if higher_is_better else min(v[1:]))
+    return combine
+
+
+def unusable(c: Comparison) -> str:
+    """Why a comparison cannot decide anything ('' when it can)."""
+    if c.interval is None:
+        return f"{c.name}: {c.not_run}"
+    if c.interval.method == "none":
+        return f"{c.name} {c.metric}: {c.interval.note}"
+    return ""
+
+
+def beats(c: Comparison, by: float = 0.0) -> bool | None:
+    """The paired interval lies above zero and the estimate is at least ``by``; None when the
+    comparison cannot decide."""
+    if unusable(c):
+        return None
+    i = c.interval
+    assert i is not None
+    return bool(i.low > 0 and i.estimate >= by)
+
+
+def describe(c: Comparison) -> str:
+    """E.g. "C - B′ recall@5[far] = +0.210 [+0.080, +0.330] (n=24, bca)"."""
+    if unusable(c):
+        return unusable(c)
+    i = c.interval
+    assert i is not None
+    return (f"{c.name} {c.metric} = {i.estimate:+.3f} [{i.low:+.3f}, {i.high:+.3f}] "
+            f"(n={i.n_items}, {i.method})")
+
+
+def _verdict(h: str, rule: str, decisive: Sequence[Comparison], numbers: tuple[Comparison, ...],
+             passed: Callable[[], bool], interpretation: str = "") -> Verdict:
+    missing = list(dict.fromkeys(unusable(c) for c in decisive if unusable(c)))
+    if missing:
+        return Verdict(h, "not run", "; ".join(missing), rule, numbers)
+    status = "pass" if passed() else "fail"
+    return Verdict(h, status, "; ".join(describe(c) for c in decisive), rule, numbers,
+                   interpretation)
+
+
+def _h1(vs_b: Comparison, vs_placebo: Comparison, dprime: Comparison, t: Thresholds) -> Verdict:
+    rule = (f"C - B′ recall@5 on far items >= {t.h1_recall_gain:g} with interval above 0, "
+            "and C - C′ recall@5 (far) interval above 0")
+    return _verdict("H1", rule, (vs_b, vs_placebo), (vs_b, vs_placebo, dprime),
+                    lambda: bool(beats(vs_b, t.h1_recall_gain) and beats(vs_placebo)))
+
+
+def _h2(dprime: Comparison, transfer: Comparison, f1: Comparison, t: Thresholds) -> Verdict:
+    rule = (f"D - C d′ >= {t.h2_dprime_gain:g} or transfer accuracy >= {t.h2_transfer_gain:g}, "
+            "each with interval above 0 (decided on whichever is measurable)")
+    gains = ((dprime, t.h2_dprime_gain), (transfer, t.h2_transfer_gain))
+    usable = [(c, gain) for c, gain in gains if not unusable(c)]
+    if not usable:
+        return _verdict("H2", rule, (dprime, transfer), (dprime, transfer, f1), lambda: False)
+    status = "pass" if any(beats(c, gain) for c, gain in usable) else "fail"
+    return Verdict("H2", status, f"{describe(dprime)}; {describe(transfer)}", rule,
+                   (dprime, transfer, f1))
+
+
+def _h3(nav: Comparison, precision: Comparison, negative: Comparison) -> Verdict:
+    return _verdict("H3", "E - D NAV interval above 0", (nav,), (nav, precision, negative),
+                    lambda: bool(beats(nav)))
+
+
+H4_READINGS = {
+    (True, True): "passes both: evidence for a genuine useful analogical subsystem",
+    (True, False): "passes private, fails synthetic: primarily a memory-access improvement",
+    (False, True): "passes synthetic, fails private: the structural mechanism works but is not "
+                   "integrated with real memory",
+    (False, False): "fails both: E ≈ A1 on synthetic and private items (failure signature)",
+}
+
+
+def _h4(private: Comparison, nonce: Comparison) -> Verdict:
+    rule = "E - A1 NAV interval above 0 on private items and on nonce synthetic items"
+    reading = ""
+    if not unusable(private) and not unusable(nonce):
+        reading = H4_READINGS[(bool(beats(private)), bool(beats(nonce)))]
+    return _verdict("H4", rule, (private, nonce), (private, nonce),
+                    lambda: bool(beats(private) and beats(nonce)), reading)
+
+
+def _h5(recovery: Comparison, false_pos: Comparison, t: Thresholds) -> Verdict:
+    rule = (f"E+R - E F8 recovery >= {t.h5_recovery_gain:g} with interval above 0, and F6 "
+            f"false-positive rate up by no more than {t.h5_max_false_positive_increase:g} "
+            "(point estimate)")
+
+    def passed() -> bool:
+        assert false_pos.interval is not None
+        return bool(beats(recovery, t.h5_recovery_gain)
+                    and false_pos.interval.estimate <= t.h5_max_false_positive_increase)
+
+    return _verdict("H5", rule, (recovery, false_pos), (recovery, false_pos), passed)
+
+
+def _h6(novelty: Comparison, nav: Comparison) -> Verdict:
+    rule = ("E+Bld - E novel useful rate interval above 0, and NAV interval not entirely "
+            "below 0")
+
+    def passed() -> bool:
+        assert nav.interval is not None
+        return bool(beats(novelty)) and not nav.interval.high < 0
+
+    return _verdict("H6", rule, (novelty, nav), (novelty, nav), passed)
