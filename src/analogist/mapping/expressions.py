@@ -1,0 +1,179 @@
+"""Integer-indexed view of a description, built once and reused by every match.
+
+SME works over *items*: entities and expressions (and the functors in them). The engine numbers
+the items of a description ("nodes") and precomputes what each phase asks of them: functor bins
+for seeding (the SME v4 note, 2.1.1, sorts expressions into bins by functor so that seeding is
+near-linear), arguments and parents for growing and propagating, the root statements, and for
+every node the roots whose structure contains it (for base partitions and inferences).
+
+An index is cached per description (weakly: it holds no reference back to the description), so
+matching one target against many bases, or re-running a match with other parameters, does not
+rebuild it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from analogist.signature.description import Arg, Description, Expr
+
+KIND_CODES = {"relation": 0, "function": 1, "attribute": 2, "logical": 3}
+FUNCTION = KIND_CODES["function"]
+
+
+@dataclass(frozen=True, eq=False)
+class DescriptionIndex:
+    """Nodes of one description and the relations among them.
+
+    Attributes:
+        name: the description's name (for messages).
+        items: node id -> the entity name or :class:`Expr`.
+        node_of: the inverse of ``items``.
+        is_entity: node id -> whether it is an entity.
+        functor: node id -> functor name ("" for entities).
+        kind: node id -> predicate kind code (:data:`KIND_CODES`), -1 for entities.
+        commutative: node id -> whether its arguments match as a set.
+        ubiquitous: node id -> whether its functor is never a seed.
+        args: node id -> argument node ids.
+        parents: node id -> ids of the expressions it is an argument of.
+        height: node id -> 0 for entities, else 1 + the highest argument's height.
+        bins: functor -> expression node ids with that functor.
+        roots: root expression node ids, in description order.
+        root_mask: node id -> bit k set when ``roots[k]``'s structure contains the node.
+    """
+
+    name: str
+    items: tuple[Arg, ...]
+    node_of: Mapping[Arg, int]
+    is_entity: tuple[bool, ...]
+    functor: tuple[str, ...]
+    kind: tuple[int, ...]
+    commutative: tuple[bool, ...]
+    ubiquitous: tuple[bool, ...]
+    args: tuple[tuple[int, ...], ...]
+    parents: tuple[tuple[int, ...], ...]
+    height: tuple[int, ...]
+    bins: Mapping[str, tuple[int, ...]]
+    roots: tuple[int, ...]
+    root_mask: tuple[int, ...]
+    _under: dict[int, frozenset[int]] = field(default_factory=dict, repr=False)
+    _self_scores: dict[tuple, float] = field(default_factory=dict, repr=False)
+    _root_scores: dict[tuple, dict[int, float]] = field(default_factory=dict, repr=False)
+
+    def roots_containing(self, node: int) -> list[int]:
+        """The root ids whose structure contains ``node``, in description order."""
+        mask, roots, out = self.root_mask[node], self.roots, []
+        while mask:
+            low = mask & -mask
+            out.append(roots[low.bit_length() - 1])
+            mask ^= low
+        return out
+
+    def under_root(self, root: int) -> frozenset[int]:
+        """Every node in the structure of ``root`` (itself included); memoised."""
+        found = self._under.get(root)
+        if found is None:
+            seen = {root}
+            stack = [root]
+            while stack:
+                for a in self.args[stack.pop()]:
+                    if a not in seen:
+                        seen.add(a)
+                        stack.append(a)
+            found = self._under[root] = frozenset(seen)
+        return found
+
+    def self_match(self, root: int, trickle_down: float, same_functor: float,
+                   cap: float | None) -> dict[int, float]:
+        """Trickle-down scores of the nodes under ``root`` when it is matched to itself;
+        memoised per root and setting (used for inference extrapolation)."""
+        key = (root, trickle_down, same_functor, cap)
+        found = self._root_scores.get(key)
+        if found is None:
+            members = self.under_root(root)
+            found = {}
+            for node in sorted(members, key=self.height.__getitem__, reverse=True):
+                local = 0.0 if self.is_entity[node] else same_functor
+                inherited = sum([found[p] for p in self.parents[node] if p in members])
+                s = local + trickle_down * inherited
+                found[node] = s if cap is None else min(s, cap)
+            self._root_scores[key] = found
+        return found
+
+    def self_score(self, trickle_down: float, same_functor: float,
+                   cap: float | None) -> float:
+        """Score of matching the description onto an identical copy; memoised per setting.
+
+        It is the trickle-down sum over the description's own expression graph, the score SME
+        gives the identity mapping, used to normalise mapping scores.
+        """
+        key = (trickle_down, same_functor, cap)
+        found = self._self_scores.get(key)
+        if found is None:
+            scores = [0.0] * len(self.items)
+            for node in range(len(self.items) - 1, -1, -1):  # parents before arguments
+                local = 0.0 if self.is_entity[node] else same_functor
+                s = local + trickle_down * sum([scores[q] for q in self.parents[node]])
+                scores[node] = s if cap is None else min(s, cap)
+            found = self._self_scores[key] = sum(scores)
+        return found
+
+
+_CACHE: weakref.WeakKeyDictionary[Description, DescriptionIndex] = weakref.WeakKeyDictionary()
+
+
+def index_description(description: Description) -> DescriptionIndex:
+    """The (cached) index of ``description``."""
+    found = _CACHE.get(description)
+    if found is not None:
+        return found
+    index = _build(description)
+    _CACHE[description] = index
+    return index
+
+
+def _build(d: Description) -> DescriptionIndex:
+    items: list[Arg] = [*(e.name for e in d.entities), *d.expressions]
+    node_of = {item: i for i, item in enumerate(items)}
+    n_entities = len(d.entities)
+    n = len(items)
+    preds = d.predicates
+    functor = [""] * n
+    kind = [-1] * n
+    comm = [False] * n
+    ubiq = [False] * n
+    args: list[tuple[int, ...]] = [()] * n
+    height = [0] * n
+    parents: list[list[int]] = [[] for _ in range(n)]
+    bins: dict[str, list[int]] = {}
+    for i in range(n_entities, n):
+        expr: Expr = items[i]  # type: ignore[assignment]
+        info = preds[expr.functor]
+        functor[i] = expr.functor
+        kind[i] = KIND_CODES[info.kind]
+        comm[i] = info.commutative
+        ubiq[i] = info.ubiquitous
+        arg_ids = tuple([node_of[a] for a in expr.args])
+        args[i] = arg_ids
+        if arg_ids:
+            height[i] = 1 + max([height[a] for a in arg_ids])  # children come first
+            for a in set(arg_ids):
+                parents[a].append(i)
+        bins.setdefault(expr.functor, []).append(i)
+    roots = tuple(i for i in range(n_entities, n) if not parents[i])
+    mask = [0] * n
+    for k, r in enumerate(roots):
+        mask[r] = 1 << k
+    for i in range(n - 1, n_entities - 1, -1):  # parents before their arguments
+        if mask[i]:
+            for a in args[i]:
+                mask[a] |= mask[i]
+    return DescriptionIndex(
+        name=d.name, items=tuple(items), node_of=node_of,
+        is_entity=tuple(i < n_entities for i in range(n)), functor=tuple(functor),
+        kind=tuple(kind), commutative=tuple(comm), ubiquitous=tuple(ubiq), args=tuple(args),
+        parents=tuple(map(tuple, parents)), height=tuple(height),
+        bins={f: tuple(v) for f, v in bins.items()}, roots=roots, root_mask=tuple(mask),
+    )

@@ -1,0 +1,126 @@
+"""Candidate inferences: what a mapping suggests carrying from base to target.
+
+SME v4 algorithm note, section 2.7 (FindCandidateInferences, ConstructCI):
+
+- Every base *root* that is not itself mapped but whose structure overlaps the mapping gives
+  one inference. By default (``allow-entity-supported-inferences?``) overlap through entities
+  suffices (the liberal criterion, needed for carry-over); otherwise a mapped expression must
+  lie inside the root (the conservative criterion).
+- The inference is the root rewritten into target terms: mapped expressions and entities become
+  their correspondents, functors are translated when a functor correspondence is in the mapping
+  and carried over intact otherwise, and each unmapped entity becomes a *skolem*, the same one
+  for every occurrence within the inference.
+- *Support* is the trickle-down score of the correspondences inside the root (from those
+  correspondences alone, or from the whole mapping with ``ci-support-scores-global?``).
+- *Extrapolation* is score(outside) / (score(outside) + score(inside)), where trickle-down is
+  run over the root's own structure as if it were matched to itself and "inside" means the
+  items already in the mapping: 0 means nothing new, values near 1 mean mostly new material.
+
+Reverse inferences (target to base) use the same procedure with the roles swapped.
+Complexity: O(n) inferences per mapping, each a walk over one root's structure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from analogist.mapping.expressions import DescriptionIndex
+from analogist.mapping.params import SMEParams
+from analogist.signature.description import Arg, Expr, Skolem
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateInference:
+    """One inference of a mapping.
+
+    Attributes:
+        expression: the inferred statement in the other description's terms (may hold
+            :class:`~analogist.signature.description.Skolem` arguments).
+        source: the root statement it was projected from.
+        skolems: the skolem entities it introduces, in order of first occurrence.
+        support: structural support from the mapping (trickle-down score).
+        extrapolation: share of the statement that is new, in [0, 1].
+        reverse: True for a target-to-base inference.
+    """
+
+    expression: Expr
+    source: Expr
+    skolems: tuple[Skolem, ...]
+    support: float
+    extrapolation: float
+    reverse: bool = False
+
+    def __str__(self) -> str:
+        return str(self.expression)
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    """A mapping seen from one side: its node and functor correspondences (source -> other)."""
+
+    source: DescriptionIndex
+    other: DescriptionIndex
+    node_map: dict[int, int]
+    functor_map: dict[str, str]
+
+
+def find_inferences(proj: Projection, params: SMEParams, support: Callable[[int], float],
+                    reverse: bool = False) -> tuple[CandidateInference, ...]:
+    """Candidate inferences of one mapping projected from ``proj.source``.
+
+    Args:
+        proj: the mapping as seen from the projecting side.
+        params: the run's parameters (criterion, trickle-down, caps).
+        support: root node -> its support score (the caller knows the hypotheses behind
+            each node).
+        reverse: mark the inferences as target-to-base.
+    """
+    src = proj.source
+    out = []
+    for root in src.roots:
+        if root in proj.node_map:
+            continue
+        overlap = [n for n in src.under_root(root) if n in proj.node_map]
+        if not params.allow_entity_supported_inferences:
+            overlap = [n for n in overlap if not src.is_entity[n]]
+        if not overlap:
+            continue
+        skolems: dict[int, Skolem] = {}
+        expression = _construct(root, proj, skolems)
+        assert isinstance(expression, Expr)
+        out.append(CandidateInference(
+            expression=expression, source=src.items[root],  # type: ignore[arg-type]
+            skolems=tuple(skolems.values()), support=support(root),
+            extrapolation=extrapolation(root, proj, params), reverse=reverse,
+        ))
+    return tuple(out)
+
+
+def _construct(node: int, proj: Projection, skolems: dict[int, Skolem]) -> Arg:
+    """ConstructCI: the node rewritten into the other description's terms."""
+    src = proj.source
+    mapped = proj.node_map.get(node)
+    if mapped is not None:
+        return proj.other.items[mapped]
+    if src.is_entity[node]:
+        if node not in skolems:
+            skolems[node] = Skolem(src.items[node])  # type: ignore[arg-type]
+        return skolems[node]
+    functor = src.functor[node]
+    args = tuple(_construct(a, proj, skolems) for a in src.args[node])
+    return Expr(proj.functor_map.get(functor, functor), args)
+
+
+def extrapolation(root: int, proj: Projection, params: SMEParams) -> float:
+    """score(outside) / (score(outside) + score(inside)) over the root's self-match."""
+    scores = proj.source.self_match(root, params.trickle_down, params.same_functor,
+                                    params.max_local_score)
+    inside = outside = 0.0
+    for node, s in scores.items():
+        if node in proj.node_map:
+            inside += s
+        else:
+            outside += s
+    total = inside + outside
+    return outside / total if total > 0 else 0.0
