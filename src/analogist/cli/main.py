@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from analogist import __version__
-from analogist.cli import memory_cmd
+from analogist.cli import map_cmd, memory_cmd
 from analogist.config import DEFAULT_DB, setting
 
 
@@ -19,11 +19,22 @@ from analogist.config import DEFAULT_DB, setting
 @click.pass_context
 def cli(ctx: click.Context, db: str | None) -> None:
     """Analogical reasoning for agents: signatures, retrieval, mapping, and the PARB benchmark."""
-    ctx.ensure_object(dict)["db"] = setting("db", db, DEFAULT_DB)
+    obj = ctx.ensure_object(dict)
+    obj["db"] = setting("db", db, DEFAULT_DB)
+    obj[map_cmd.RESOLVER_KEY] = _episode_description
+
+
+def _episode_description(arg: str, ctx: click.Context):
+    """Resolve a stored episode id to the Description of its signature (for `map`)."""
+    from analogist.cli.common import open_store
+    from analogist.signature.describe import describe
+
+    store = open_store(ctx)
+    return describe(store.get_signature(arg), store.vocabulary)
 
 
 for command in (
     memory_cmd.add_cmd, memory_cmd.show_cmd, memory_cmd.list_cmd, memory_cmd.delete_cmd,
-    memory_cmd.vocab_cmd, memory_cmd.demo_cmd,
+    memory_cmd.vocab_cmd, memory_cmd.demo_cmd, map_cmd.map_cmd,
 ):
     cli.add_command(command)
