@@ -14,6 +14,7 @@ Tier 0 runs make no model call: fingerprint and predicate lookups only.
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -121,12 +122,15 @@ class Analogizer:
     # ------------------------------------------------------------------------
     def run(self, target: Signature, *, trigger: Trigger = Trigger.manual(1),
             exclude: Sequence[str] = (), sources: Sequence[Signature] | None = None,
-            check: CheckFn | None = None) -> AnalogyRun:
-        """One invocation for ``target``; ``sources`` bypasses retrieval (given/oracle sources)."""
+            check: CheckFn | None = None, run_id: str | None = None) -> AnalogyRun:
+        """One invocation for ``target``; ``sources`` bypasses retrieval (given/oracle sources).
+
+        ``run_id`` lets a caller (the benchmark) give a deterministic id; live runs get a fresh
+        one, so repeated invocations are separate log rows.
+        """
         t0 = time.perf_counter()
         calls0 = self._llm_calls()
-        run = AnalogyRun(new_run_id(target.to_json(), trigger.to_json(), self.config.to_json(),
-                                    sorted(exclude), [s.episode_id for s in sources or []]),
+        run = AnalogyRun(run_id or new_run_id(uuid.uuid4().hex),
                          trigger.to_json(), target.episode_id, target.to_json(),
                          config=self.config.to_json())
         if trigger.tier == 0:

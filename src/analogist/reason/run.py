@@ -73,6 +73,6 @@ class AnalogyRun:
 
 
 def new_run_id(*parts: Any) -> str:
-    """A run id derived from its inputs and a counter-free clock-free digest (deterministic)."""
+    """A run id: a short digest of the given parts (the same parts give the same id)."""
     h = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
     return "run_" + h[:16]

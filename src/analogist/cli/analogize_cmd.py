@@ -1,0 +1,139 @@
+"""The ``analogize`` and ``log`` commands: run the loop on one target; read the analogy log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from analogist.cli.common import echo_json, handle_errors, open_store
+from analogist.errors import ConfigError
+
+
+def _target(ctx: click.Context, memory, arg: str, model: str | None):
+    """A stored episode id, a signature JSON file, or text (encoded by the model)."""
+    store = memory.store
+    if store.has_episode(arg):
+        return store.get_signature(arg), [arg]
+    path = Path(arg)
+    if path.suffix == ".json" and path.is_file():
+        from analogist.signature import parse_signature
+
+        return parse_signature(json.loads(path.read_text(encoding="utf-8")), store.vocabulary), []
+    from analogist.encode import ModelEncoder
+    from analogist.models.registry import open_llm
+
+    try:
+        llm = open_llm(model, store=store)
+    except ConfigError as e:
+        raise ConfigError(
+            f"{arg!r} is not a stored episode id or a signature file, and text needs a model to "
+            f"encode it: {e}"
+        ) from None
+    result = ModelEncoder(llm, store.vocabulary).encode_target(arg)
+    if result.signature is None:
+        raise ConfigError(f"the model could not encode the target: {result.error}")
+    return result.signature, []
+
+
+def run_json(run) -> dict:
+    """The spec §10.1 record as the command's JSON."""
+    rec = run.record or {}
+    return {
+        "run_id": run.run_id, "trigger": run.trigger, "source": run.source,
+        "mapped": rec.get("mapped", []), "matches": rec.get("matches", []),
+        "fails": rec.get("fails", []), "blockers": rec.get("blockers", []),
+        "transfer": [{"inference": t["inference"], "decision": t["decision"], "reason": t["reason"]}
+                     for t in rec.get("transfer", [])],
+        "predict": rec.get("predict"), "check": rec.get("check"),
+        "critic": run.critic, "candidates": [c["episode_id"] for c in run.candidates],
+        "attempts": run.attempts, "cost": run.cost.to_json(),
+    }
+
+
+@click.command("analogize")
+@click.argument("target")
+@click.option("--tier", type=click.IntRange(0, 2), default=1, show_default=True,
+              help="0: fingerprint + predicate lookup only (no model); 1: full loop; "
+                   "2: with re-representation.")
+@click.option("--model", help="provider:name for encoding text targets (or ANALOGIST_MODEL).")
+@click.option("--why", default="explicit request", show_default=True,
+              help="Why this run fired (kept in the log).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def analogize_cmd(ctx: click.Context, target: str, tier: int, model: str | None, why: str,
+                  as_json: bool) -> None:
+    """Run the analogy loop on TARGET (episode id, signature .json file, or text) and print the
+    likeness / difference / unknown record. Every run is logged (`analogist log`)."""
+    from analogist.memory import Memory
+    from analogist.reason.analogizer import Analogizer, AnalogizerConfig
+    from analogist.reason.triggers import Trigger
+
+    memory = Memory(open_store(ctx))
+    sig, exclude = _target(ctx, memory, target, model)
+    config = AnalogizerConfig(rerep_attempts=2 if tier == 2 else 0)
+    run = Analogizer(memory, config).run(sig, trigger=Trigger.manual(tier, why), exclude=exclude)
+    if as_json:
+        echo_json(run_json(run))
+        return
+    click.echo(f"run {run.run_id}  tier {tier}  ({why})")
+    for c in run.candidates[:10]:
+        click.echo(f"  candidate source={c['episode_id']} found_by=[{','.join(c.get('found_by', []))}] "
+                   f"semantic_rank={c.get('semantic_rank') or '-'} "
+                   f"structural_rank={c.get('structural_rank') or '-'}")
+    if run.record is None:
+        click.echo("no analogy accepted" + (" (tier 0: lookup only)" if tier == 0 else ""))
+        return
+    click.echo(render_record(run.record))
+
+
+def render_record(rec: dict) -> str:
+    rows = [("ANALOGY", [f"source={rec['source']}"]),
+            ("MAPPED", [", ".join(f"{s}→{t}" for s, t in rec["mapped"])]),
+            ("MATCHES", [", ".join(rec["matches"]) or "(none)"]),
+            ("FAILS", [f"{f}: unknown in target" for f in rec["fails"]] or ["(none)"]),
+            ("BLOCKERS", [f"target has {b}" for b in rec["blockers"]] or ["(none)"]),
+            ("TRANSFER", [f"{t['inference']} → {t['decision']}  ({t['reason']})"
+                          for t in rec["transfer"]] or ["(nothing)"]),
+            ("PREDICT", [rec.get("predict") or "(none)"]),
+            ("CHECK", [f"{rec.get('check') or '(none)'} → {rec['check_result']['observed']}"])]
+    return "\n".join(f"{h if i == 0 else '':<9} {v}" for h, vs in rows for i, v in enumerate(vs))
+
+
+@click.command("log")
+@click.argument("run_id", required=False)
+@click.option("--limit", default=20, show_default=True)
+@click.option("--live", is_flag=True, help="Print the live-use counts of the last 7 days.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def log_cmd(ctx: click.Context, run_id: str | None, limit: int, live: bool, as_json: bool) -> None:
+    """List analogy runs, or show one run in full."""
+    from analogist.reason.live import live_use
+    from analogist.store.runs import get_run, list_runs
+
+    store = open_store(ctx)
+    if live:
+        counts = live_use(store)
+        echo_json(counts.to_json()) if as_json else click.echo(
+            "\n".join(f"{k:<20} {v}" for k, v in counts.to_json().items()))
+        return
+    if run_id:
+        run = get_run(store.conn, run_id)
+        if as_json or not run.get("record"):
+            echo_json(run)
+        else:
+            click.echo(render_record(run["record"]))
+        return
+    runs = list_runs(store.conn, limit=limit)
+    if as_json:
+        echo_json(runs)
+        return
+    for r in runs:
+        tier = (r.get("trigger") or {}).get("tier")
+        why = "; ".join((r.get("trigger") or {}).get("reasons", []))
+        click.echo(f"{r['run_id']}  {r['created_at']}  tier {tier}  target={r.get('target_id')}  "
+                   f"source={r.get('source') or '-'}  transferred={len(r.get('transferred', []))}  ({why})")
+    click.echo(f"{len(runs)} run(s)")
