@@ -47,27 +47,33 @@ def _rewrite(t: Term, first: Term, second: Term, merged: Term) -> Term:
                                  for a in t.args))
 
 
+def _collapse_one(sig: Signature, role: str, a: Relation, b: Relation) -> Signature:
+    merged = Relation(a.predicate, (a.args[0], b.args[1]))
+    relations = tuple(dict.fromkeys(merged if r == a else r for r in sig.relations if r != b))
+    ta, tb, tm = a.term(), b.term(), merged.term()
+    chain: list[CausalLink] = []
+    for c in sig.causal_chain:
+        link = CausalLink(_rewrite(c.cause, ta, tb, tm), c.link, _rewrite(c.effect, ta, tb, tm))
+        if link.cause != link.effect and link not in chain:
+            chain.append(link)
+    roles = tuple(r for r in sig.roles if r.name != role)
+    return replace(sig, roles=roles, relations=relations, causal_chain=tuple(chain))
+
+
 def collapse_relays(sig: Signature) -> Reabstraction:
-    """Collapse every relay role (see module docstring); None when there is none."""
-    relays = _relay_roles(sig)
-    if not relays:
+    """Collapse relay roles one at a time until none is left (see module docstring)."""
+    collapsed: list[str] = []
+    while True:
+        relays = _relay_roles(sig)
+        if not relays:
+            break
+        role = sorted(relays)[0]
+        sig = _collapse_one(sig, role, *relays[role])
+        collapsed.append(role)
+    if not collapsed:
         return Reabstraction("up", None, "no relay role to collapse", RELAY_WRITER)
-    relations, chain = list(sig.relations), list(sig.causal_chain)
-    for role, (a, b) in relays.items():
-        merged = Relation(a.predicate, (a.args[0], b.args[1]))
-        relations = [merged if r == a else r for r in relations if r != b]
-        ta, tb, tm = a.term(), b.term(), merged.term()
-        new_chain = []
-        for c in chain:
-            link = CausalLink(_rewrite(c.cause, ta, tb, tm), c.link, _rewrite(c.effect, ta, tb, tm))
-            if link.cause != link.effect and link not in new_chain:
-                new_chain.append(link)
-        chain = new_chain
-    roles = tuple(r for r in sig.roles if r.name not in relays)
-    new = replace(sig, roles=roles, relations=tuple(dict.fromkeys(relations)),
-                  causal_chain=tuple(chain), verified=False, writer_model=RELAY_WRITER)
-    return Reabstraction("up", new, f"collapsed relay role(s) {', '.join(sorted(relays))}",
-                         RELAY_WRITER)
+    new = replace(sig, verified=False, writer_model=RELAY_WRITER)
+    return Reabstraction("up", new, f"collapsed relay role(s) {', '.join(collapsed)}", RELAY_WRITER)
 
 
 def engine_up(sig: Signature, vocab: Vocabulary) -> Reabstraction:

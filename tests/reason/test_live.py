@@ -1,0 +1,28 @@
+"""Live-use counts are computed from the analogy log and the transfer ledger only."""
+
+from datetime import datetime, timezone
+
+from analogist.reason.live import live_use
+from analogist.store import Store
+from analogist.store.runs import record_transfer, write_run
+
+
+def run(run_id, tier, transferred=(), verification=None, tokens=0, candidates=()):
+    return {"run_id": run_id, "trigger": {"tier": tier, "reasons": ["t"]},
+            "candidates": [{"episode_id": c} for c in candidates], "transferred": list(transferred),
+            "verification_result": verification, "cost": {"tokens": tokens, "model_calls": 0}}
+
+
+def test_counts_by_definition():
+    s = Store()
+    write_run(s.conn, run("r0", 0, candidates=["e1"]))
+    write_run(s.conn, run("r0b", 0))
+    write_run(s.conn, run("r1", 1, ["fix"], "passed", tokens=100))
+    write_run(s.conn, run("r2", 1, ["fix"], "failed", tokens=300))
+    write_run(s.conn, run("r3", 2, [], None, tokens=500))
+    record_transfer(s.conn, "r2", "fix", "worse", "no action", 0.4)
+    record_transfer(s.conn, "r1", "fix", "resolved", "no action", -0.6)
+    u = live_use(s, now=datetime.now(timezone.utc))
+    assert (u.opportunities, u.tier0_hits, u.tier1_runs, u.tier2_runs) == (5, 1, 2, 1)
+    assert (u.useful, u.false_accepts, u.negative_transfers) == (1, 1, 1)
+    assert u.median_token_cost == 300.0
