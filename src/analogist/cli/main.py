@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from analogist import __version__
-from analogist.cli import analogize_cmd, map_cmd, memory_cmd
+from analogist.cli import analogize_cmd, encode_cmd, map_cmd, memory_cmd, models_cmd
 from analogist.config import DEFAULT_DB, setting
 
 
@@ -36,6 +36,7 @@ def _episode_description(arg: str, ctx: click.Context):
 for command in (
     memory_cmd.add_cmd, memory_cmd.show_cmd, memory_cmd.list_cmd, memory_cmd.delete_cmd,
     memory_cmd.vocab_cmd, memory_cmd.demo_cmd, map_cmd.map_cmd,
-    analogize_cmd.analogize_cmd, analogize_cmd.log_cmd,
+    analogize_cmd.analogize_cmd, analogize_cmd.log_cmd, models_cmd.models_cmd,
+    encode_cmd.encode_cmd,
 ):
     cli.add_command(command)

@@ -1,0 +1,177 @@
+"""Encoder fidelity: how close model-written signatures are to gold ones.
+
+Role names are arbitrary (a model may call the source ``ORIG`` where the gold says ``SRC``), so
+each written signature is first aligned to its gold signature by the role bijection that
+matches the most relations (exhaustive search over injections of the smaller role set into the
+larger one; signatures have a handful of roles, so this is at most 8!/0! = 40,320 maps; larger
+ones fall back to a greedy alignment). Then, per episode:
+
+- relation precision / recall / F1 — written relations (predicate + aligned roles; argument
+  order ignored for commutative terms) matched against gold, as multisets;
+- role alignment accuracy — the share of gold roles that the alignment pairs with a written
+  role *and* that take part in at least one matched relation (a pairing backed by evidence).
+
+:func:`summarise` gives micro-averaged P/R/F1 (pooled counts), macro means, and counts of
+rejected encodings, which score zero. Metrics of an empty list are 0 with n = 0.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import permutations
+
+from analogist.signature.model import Signature
+from analogist.signature.vocabulary import Vocabulary
+
+EXACT_LIMIT = 8
+
+Fact = tuple[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class EpisodeFidelity:
+    """Scores of one written signature against its gold signature."""
+
+    episode_id: str
+    matched: int
+    written: int
+    gold: int
+    role_accuracy: float
+    alignment: tuple[tuple[str, str], ...] = ()
+    rejected: str | None = None
+
+    @property
+    def precision(self) -> float:
+        return self.matched / self.written if self.written else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.matched / self.gold if self.gold else 0.0
+
+    @property
+    def f1(self) -> float:
+        return _f1(self.precision, self.recall)
+
+    def to_json(self) -> dict:
+        return {"episode_id": self.episode_id, "precision": self.precision, "recall": self.recall,
+                "f1": self.f1, "role_accuracy": self.role_accuracy, "matched": self.matched,
+                "written": self.written, "gold": self.gold,
+                "alignment": dict(self.alignment), "rejected": self.rejected}
+
+
+def _f1(p: float, r: float) -> float:
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def _facts(sig: Signature, vocab: Vocabulary | None) -> list[Fact]:
+    out = []
+    for r in sig.relations:
+        t = vocab.resolve(r.predicate) if vocab is not None else None
+        out.append((r.predicate, tuple(sorted(r.args)) if t is not None and t.commutative else r.args))
+    return out
+
+
+def _matches(written: Sequence[Fact], gold: Counter, mapping: dict[str, str],
+             vocab: Vocabulary | None) -> Counter:
+    mapped = Counter()
+    for pred, args in written:
+        new = tuple(mapping.get(a, f"?{a}") for a in args)
+        t = vocab.resolve(pred) if vocab is not None else None
+        mapped[(pred, tuple(sorted(new)) if t is not None and t.commutative else new)] += 1
+    return mapped & gold
+
+
+def best_alignment(written: Signature, gold: Signature,
+                   vocab: Vocabulary | None = None) -> tuple[dict[str, str], Counter]:
+    """The written->gold role map that matches the most relations, and the matched facts.
+
+    Ties go to the map that keeps the most role names equal, then to the first in sorted order.
+    """
+    w_roles, g_roles = sorted(written.role_names), sorted(gold.role_names)
+    w_facts, g_facts = _facts(written, vocab), Counter(_facts(gold, vocab))
+    if max(len(w_roles), len(g_roles)) > EXACT_LIMIT:
+        return _greedy(w_roles, g_roles, w_facts, g_facts, vocab)
+    best: tuple[int, int] = (-1, -1)
+    best_map: dict[str, str] = {}
+    best_hits: Counter = Counter()
+    if len(w_roles) <= len(g_roles):
+        candidates = (dict(zip(w_roles, p)) for p in permutations(g_roles, len(w_roles)))
+    else:
+        candidates = ({w: g for w, g in zip(p, g_roles)} for p in permutations(w_roles, len(g_roles)))
+    for mapping in candidates:
+        hits = _matches(w_facts, g_facts, mapping, vocab)
+        score = (sum(hits.values()), sum(1 for w, g in mapping.items() if w == g))
+        if score > best:
+            best, best_map, best_hits = score, mapping, hits
+    return best_map, best_hits
+
+
+def _greedy(w_roles: list[str], g_roles: list[str], w_facts: list[Fact], g_facts: Counter,
+            vocab: Vocabulary | None) -> tuple[dict[str, str], Counter]:
+    mapping: dict[str, str] = {}
+    for w in w_roles:
+        free = [g for g in g_roles if g not in mapping.values()]
+        if not free:
+            break
+        mapping[w] = max(free, key=lambda g: (
+            sum(_matches(w_facts, g_facts, {**mapping, w: g}, vocab).values()), g == w))
+    return mapping, _matches(w_facts, g_facts, mapping, vocab)
+
+
+def score_signature(written: Signature, gold: Signature,
+                    vocab: Vocabulary | None = None) -> EpisodeFidelity:
+    """Relation P/R/F1 and role alignment accuracy of one written signature."""
+    mapping, hits = best_alignment(written, gold, vocab)
+    backed = {a for (_, args) in hits for a in args}
+    gold_roles = gold.role_names
+    acc = sum(1 for g in gold_roles if g in mapping.values() and g in backed) / len(gold_roles) \
+        if gold_roles else 0.0
+    return EpisodeFidelity(
+        gold.episode_id, sum(hits.values()), len(written.relations), len(gold.relations), acc,
+        tuple(sorted(mapping.items())),
+    )
+
+
+def rejected(episode_id: str, gold: Signature, reason: str) -> EpisodeFidelity:
+    """A failed encoding: nothing written, so precision, recall and role accuracy are 0."""
+    return EpisodeFidelity(episode_id, 0, 0, len(gold.relations), 0.0, (), reason)
+
+
+@dataclass(frozen=True)
+class FidelityReport:
+    """Per-episode scores with micro and macro summaries."""
+
+    episodes: tuple[EpisodeFidelity, ...] = ()
+    writer: str = ""
+    summary: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"writer": self.writer, "summary": self.summary,
+                "episodes": [e.to_json() for e in self.episodes]}
+
+
+def summarise(scores: Iterable[EpisodeFidelity], writer: str = "") -> FidelityReport:
+    """Micro P/R/F1 over pooled counts, macro means over episodes, rejection count."""
+    scores = tuple(scores)
+    n = len(scores)
+    matched = sum(s.matched for s in scores)
+    written = sum(s.written for s in scores)
+    gold = sum(s.gold for s in scores)
+    p = matched / written if written else 0.0
+    r = matched / gold if gold else 0.0
+
+    def mean(xs: Iterable[float]) -> float:
+        xs = list(xs)
+        return sum(xs) / len(xs) if xs else 0.0
+
+    summary = {
+        "n": n, "rejected": sum(1 for s in scores if s.rejected),
+        "micro_precision": p, "micro_recall": r, "micro_f1": _f1(p, r),
+        "macro_precision": mean(s.precision for s in scores),
+        "macro_recall": mean(s.recall for s in scores),
+        "macro_f1": mean(s.f1 for s in scores),
+        "role_accuracy": mean(s.role_accuracy for s in scores),
+    }
+    return FidelityReport(scores, writer, summary)

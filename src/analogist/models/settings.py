@@ -1,0 +1,160 @@
+"""Model settings, read once from flags and the environment into frozen dataclasses.
+
+Environment variables (flags win, then ``ANALOGIST_*``, then the config file):
+
+- ``ANALOGIST_MODEL``: ``provider:name``, e.g. ``openai:gpt-4o-mini``, ``openai-compat:qwen2.5``,
+  ``llama:/path/model.gguf``, ``scripted:``, ``replay:openai:gpt-4o-mini``.
+- ``ANALOGIST_BASE_URL`` (else ``OPENAI_BASE_URL``): server address for ``openai-compat``.
+- ``OPENAI_API_KEY`` (or ``ANALOGIST_API_KEY``): sent to the server, never logged.
+- ``ANALOGIST_CACHE``: ``off`` | ``read-write`` | ``replay-only`` (default read-write).
+- ``ANALOGIST_TIMEOUT``, ``ANALOGIST_MAX_RETRIES``, ``ANALOGIST_MAX_CONCURRENCY``,
+  ``ANALOGIST_JSON_MODE`` (``json_schema`` | ``json_object`` | ``none``).
+- ``ANALOGIST_EMBEDDER``: ``hashing`` | ``minilm`` | ``openai:text-embedding-3-small``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from analogist.errors import ConfigError
+
+
+class CacheMode(str, Enum):
+    """How the call log is used as a cache.
+
+    OFF: always call the model (every call is still logged).
+    READ_WRITE: answer from the log when the exact request is there, else call and log.
+    REPLAY_ONLY: answer only from the log; a miss raises CacheMissError.
+    """
+
+    OFF = "off"
+    READ_WRITE = "read-write"
+    REPLAY_ONLY = "replay-only"
+
+    @classmethod
+    def parse(cls, value: str | CacheMode) -> CacheMode:
+        try:
+            return cls(value)
+        except ValueError:
+            names = ", ".join(m.value for m in cls)
+            raise ConfigError(f"cache mode {value!r} is unknown; use one of {names}") from None
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded retries with exponential backoff; a server's Retry-After wins when given.
+
+    Attributes:
+        max_attempts: total tries, first one included.
+        base_delay_s: wait before the 2nd try; doubles each time.
+        max_delay_s: cap on any single wait (also caps Retry-After).
+    """
+
+    max_attempts: int = 4
+    base_delay_s: float = 0.5
+    max_delay_s: float = 30.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait after failed try number ``attempt`` (1-based)."""
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, self.max_delay_s)
+        return min(self.base_delay_s * 2 ** (attempt - 1), self.max_delay_s)
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Everything a backend needs besides its name.
+
+    Attributes:
+        model: the ``provider:name`` spec, or None when none was chosen.
+        base_url: server address for OpenAI-compatible backends.
+        api_key: secret; excluded from repr and never written to the call log.
+        timeout_s: per-request timeout.
+        ping_timeout_s: timeout of the cheap liveness check behind ``analogist models``.
+        retry: retry policy for transient failures (429, 5xx, timeouts, refused connections).
+        max_concurrency: most requests in flight at once per backend instance.
+        json_mode: how a schema is sent to an OpenAI-compatible server.
+        cache: how the call log is used.
+        embedder: the embedder spec.
+    """
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    timeout_s: float = 60.0
+    ping_timeout_s: float = 3.0
+    retry: RetryPolicy = RetryPolicy()
+    max_concurrency: int = 4
+    json_mode: str = "json_schema"
+    cache: CacheMode = CacheMode.READ_WRITE
+    embedder: str = "hashing"
+
+    def __post_init__(self) -> None:
+        if self.json_mode not in ("json_schema", "json_object", "none"):
+            raise ConfigError(
+                f"ANALOGIST_JSON_MODE={self.json_mode!r}: use json_schema, json_object or none"
+            )
+        if self.max_concurrency < 1:
+            raise ConfigError("ANALOGIST_MAX_CONCURRENCY must be at least 1")
+
+    def with_(self, **changes: object) -> ModelSettings:
+        """A copy with some fields changed (None values are ignored)."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ModelSettings:
+        """Read the ``ANALOGIST_*`` / ``OPENAI_*`` variables (see the module docstring)."""
+        from analogist.config import file_settings
+
+        e = os.environ if env is None else env
+        conf = file_settings() if env is None else {}
+
+        def get(name: str, *fallbacks: str) -> str | None:
+            for key in (f"ANALOGIST_{name.upper()}", *fallbacks):
+                if e.get(key):
+                    return e[key]
+            v = conf.get(name)
+            return str(v) if v is not None else None
+
+        retries = _number(get("max_retries"), "ANALOGIST_MAX_RETRIES", int, 3)
+        return cls(
+            model=get("model"),
+            base_url=get("base_url", "OPENAI_BASE_URL"),
+            api_key=get("api_key", "OPENAI_API_KEY"),
+            timeout_s=_number(get("timeout"), "ANALOGIST_TIMEOUT", float, 60.0),
+            retry=RetryPolicy(max_attempts=retries + 1),
+            max_concurrency=_number(get("max_concurrency"), "ANALOGIST_MAX_CONCURRENCY", int, 4),
+            json_mode=get("json_mode") or "json_schema",
+            cache=CacheMode.parse(get("cache") or "read-write"),
+            embedder=get("embedder") or "hashing",
+        )
+
+
+def _number(raw: str | None, name: str, kind: type, default: float) -> float:
+    if raw is None:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number") from None
+    if value < 0:
+        raise ConfigError(f"{name}={raw!r} must not be negative")
+    return value
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """``"openai:gpt-4o-mini"`` -> ``("openai", "gpt-4o-mini")``; the name may contain ':'.
+
+    Raises:
+        ConfigError: there is no ``provider:`` prefix.
+    """
+    provider, sep, name = spec.partition(":")
+    if not sep or not provider:
+        raise ConfigError(
+            f"model {spec!r}: write provider:name, e.g. openai:gpt-4o-mini, "
+            "openai-compat:qwen2.5, llama:/path/model.gguf, scripted:, replay:openai:gpt-4o-mini"
+        )
+    return provider, name
