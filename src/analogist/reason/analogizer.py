@@ -234,7 +234,8 @@ class Analogizer:
         record = build_record(m.source_id, m.checks, decisions,
                               prediction.statement if prediction else None,
                               prediction.check if prediction else None)
-        run.record = {**record.to_json(), "check_result": result.to_json()}
+        run.record = {**record.to_json(), "check_result": result.to_json(),
+                      "target_matches": [str(t) for _, t in m.checks.alignment.matches]}
         if result.outcome is not None and prediction is not None and prediction.action:
             run.record["applied"] = {"action": prediction.action, "outcome": result.outcome}
 
