@@ -142,10 +142,11 @@ MIGRATIONS: list[tuple[str, str]] = [
             answerer TEXT NOT NULL,
             item_id TEXT NOT NULL,
             seed INTEGER NOT NULL,
+            condition TEXT NOT NULL DEFAULT '',
             score_json TEXT NOT NULL,
-            analogy_run_id TEXT,
+            answer_json TEXT NOT NULL,
             created_at TEXT NOT NULL,
-            PRIMARY KEY (run_id, arm, answerer, item_id, seed)
+            PRIMARY KEY (run_id, arm, answerer, item_id, seed, condition)
         );
         """,
     ),

@@ -1,0 +1,126 @@
+"""Results: every stored score of a run turned into metrics, intervals, comparisons, verdicts
+and a result class — read from the database only, never re-run.
+
+The shape of ``results.json`` (version 1)::
+
+    {"version", "run_id", "status", "bench": {manifest}, "config": {...},
+     "skipped": {"ARM/answerer": reason},
+     "answerers": {
+        "engine": {
+           "arms": {"E": {"n_items", "metrics": {name: Interval}, "nav_sensitivity": {"a=1,b=2": v},
+                          "cost": {...}, "decoy_point": {"hit_rate", "false_alarm_rate"}}},
+           "comparisons": [...], "baselines": [...], "verdicts": [...],
+           "classification": {...},
+           "contamination": {"source_dependence": {...}, "lesion": {...}}}}}
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any
+
+from analogist.bench import metrics as m
+from analogist.bench.classify import classify
+from analogist.bench.hypotheses import ARMS, evaluate
+from analogist.bench.score import Score
+from analogist.bench.stats import bootstrap
+from analogist.store import Store
+from analogist.store import bench as rows
+
+RESULTS_VERSION = 1
+REPORTED = (
+    "nav", "transfer_accuracy", "dprime", "recall@5", "recall@1", "claim_precision",
+    "no_match_specificity", "match_sensitivity", "false_positive_rate", "role_mapping_f1",
+    "partial_transfer_balanced_accuracy", "verification_survival", "negative_transfer_rate",
+    "brier", "useful_analogy_precision", "yield", "novel_useful_rate", "tokens_per_useful",
+    "calls_per_useful", "wall_ms_per_useful",
+)
+EXTRA = {"recall@5[far]": m.recall_at_k(5).on(lambda s: s.far, "far")}
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+        return None
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    return x
+
+
+def _decoy_point(scores: list[Score]) -> dict:
+    """The ROC point of decoy discrimination: hit and false-alarm rates on offered candidates."""
+    offered = [s for s in scores if s.is_main and s.offered_is_valid is not None]
+    sig = [s for s in offered if s.offered_is_valid]
+    noise = [s for s in offered if not s.offered_is_valid]
+    rate = lambda xs: sum(1 for s in xs if s.accepted) / len(xs) if xs else None  # noqa: E731
+    return {"hit_rate": rate(sig), "false_alarm_rate": rate(noise), "n_signal": len(sig),
+            "n_noise": len(noise)}
+
+
+def _contamination(scores: list[Score]) -> dict:
+    cond = [s for s in scores if s.condition is not None]
+    acc: dict[str, list[bool]] = defaultdict(list)
+    for s in cond:
+        acc[s.condition].append(bool(s.task_correct))
+    lesion = [s for s in scores if s.lesioned]
+    intact = {(s.item_id, s.seed): s.conclusion for s in scores if s.is_main}
+    changed = [s.conclusion != intact.get((s.item_id, s.seed)) for s in lesion]
+    return {
+        "source_dependence": {
+            "accuracy": {c: (sum(v) / len(v) if v else None) for c, v in sorted(acc.items())},
+            "n_items": len({s.item_id for s in cond}),
+            "delta_correct_minus_none": m.source_dependence_delta(scores) if cond else None,
+            "delta_correct_minus_wrong": m.wrong_source_delta(scores) if cond else None,
+        },
+        "lesion": {"n": len(lesion), "conclusion_changed": sum(changed),
+                   "share_changed": (sum(changed) / len(changed)) if changed else None},
+    }
+
+
+def _arm_block(scores: list[Score], n_boot: int, seed: int) -> dict:
+    main = [s for s in scores if s.is_main]
+    metrics = {}
+    for name in REPORTED:
+        metrics[name] = bootstrap(m.METRICS[name], main, n_boot=n_boot, seed=seed).to_json()
+    for name, metric in EXTRA.items():
+        metrics[name] = bootstrap(metric, main, n_boot=n_boot, seed=seed).to_json()
+    sens = {f"a={a:g},b={b:g}": v for (a, b), v in m.nav_sensitivity(main).items()}
+    cost = m.cost_per_useful(main)
+    return {"n_items": len({s.item_id for s in main}), "n_scores": len(scores),
+            "metrics": metrics, "nav_sensitivity": sens,
+            "cost": {"tokens": sum(s.tokens for s in main), "calls": sum(s.calls for s in main),
+                     "wall_ms": round(sum(s.wall_ms for s in main), 1),
+                     "per_useful": {"tokens": cost.tokens, "calls": cost.calls,
+                                    "wall_ms": cost.wall_ms}},
+            "decoy_point": _decoy_point(main)}
+
+
+def aggregate(store: Store, run_id: str, *, n_boot: int = 2000, seed: int = 0) -> dict:
+    """Build the results document of one stored run (see the module docstring)."""
+    info = rows.get_bench_run(store.conn, run_id)
+    scores = [Score.from_json(d) for d in rows.results(store.conn, run_id)]
+    groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
+    for s in scores:
+        groups[(s.arm, s.answerer)].append(s)
+    skipped = info["config"].get("skipped", {})
+    out: dict[str, Any] = {"version": RESULTS_VERSION, "run_id": run_id, "status": info["status"],
+                           "bench": info["config"].get("bench", {}),
+                           "config": {k: v for k, v in info["config"].items()
+                                      if k not in ("bench", "skipped")},
+                           "skipped": skipped, "answerers": {}}
+    for answerer in sorted({a for _, a in groups}):
+        arms = {arm: _arm_block(groups[(arm, answerer)], n_boot, seed)
+                for arm in ARMS if (arm, answerer) in groups}
+        not_run = {arm: skipped.get(f"{arm}/{answerer}", "not requested")
+                   for arm in ARMS if (arm, answerer) not in groups}
+        report = evaluate(groups, answerer, n_boot=n_boot, seed=seed, not_run=not_run)
+        rj = report.to_json()
+        control = groups.get(("E", answerer), [])
+        out["answerers"][answerer] = {
+            "arms": arms, "comparisons": rj["comparisons"], "baselines": rj["baselines"],
+            "verdicts": rj["verdicts"], "classification": classify(report).to_json(),
+            "contamination": _contamination(control),
+        }
+    return _clean(out)

@@ -1,0 +1,218 @@
+"""The runner: arms × answerers × items × seeds, stored row by row, resumable and idempotent.
+
+A run's id is a digest of the bench hash and the run configuration, so running the same thing
+again continues where a killed run stopped and re-does nothing. Model calls go through the
+logged, cached LLM and may run concurrently; engine answers are CPU-bound and run in order.
+Besides the ordinary runs, E (and E+R where run) gets the contamination controls of spec §17:
+the source-dependence test (correct / no / surface-matched wrong source, on F1 and F4 items)
+and the mapping-lesion test (drop one relation the system relied on; does the conclusion move?).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable
+
+from analogist.bench.answer import Answer, target_signature
+from analogist.bench.arms import ARMS, ArmSettings, get_arm
+from analogist.bench.check import check_fix
+from analogist.bench.engine_answer import EngineAnswerer
+from analogist.bench.files import Bench, file_hashes
+from analogist.bench.items import Item
+from analogist.bench.scoring import score
+from analogist.errors import BenchError
+from analogist.store import Store
+from analogist.store import bench as rows
+
+CONTROL_ARM = "E"
+CONTROL_FAMILIES = ("F1", "F4")
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What to run. Stored with the run; its digest (with the bench hash) is the run id."""
+
+    arms: tuple[str, ...] = tuple(ARMS)
+    answerers: tuple[str, ...] = ("engine", "model")
+    seeds: tuple[int, ...] = (0,)
+    model: str | None = None
+    encoder: str = "gold"
+    settings: ArmSettings = field(default_factory=ArmSettings)
+    contamination: bool = True
+    concurrency: int = 4
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "arms": list(self.arms), "answerers": list(self.answerers),
+                "seeds": list(self.seeds)}
+
+
+def run_id_for(bench: Bench, config: RunConfig) -> str:
+    h = hashlib.sha256(json.dumps([file_hashes(bench), config.to_json()], sort_keys=True).encode())
+    return "bench_" + h.hexdigest()[:16]
+
+
+@dataclass
+class Plan:
+    """The (arm, answerer) pairs that will run, and why the others will not."""
+
+    pairs: list[tuple[str, str]]
+    skipped: dict[str, str]
+
+
+def plan(config: RunConfig, has_model: bool) -> Plan:
+    pairs, skipped = [], {}
+    for name in config.arms:
+        arm = get_arm(name)
+        for answerer in config.answerers:
+            label = f"{arm.name}/{answerer}"
+            if answerer == "engine" and arm.engine_skip():
+                skipped[label] = arm.engine_skip()
+            elif answerer == "model" and not has_model:
+                skipped[label] = "no model configured (--model or ANALOGIST_MODEL)"
+            elif answerer not in ("engine", "model"):
+                raise BenchError(f"unknown answerer {answerer!r}; use engine or model")
+            else:
+                pairs.append((arm.name, answerer))
+    return Plan(pairs, skipped)
+
+
+class Runner:
+    """Runs a bench into a store. ``llm`` is the logged model (None: engine answers only)."""
+
+    def __init__(self, store: Store, bench: Bench, config: RunConfig = RunConfig(), *,
+                 llm: Any = None, progress: Progress | None = None):
+        self.store, self.bench, self.config, self.llm = store, bench, config, llm
+        self.progress = progress
+        self.run_id = run_id_for(bench, config)
+        self.plan = plan(config, llm is not None)
+        self._lock = threading.Lock()
+        self._wrong = _wrong_sources(bench.items)
+
+    def run(self) -> str:
+        """Run everything not yet stored; return the run id."""
+        config = {**self.config.to_json(), "skipped": self.plan.skipped,
+                  "bench": dict(self.bench.manifest)}
+        rows.start_run(self.store.conn, self.run_id, file_hashes(self.bench)["items.jsonl"], config)
+        done = rows.done_keys(self.store.conn, self.run_id)
+        jobs = [j for j in self._jobs() if j[:5] not in done]
+        total, count = len(jobs), 0
+        model_jobs = [j for j in jobs if j[1] == "model"]
+        for job in (j for j in jobs if j[1] == "engine"):
+            self._do(job)
+            count += 1
+            self._tick(count, total, job)
+        if model_jobs:
+            with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
+                for job in pool.map(self._do, model_jobs):
+                    count += 1
+                    self._tick(count, total, job)
+        rows.finish_run(self.store.conn, self.run_id)
+        return self.run_id
+
+    def _tick(self, count: int, total: int, job: tuple) -> None:
+        if self.progress is not None:
+            self.progress(count, total, f"{job[0]}/{job[1]}")
+
+    def _jobs(self) -> Iterable[tuple]:
+        for arm, answerer in self.plan.pairs:
+            for item in self.bench.items:
+                for seed in self.config.seeds:
+                    yield (arm, answerer, item.item_id, seed, "", item)
+                    if self.config.contamination and arm == CONTROL_ARM and item.family in CONTROL_FAMILIES:
+                        for cond in ("correct_source", "no_source", "wrong_source", "lesion"):
+                            yield (arm, answerer, item.item_id, seed, cond, item)
+
+    def _answerer(self, arm_name: str, answerer: str, seed: int):
+        arm = get_arm(arm_name)
+        if answerer == "engine":
+            return EngineAnswerer(arm, seed)
+        from analogist.bench.model_answer import ModelAnswerer
+
+        return ModelAnswerer(arm, self.llm, self.config.settings, seed)
+
+    def _do(self, job: tuple) -> tuple:
+        arm, answerer, _, seed, cond, item = job
+        target = target_signature(item.key, self.store.vocabulary)
+        probe = _probe(item)
+        who = self._answerer(arm, answerer, seed)
+        kw: dict[str, Any] = {"probe": probe, "oracle_source": item.key.get("gold_source")}
+        condition, lesioned = None, False
+        if cond in ("correct_source", "no_source", "wrong_source"):
+            condition = cond
+            kw["sources"] = {"correct_source": [item.inputs["source"]], "no_source": [],
+                             "wrong_source": [self._wrong[item.item_id]]}[cond]
+        elif cond == "lesion":
+            lesioned = True
+            kw["sources"] = [_lesioned(item, who, target, probe)]
+        ans = who.answer(item.family, item.inputs, target, **kw)
+        sc = score(item, ans, arm=arm, answerer=answerer, seed=seed, condition=condition,
+                   lesioned=lesioned)
+        with self._lock:
+            rows.put_result(self.store.conn, self.run_id, arm, answerer, item.item_id, seed, cond,
+                            sc.to_json(), ans.to_json())
+        return job
+
+
+def _probe(item: Item):
+    check = item.key.get("check")
+    if not check:
+        return None
+    return lambda op, args: check_fix(check, op, args).result
+
+
+def _domain(record: dict) -> str:
+    return (record.get("signature") or {}).get("surface", {}).get("domain", "")
+
+
+def _wrong_sources(items: Iterable[Item]) -> dict[str, dict]:
+    """For each F1/F4 item, a surface-matched wrong source: another motif's source episode from
+    the target's own domain when one exists (else from any other motif)."""
+    items = [it for it in items if it.family in CONTROL_FAMILIES]
+    out = {}
+    for it in items:
+        domain = it.key["target_signature"].get("surface", {}).get("domain", "")
+        others = [o for o in items if o.motif != it.motif]
+        same = [o for o in others if _domain(o.inputs["source"]) == domain]
+        pick = (same or others or [it])[0]
+        out[it.item_id] = pick.inputs["source"]
+    return out
+
+
+def _lesioned(item: Item, who: Any, target, probe) -> dict:
+    """The given source with one load-bearing relation deleted (spec §17.2).
+
+    Load-bearing: a source relation the intact engine run matched that also sits inside a matched
+    causal link. The lesion is chosen from the engine's own intact answer, so both answerers are
+    lesioned the same way.
+    """
+    intact = EngineAnswerer(who.arm if hasattr(who, "arm") else get_arm(CONTROL_ARM)).answer(
+        item.family, item.inputs, target, probe=probe)
+    source = json.loads(json.dumps(item.inputs["source"]))
+    mapping = (intact.run or {}).get("mapping") or {}
+    matched_links = [s for s in (intact.run or {}).get("record", {}).get("matches", [])]
+    rels = source["signature"]["relations"]
+    chain_text = " ".join(" ".join(link) for link in source["signature"].get("causal_chain", []))
+    victim = next((r for r in rels if r[0] in matched_links and r[0] in chain_text), None)
+    if victim is None and rels and mapping:
+        victim = rels[0]
+    if victim is not None:
+        from analogist.signature import parse_term
+
+        gone = f"{victim[0]}({','.join(victim[1:])})"
+        sig = source["signature"]
+        sig["relations"] = [r for r in rels if r != victim]
+        sig["causal_chain"] = [c for c in sig.get("causal_chain", [])
+                               if gone not in (parse_term(c[0]).canonical(), parse_term(c[2]).canonical())]
+    source["signature"]["episode_id"] = source["id"]
+    return source
+
+
+def run_bench(store: Store, bench: Bench, config: RunConfig = RunConfig(), *, llm: Any = None,
+              progress: Progress | None = None) -> str:
+    """Run (or resume) ``config`` on ``bench`` into ``store``; return the run id."""
+    return Runner(store, bench, config, llm=llm, progress=progress).run()
