@@ -19,7 +19,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 run: $(STAMP)
-	$(BIN)/analogist demo
+	$(BIN)/analogist --db out/parb.db bench run --seed 0 --split dev --size mvp --out out/latest
 
 bench: $(STAMP)
 	$(BIN)/python bench/mapping.py

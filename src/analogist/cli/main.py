@@ -5,7 +5,10 @@ from __future__ import annotations
 import click
 
 from analogist import __version__
-from analogist.cli import analogize_cmd, encode_cmd, map_cmd, memory_cmd, models_cmd
+from analogist.cli import (
+    analogize_cmd, bench_cmd, bench_run_cmd, encode_cmd, map_cmd, memory_cmd, models_cmd,
+    search_cmd,
+)
 from analogist.config import DEFAULT_DB, setting
 
 
@@ -37,6 +40,9 @@ for command in (
     memory_cmd.add_cmd, memory_cmd.show_cmd, memory_cmd.list_cmd, memory_cmd.delete_cmd,
     memory_cmd.vocab_cmd, memory_cmd.demo_cmd, map_cmd.map_cmd,
     analogize_cmd.analogize_cmd, analogize_cmd.log_cmd, models_cmd.models_cmd,
-    encode_cmd.encode_cmd,
+    encode_cmd.encode_cmd, search_cmd.search, bench_cmd.bench,
 ):
     cli.add_command(command)
+
+for command in (bench_run_cmd.run_cmd, bench_run_cmd.report_cmd, bench_run_cmd.runs_cmd):
+    bench_cmd.bench.add_command(command)

@@ -1,0 +1,34 @@
+"""Writing a run's report directory: results.json, scoreboard.txt and report.html.
+
+Everything is built from stored rows (:func:`analogist.bench.results.aggregate`) and the
+analogy log, so ``analogist bench report RUN`` re-renders without re-running anything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from analogist.bench.results import aggregate
+from analogist.bench.scoreboard import scoreboard
+from analogist.reason.live import live_use
+from analogist.store import Store
+
+
+def write_report(store: Store, run_id: str, out: str | Path, *, n_boot: int = 2000,
+                 seed: int = 0) -> dict:
+    """Aggregate ``run_id`` and write the three files into ``out``; return the paths and text."""
+    from analogist.bench.html import render_html
+
+    results = aggregate(store, run_id, n_boot=n_boot, seed=seed)
+    live = live_use(store).to_json()
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    board = scoreboard(results, live)
+    (d / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n",
+                                    encoding="utf-8")
+    (d / "scoreboard.txt").write_text(board, encoding="utf-8")
+    (d / "report.html").write_text(render_html(results), encoding="utf-8")
+    return {"dir": str(d), "results": str(d / "results.json"),
+            "scoreboard": str(d / "scoreboard.txt"), "html": str(d / "report.html"),
+            "scoreboard_text": board}

@@ -1,0 +1,64 @@
+"""The cognition-scoreboard text of spec §28: Latest (PARB), Baseline, Live use.
+
+"Latest" reports the full pipeline (arm E) of each answerer that ran; "Baseline" reports A0,
+A1 and B (current memory) — or why they were not run; "Live use" comes from the analogy log of
+the database the report is written from (real invocations, never benchmark runs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+HEADLINE = (("NAV", "nav"), ("Transfer accuracy", "transfer_accuracy"), ("Decoy d′", "dprime"),
+            ("Recall@5 far", "recall@5[far]"), ("Negative transfer", "negative_transfer_rate"))
+
+
+def _fmt(interval: dict | None) -> str:
+    if not interval or interval.get("estimate") is None:
+        return "–"
+    est, lo, hi = interval["estimate"], interval.get("low"), interval.get("high")
+    if lo is None or hi is None or lo == hi == est:
+        return f"{est:.3f}"
+    return f"{est:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _arm_value(block: dict, arm: str, metric: str, skipped: dict, answerer: str) -> str:
+    if arm in block.get("arms", {}):
+        return _fmt(block["arms"][arm]["metrics"].get(metric))
+    reason = skipped.get(f"{arm}/{answerer}", "not requested")
+    return f"not run ({reason})"
+
+
+def scoreboard(results: dict[str, Any], live: dict[str, Any] | None) -> str:
+    """The §28 text for a results document and live-use counts."""
+    bench = results.get("bench", {})
+    cfg = results.get("config", {})
+    lines = ["10 Analogical reasoning", ""]
+    what = (f"bench {bench.get('generator_version', '?')} seed {bench.get('seed', '?')} "
+            f"{bench.get('split', '?')}/{bench.get('size', '?')}, "
+            f"targets encoded by {cfg.get('encoder', '?')}")
+    skipped = results.get("skipped", {})
+    if not results.get("answerers"):
+        lines += ["Latest — PARB", "  (no arm ran)", ""]
+    for answerer, block in results.get("answerers", {}).items():
+        lines.append(f"Latest — PARB ({answerer} answerer, arm E; {what})")
+        for label, metric in HEADLINE:
+            lines.append(f"  {label + ':':<19}{_arm_value(block, 'E', metric, skipped, answerer)}")
+        lines += ["", f"Baseline — ({answerer} answerer)"]
+        for label, arm in (("A0 NAV", "A0"), ("A1 NAV", "A1"), ("B current memory", "B")):
+            lines.append(f"  {label + ':':<19}{_arm_value(block, arm, 'nav', skipped, answerer)}")
+        c = block.get("classification", {})
+        verdict = c.get("result") or c.get("status", "?")
+        lines += [f"  Result class:      {verdict} — {c.get('title') or c.get('rule', '')}", ""]
+    lines.append("Live use — last 7 days")
+    if live is None:
+        lines.append("  (no analogy log)")
+    else:
+        for label, key in (("opportunities", "opportunities"), ("Tier 0 hits", "tier0_hits"),
+                           ("Tier 1 runs", "tier1_runs"), ("Tier 2 runs", "tier2_runs"),
+                           ("useful analogies", "useful"), ("false accepts", "false_accepts"),
+                           ("negative transfers", "negative_transfers"),
+                           ("median token cost", "median_token_cost")):
+            value = live.get(key)
+            lines.append(f"  {label + ':':<20}{'–' if value is None else value}")
+    return "\n".join(lines) + "\n"
