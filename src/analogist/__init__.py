@@ -15,6 +15,15 @@ from analogist.signature import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "AnalogistError", "Signature", "SignatureError", "StoreError", "Term", "Vocabulary",
-    "VocabularyError", "default_vocabulary", "parse_signature", "parse_term", "__version__",
+    "AnalogistError",
+    "Signature",
+    "SignatureError",
+    "StoreError",
+    "Term",
+    "Vocabulary",
+    "VocabularyError",
+    "__version__",
+    "default_vocabulary",
+    "parse_signature",
+    "parse_term",
 ]

@@ -7,8 +7,9 @@ An input line is either an episode object ``{"id", "kind", "text", "outcome", "t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from analogist.errors import EpisodeError, SignatureError
 from analogist.signature.model import _ID, KINDS, Signature, parse_signature

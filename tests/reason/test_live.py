@@ -1,6 +1,6 @@
 """Live-use counts are computed from the analogy log and the transfer ledger only."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from analogist.reason.live import live_use
 from analogist.store import Store
@@ -22,7 +22,7 @@ def test_counts_by_definition():
     write_run(s.conn, run("r3", 2, [], None, tokens=500))
     record_transfer(s.conn, "r2", "fix", "worse", "no action", 0.4)
     record_transfer(s.conn, "r1", "fix", "resolved", "no action", -0.6)
-    u = live_use(s, now=datetime.now(timezone.utc))
+    u = live_use(s, now=datetime.now(UTC))
     assert (u.opportunities, u.tier0_hits, u.tier1_runs, u.tier2_runs) == (5, 1, 2, 1)
     assert (u.useful, u.false_accepts, u.negative_transfers) == (1, 1, 1)
     assert u.median_token_cost == 300.0

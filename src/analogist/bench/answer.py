@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from analogist.signature import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary
@@ -103,6 +104,8 @@ def shuffled(records: list[dict], seed: int) -> list[dict]:
             sig["episode_id"] = r["id"]
             sig["kind"] = r["kind"]
             sig["levels"] = {**sig.get("levels", {}), "L0": r["text"]}
+            # the donor's surface would name entities of another episode's text: a tell
+            sig["surface"] = (r.get("signature") or {}).get("surface", {"domain": "", "entities": []})
             out.append({**r, "signature": sig})
             j += 1
         else:

@@ -10,8 +10,9 @@ is the item's own target world, reached only through the check hook.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from analogist.bench.answer import Answer, shuffled
 from analogist.bench.arms import Arm

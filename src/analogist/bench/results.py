@@ -54,7 +54,7 @@ def _decoy_point(scores: list[Score]) -> dict:
     offered = [s for s in scores if s.is_main and s.offered_is_valid is not None]
     sig = [s for s in offered if s.offered_is_valid]
     noise = [s for s in offered if not s.offered_is_valid]
-    rate = lambda xs: sum(1 for s in xs if s.accepted) / len(xs) if xs else None  # noqa: E731
+    rate = lambda xs: sum(1 for s in xs if s.accepted) / len(xs) if xs else None
     return {"hit_rate": rate(sig), "false_alarm_rate": rate(noise), "n_signal": len(sig),
             "n_noise": len(noise)}
 

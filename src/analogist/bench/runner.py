@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from analogist.bench.answer import Answer, target_signature
+from analogist.bench.answer import target_signature
 from analogist.bench.arms import ARMS, ArmSettings, get_arm
 from analogist.bench.check import check_fix
 from analogist.bench.engine_answer import EngineAnswerer

@@ -7,7 +7,8 @@ information is read. A proposed action is executed in the item's target world
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from analogist.bench.answer import Answer
 from analogist.bench.check import check_fix

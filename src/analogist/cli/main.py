@@ -6,7 +6,13 @@ import click
 
 from analogist import __version__
 from analogist.cli import (
-    analogize_cmd, bench_cmd, bench_run_cmd, encode_cmd, map_cmd, memory_cmd, models_cmd,
+    analogize_cmd,
+    bench_cmd,
+    bench_run_cmd,
+    encode_cmd,
+    map_cmd,
+    memory_cmd,
+    models_cmd,
     search_cmd,
 )
 from analogist.config import DEFAULT_DB, setting

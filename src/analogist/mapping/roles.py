@@ -9,8 +9,8 @@ the same way (:func:`check_role_map`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping as TMapping
 from dataclasses import dataclass
-from typing import Mapping as TMapping
 
 from analogist.mapping.engine import match
 from analogist.mapping.params import SMEParams

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from analogist.store import Store
 from analogist.store.runs import ledger, list_runs
@@ -38,10 +38,10 @@ class LiveUse:
 
 
 def live_use(store: Store, days: int = 7, now: datetime | None = None) -> LiveUse:
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     since = (now - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
     runs = list_runs(store.conn, since=since)
-    tier = lambda r: int((r.get("trigger") or {}).get("tier") or 0)  # noqa: E731
+    tier = lambda r: int((r.get("trigger") or {}).get("tier") or 0)
     transferred = [r for r in runs if r.get("transferred")]
     costs = [r["cost"]["tokens"] for r in runs if tier(r) >= 1 and r.get("cost")]
     negatives = [e for e in ledger(store.conn) if e["negative"] and e["created_at"] >= since]

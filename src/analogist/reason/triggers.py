@@ -59,7 +59,7 @@ class Trigger:
         return {"tier": self.tier, "reasons": list(self.reasons), "signals": self.signals.to_json()}
 
     @classmethod
-    def manual(cls, tier: int, why: str = "explicit request") -> "Trigger":
+    def manual(cls, tier: int, why: str = "explicit request") -> Trigger:
         """A trigger for an explicit call (CLI, benchmark): still records why it fired."""
         return cls(tier, (why,))
 

@@ -10,8 +10,9 @@ immutable :class:`Signature`; :meth:`Signature.to_json` gives back the same JSON
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from analogist.errors import SignatureError, TermSyntaxError
 from analogist.signature.terms import FixOperator, Term, parse_fix_operator, parse_term
@@ -125,7 +126,7 @@ class Signature:
             d["written_at"] = self.written_at
         return d
 
-    def with_episode_id(self, episode_id: str) -> "Signature":
+    def with_episode_id(self, episode_id: str) -> Signature:
         from dataclasses import replace
 
         return replace(self, episode_id=episode_id)

@@ -27,7 +27,7 @@ class Term:
     """
 
     functor: str
-    args: tuple["Term | str", ...] = ()
+    args: tuple[Term | str, ...] = ()
     text: str | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
@@ -45,7 +45,7 @@ class Term:
             out.extend([a] if isinstance(a, str) else a.roles())
         return tuple(out)
 
-    def rename(self, mapping: dict[str, str]) -> "Term":
+    def rename(self, mapping: dict[str, str]) -> Term:
         """The same term with role names substituted (unknown names kept)."""
         args = tuple(mapping.get(a, a) if isinstance(a, str) else a.rename(mapping) for a in self.args)
         return Term(self.functor, args)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from analogist.errors import VocabularyError
 
@@ -137,11 +137,11 @@ class Vocabulary:
         return [t for t in self.terms if t.kind in kinds and t.merged_into is None]
 
     # edits ------------------------------------------------------------------
-    def add(self, term: VocabTerm) -> "Vocabulary":
+    def add(self, term: VocabTerm) -> Vocabulary:
         """A new vocabulary with one more term (it must carry a definition)."""
         return Vocabulary(self.terms + (term,), self.version)
 
-    def merge(self, old: str, into: str) -> "Vocabulary":
+    def merge(self, old: str, into: str) -> Vocabulary:
         """A new vocabulary where ``old`` is merged into ``into`` (consolidation, spec §6)."""
         target = self.resolve(into)
         if target is None:
@@ -162,7 +162,7 @@ class Vocabulary:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
 
     @classmethod
-    def from_json(cls, data: dict) -> "Vocabulary":
+    def from_json(cls, data: dict) -> Vocabulary:
         if not isinstance(data, dict) or not isinstance(data.get("terms"), list):
             raise VocabularyError('a vocabulary file is {"version": N, "terms": [{...}, ...]}')
         terms = []
@@ -176,7 +176,7 @@ class Vocabulary:
         return cls(tuple(terms), int(data.get("version", 1)))
 
     @classmethod
-    def load(cls, path: str | Path) -> "Vocabulary":
+    def load(cls, path: str | Path) -> Vocabulary:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as e:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from analogist.episode import Episode
 from analogist.signature.model import Signature, parse_signature

@@ -10,8 +10,8 @@ over roles outside the mapping). This is the similarity/difference summary of Ma
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from analogist.signature.model import CausalLink, Relation, Signature
 from analogist.signature.terms import Term
@@ -43,7 +43,7 @@ class Fact:
             return self.cause.roles() + self.effect.roles()
         return self.args
 
-    def renamed(self, m: RoleMap) -> "Fact":
+    def renamed(self, m: RoleMap) -> Fact:
         if self.kind == "link":
             return Fact("link", self.predicate, (), self.cause.rename(dict(m)), self.effect.rename(dict(m)))
         return Fact("relation", self.predicate, tuple(m.get(a, a) for a in self.args))

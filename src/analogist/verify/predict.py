@@ -9,8 +9,9 @@ transfer goes to the negative-transfer ledger with its outcome against the no-ac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Protocol
 
 from analogist.signature.model import Signature
 from analogist.verify.gate import TransferDecision
