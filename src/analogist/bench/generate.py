@@ -1,0 +1,103 @@
+"""``generate_bench``: plan, build, audit and describe one versioned PARB benchmark.
+
+Sizes:
+
+- ``small``: two items per family (16), for tests; generation takes well under two seconds.
+- ``mvp``: spec §23's 48 items, weighted to F2, F3, F5 and F7 (nine each; three each for F1,
+  F4, F6, F8), with close to half the targets in nonce skins (all of F7, a third of the rest).
+- ``full``: every motif of the split × every family, twice (192 dev / 128 test items).
+
+Every random choice comes from ``random.Random`` instances seeded from (seed, split, size, item
+slot), so the same arguments give byte-identical files. Items are ordered by their random ids.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from analogist.bench.audit import run_audit
+from analogist.bench.families_given import build_f1, build_f2, build_f4, build_f5, build_f6
+from analogist.bench.families_memory import build_f3, build_f7, build_f8
+from analogist.bench.files import Bench, file_hashes, seal
+from analogist.bench.items import FAMILIES, Context, Item, Slot
+from analogist.bench.motifs import DEV_MOTIFS, HELDOUT_MOTIFS, split_motifs
+from analogist.errors import BenchError
+
+GENERATOR_VERSION = "1.0.0"
+SIZES = ("small", "mvp", "full")
+MVP_COUNTS = {"F1": 3, "F2": 9, "F3": 9, "F4": 3, "F5": 9, "F6": 3, "F7": 9, "F8": 3}
+SMALL_PER_FAMILY = 2
+FULL_PER_CELL = 2
+
+BUILDERS: dict[str, Callable[[Context, Slot], Item]] = {
+    "F1": build_f1, "F2": build_f2, "F3": build_f3, "F4": build_f4,
+    "F5": build_f5, "F6": build_f6, "F7": build_f7, "F8": build_f8,
+}
+
+
+def plan(seed: int, split: str, size: str) -> list[Slot]:
+    """The item slots of a benchmark: family, motif, ordinal and whether the target is nonce."""
+    if size not in SIZES:
+        raise BenchError(f"unknown size {size!r}; use one of {', '.join(SIZES)}")
+    motifs = split_motifs(split)
+    rng = random.Random(f"plan|{seed}|{split}|{size}")
+    slots: list[Slot] = []
+    for fi, family in enumerate(FAMILIES):
+        if size == "full":
+            chosen = [m for m in motifs for _ in range(FULL_PER_CELL)]
+        else:
+            n = MVP_COUNTS[family] if size == "mvp" else SMALL_PER_FAMILY
+            order = list(motifs)
+            rng.shuffle(order)
+            chosen = [order[i % len(order)] for i in range(n)]
+        for i, m in enumerate(chosen):
+            # pairs of ordinals share a skin kind, so F2's standard/control layouts (and F5's
+            # decoy/partial targets) are balanced within each kind
+            k = i // 2 + fi
+            nonce = family == "F7" or (k % 3 == 2 if size == "mvp" else k % 4 == 3)
+            slots.append(Slot(family, m, i, nonce))
+    return slots
+
+
+def generate_bench(seed: int, split: str = "dev", size: str = "small") -> Bench:
+    """Generate, audit and seal a benchmark (see the module docstring for sizes).
+
+    Args:
+        seed: any integer; the same seed and options give byte-identical files.
+        split: "dev" (the twelve development motifs) or "test" (the eight held-out motifs).
+        size: "small", "mvp" or "full".
+
+    Raises:
+        BenchError: for an unknown split or size.
+    """
+    pool = split_motifs(split)
+    taken: set[str] = set()
+    items = []
+    for slot in plan(seed, split, size):
+        rng = random.Random(f"item|{seed}|{split}|{size}|{slot.family}|{slot.ordinal}")
+        items.append(BUILDERS[slot.family](Context(rng, split, pool, taken), slot))
+    items.sort(key=lambda it: it.item_id)
+    audit = run_audit(items)
+    manifest = {
+        "generator": "analogist PARB", "generator_version": GENERATOR_VERSION,
+        "seed": seed, "split": split, "size": size,
+        "motifs": list(DEV_MOTIFS if split == "dev" else HELDOUT_MOTIFS),
+        "counts": _counts(items, split),
+        "audit": audit,
+    }
+    bench = Bench(tuple(items), manifest)
+    return Bench(bench.items, seal(manifest, file_hashes(bench)))
+
+
+def _counts(items: list[Item], split: str) -> dict[str, Any]:
+    return {
+        "total": len(items),
+        "family": dict(sorted(Counter(it.family for it in items).items())),
+        "motif": dict(sorted(Counter(it.motif for it in items).items())),
+        "skin_kind": dict(sorted(Counter("nonce" if it.key.get("nonce") else "ordinary"
+                                         for it in items).items())),
+        "split": {split: len(items)},
+    }

@@ -1,0 +1,182 @@
+"""PARB items: inputs never carry key information, keys are consistent with the worlds, and
+every transfer keyed as unsafe fails when simulated."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from analogist.bench import check_fix
+from analogist.bench.edits import classify_edit
+from analogist.bench.motif import DECOY_EDITS, DROP_RELATION
+from analogist.bench.motifs import all_motifs
+from analogist.bench.structure import align
+from analogist.signature import default_vocabulary, parse_signature, parse_term
+
+from .parb_helpers import bench, named_terms
+
+BENCHES = [(1, "dev", "mvp"), (1, "test", "mvp"), (4, "dev", "small"), (4, "test", "small")]
+KEY_ONLY_WORDS = ("decoy", "gold_source", "role_mapping", "target_roles", "memory_roles",
+                  "decisions", "transfer_outcome", "same_domain", "target_signature",
+                  "target_variant", DROP_RELATION, *DECOY_EDITS)
+ID = re.compile(r"^(it|ep|e|inf)_[0-9a-f]{12}$")
+
+
+def _items():
+    for args in BENCHES:
+        yield from bench(*args).items
+
+
+def _motif_words() -> list[str]:
+    out = []
+    for m in all_motifs():
+        out += [m.name, m.name.replace("_", " "), m.title]
+    return out
+
+
+@pytest.mark.parametrize("args", BENCHES, ids=["-".join(map(str, a)) for a in BENCHES])
+def test_inputs_never_contain_key_information(args):
+    gold_roles = {r for m in all_motifs() for r in (*m.roles, m.split.part)} - {"L0", "L1", "L2", "L3"}
+    for it in bench(*args).items:
+        text = json.dumps(it.input_record(), sort_keys=True)
+        lowered = text.lower()
+        for word in KEY_ONLY_WORDS:
+            assert word.lower() not in lowered, (it.item_id, word)
+        for word in _motif_words():
+            assert not re.search(rf"\b{re.escape(word.lower())}\b", lowered), (it.item_id, word)
+        for role in gold_roles:
+            assert not re.search(rf"\b{re.escape(role)}\b", text), (it.item_id, role)
+        assert json.dumps(it.key["target_signature"]["relations"]) not in text
+
+
+def test_every_id_is_random_hex_and_says_nothing():
+    seen = set()
+    for it in _items():
+        ids = [it.item_id, *it.inputs["target"]["entities"]]
+        for field in ("memory", "candidates"):
+            ids += [ep["id"] for ep in it.inputs.get(field, [])]
+        ids += [ep["id"] for ep in [it.inputs.get("source")] if ep]
+        ids += [c["id"] for c in it.inputs.get("inferences", [])]
+        for i in ids:
+            assert ID.match(i), i
+        assert it.item_id not in seen
+        seen.add(it.item_id)
+
+
+def test_the_valid_candidate_is_not_in_a_fixed_position():
+    firsts = [it.inputs["candidates"][0]["id"] == it.key["gold_source"]
+              for it in bench(0, "dev", "full").items if it.family == "F2"]
+    assert 0.25 <= sum(firsts) / len(firsts) <= 0.75
+
+
+def test_text_fields_in_inputs_never_name_vocabulary_terms():
+    for it in _items():
+        texts = [it.inputs["target"]["text"]]
+        for field in ("memory", "candidates"):
+            texts += [ep["text"] for ep in it.inputs.get(field, [])]
+            texts += [ep["outcome"] for ep in it.inputs.get(field, [])]
+        if "source" in it.inputs:
+            texts += [it.inputs["source"]["text"], it.inputs["source"]["outcome"]]
+        for t in texts:
+            assert not named_terms(t), (it.item_id, named_terms(t))
+
+
+def test_f2_has_one_valid_and_one_decoy_one_edit_from_the_target():
+    vocab = default_vocabulary()
+    for it in _items():
+        if it.family != "F2":
+            continue
+        assert sorted(it.key["valid"].values()) == [False, True]
+        decoy = next(c for c in it.inputs["candidates"] if c["id"] == it.key["decoy"])
+        target = parse_signature(it.key["target_signature"], vocab)
+        mapping = align(decoy["signature"], it.key["target_signature"]).mapping
+        renamed = _rename(decoy["signature"], mapping)
+        edit = classify_edit(target, parse_signature(renamed, vocab))
+        assert edit is not None and edit.kind == it.key["edit"], it.item_id
+        assert it.key["decoy_twin_overlap"] >= 0.5
+
+
+def test_decoys_stay_close_in_wording_to_their_true_twin():
+    overlaps = []
+    for it in _items():
+        recorded = it.key.get("decoy_twin_overlap")
+        if isinstance(recorded, dict):
+            overlaps += list(recorded.values())
+        elif recorded is not None:
+            overlaps.append(recorded)
+    assert overlaps and min(overlaps) >= 0.5 and sum(overlaps) / len(overlaps) >= 0.7
+
+
+def _rename(sig: dict, mapping: dict) -> dict:
+    from analogist.bench.signatures import rename_roles
+
+    return rename_roles(sig, mapping)
+
+
+def test_role_mapping_keys_agree_with_structure():
+    for it in _items():
+        if "role_mapping" not in it.key or "source" not in it.inputs:
+            continue
+        src = it.inputs["source"]["signature"]
+        by_role = {role: eid for eid, role in it.key["target_roles"].items()}
+        best = align(src, it.key["target_signature"]).mapping
+        assert {r: by_role[best[r]] for r in it.key["role_mapping"]} == it.key["role_mapping"]
+
+
+def test_keyed_fixes_resolve_their_target():
+    for it in _items():
+        if "check" in it.key and it.key.get("fix"):
+            fix = it.key["fix"]
+            assert check_fix(it.key["check"], fix["operator"], fix["args"]).result == "resolved"
+
+
+def test_every_transfer_keyed_unsafe_fails_in_simulation():
+    unsafe = 0
+    for it in _items():
+        if it.family == "F6" and not it.key["offered_is_valid"]:
+            fix = it.key["source_fix"]
+            result = check_fix(it.key["check"], fix["operator"], fix["args"]).result
+            assert result in ("unchanged", "worse") and result == it.key["transfer_outcome"]
+            unsafe += 1
+        if it.family == "F5":
+            for inf in it.inputs["inferences"]:
+                if inf["kind"] != "fix":
+                    continue
+                t = parse_term(inf["claim"])
+                result = check_fix(it.key["check"], t.functor, [str(a) for a in t.args]).result
+                keyed = it.key["decisions"][inf["id"]]
+                assert (result == "resolved") == (keyed == "transfer"), it.item_id
+                unsafe += keyed == "withhold"
+    assert unsafe > 0
+
+
+def test_f5_mixes_transfer_and_withhold_and_keys_the_edited_part():
+    kinds = set()
+    for it in _items():
+        if it.family == "F5":
+            decisions = set(it.key["decisions"].values())
+            assert decisions == {"transfer", "withhold"}
+            fix = next(c for c in it.inputs["inferences"] if c["kind"] == "fix")
+            kinds.add(it.key["decisions"][fix["id"]])
+    assert kinds == {"transfer", "withhold"}
+
+
+def test_memory_snapshots_hold_traps_and_some_have_no_match():
+    labels, no_match = set(), 0
+    for it in _items():
+        if it.family in ("F3", "F7", "F8"):
+            labels |= set(it.key["memory_roles"].values())
+            no_match += it.key["gold_source"] is None
+            assert it.key["gold_source"] is None or it.key["memory_roles"][it.key["gold_source"]] == "source"
+    assert {"source", "decoy_near", "decoy_far", "same_domain", "other"} <= labels
+    assert no_match > 0
+
+
+def test_f7_targets_are_nonce_and_f8_keys_give_the_level():
+    for it in _items():
+        if it.family == "F7":
+            assert it.key["nonce"] is True
+        if it.family == "F8":
+            assert it.key["level"] == "L2" and it.key["split"]["part"] in it.inputs["target"]["entities"]
