@@ -1,0 +1,276 @@
+"""Memory: the object an agent engineer uses to store episodes and ask "have I seen this shape?".
+
+``Memory(store)`` wraps a :class:`~analogist.store.Store` with the retrieval channels of spec
+§7 and the indexes they read. :meth:`Memory.add` validates episodes (or JSONL lines), computes
+everything derived from them at storage time — the WL fingerprint and the L0/L2/L3 embeddings,
+batched (spec §5) — and writes it all in one transaction. :meth:`Memory.search` runs the
+channels, the schema library first, and returns a :class:`~analogist.retrieve.pool.Pool`: the
+union of their hits with provenance, never a fused score.
+
+>>> m = Memory(":memory:")
+>>> m.add(['{"id": "ep_1", "kind": "observation", "text": "the cache served a stale price"}']).added
+['ep_1']
+>>> sorted(m.search("stale cache").skipped)[:2]
+['S0', 'S1']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+from analogist.episode import Episode, parse_episode
+from analogist.errors import AnalogistError, ConfigError, EpisodeError
+from analogist.models.embedding import Embedder, HashingEmbedder
+from analogist.retrieve.base import Channel, ChannelUnavailable, Target, channel_params
+from analogist.retrieve.defaults import default_channels
+from analogist.retrieve.indexes import Indexes
+from analogist.retrieve.mac import graph_mac_features, mac_features
+from analogist.retrieve.pool import Pool
+from analogist.retrieve.schemas import Schema, parse_schema
+from analogist.retrieve.targets import Encoder, resolve_target, select_channels
+from analogist.signature.fingerprint import WLFingerprint
+from analogist.signature.model import Signature, parse_signature
+from analogist.store import AddReport as StoreAddReport
+from analogist.store import Derived, Store, index_reads
+from analogist.store import schemas as schema_rows
+
+_WRITE_CHUNK = 256
+Item = Episode | Mapping[str, Any] | str
+
+
+@dataclass
+class AddReport(StoreAddReport):
+    """What :meth:`Memory.add` did: ids written, (line, reason) per rejection, and the valid
+    ids held back because ``all_or_nothing`` saw a rejection."""
+
+    held_back: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {**super().to_json(), "held_back": self.held_back}
+
+
+class Memory:
+    """Episodic memory with labelled retrieval channels.
+
+    Args:
+        store: a :class:`Store` or a database path.
+        embedder: embeds L0/L2/L3 text (default: the deterministic :class:`HashingEmbedder`).
+        channels: channel objects (default: S3, S0, S1, S2.L2, S2.L3, M.emb, M.bm25, and P when
+            ``llm`` is given). A channel dataclass whose ``source`` is None is bound to this
+            memory's indexes, and a parametric channel without a model gets ``llm``.
+        llm: the model for channel P.
+        encoder: text -> Signature, used for plain-text search targets.
+        wl: the WL fingerprint algorithm (default ``WLFingerprint()``; its version is stored
+            with each fingerprint).
+    """
+
+    def __init__(
+        self,
+        store: Store | str | Path,
+        embedder: Embedder | None = None,
+        channels: Sequence[Channel] | None = None,
+        *,
+        llm: Any = None,
+        encoder: Encoder | None = None,
+        wl: WLFingerprint | None = None,
+    ):
+        self._owns_store = not isinstance(store, Store)
+        self.store = store if isinstance(store, Store) else Store(store)
+        self.embedder = embedder or HashingEmbedder()
+        self.encoder = encoder
+        self.llm = llm
+        self.indexes = Indexes(self.store, self.embedder, wl or WLFingerprint())
+        chosen = list(channels) if channels is not None else default_channels(llm)
+        self.channels = [self._bind(c) for c in chosen]
+        names = [c.name for c in self.channels]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"channel names must be unique, got {names}")
+
+    def _bind(self, ch: Channel) -> Channel:
+        if not dataclasses.is_dataclass(ch):
+            return ch
+        names = {f.name for f in dataclasses.fields(ch)}
+        if "source" in names and ch.source is None:
+            ch = dataclasses.replace(ch, source=self.indexes)
+        if "llm" in names and ch.llm is None and self.llm is not None:
+            ch = dataclasses.replace(ch, llm=self.llm)
+        return ch
+
+    def close(self) -> None:
+        if self._owns_store:
+            self.store.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def channel_names(self) -> list[str]:
+        return [c.name for c in self.channels]
+
+    def describe_channels(self) -> list[dict]:
+        """Every channel's parameters, for a run log."""
+        return [channel_params(c) for c in self.channels]
+
+    # storing ----------------------------------------------------------------------
+    def add(self, items: Iterable[Item], *, all_or_nothing: bool = False) -> AddReport:
+        """Validate and store episodes: :class:`Episode` objects, JSON objects, JSONL lines (or
+        one JSONL string).
+
+        Invalid items are rejected as ``("line N", reason)`` (N counts from 1, blank lines
+        included) and never written; the valid ones are written with their fingerprints and
+        embeddings in one transaction. With ``all_or_nothing`` a single rejection writes
+        nothing and the valid ids are reported as ``held_back``.
+
+        Raises:
+            StoreError: the write itself failed; nothing was stored.
+        """
+        if isinstance(items, str):  # a whole JSONL text, not an iterable of lines
+            items = items.splitlines()
+        report, accepted, where = AddReport(), [], {}
+        for n, item in enumerate(items, start=1):
+            if isinstance(item, str) and not item.strip():
+                continue
+            try:
+                ep = self._parse(item)
+            except AnalogistError as e:
+                report.rejected.append((f"line {n}", str(e)))
+                continue
+            if ep.id in where:
+                report.rejected.append((f"line {n}", f"episode {ep.id}: id repeats {where[ep.id]}"))
+                continue
+            where[ep.id] = f"line {n}"
+            accepted.append(ep)
+        taken = index_reads.existing_ids(self.store, where)
+        for ep in [e for e in accepted if e.id in taken]:
+            report.rejected.append((where[ep.id], f"episode {ep.id}: id is already stored"))
+        accepted = [e for e in accepted if e.id not in taken]
+        if all_or_nothing and report.rejected:
+            report.held_back = [e.id for e in accepted]
+            return report
+        if accepted:
+            derived, mac = self._derive(accepted)
+            with self.store.transaction():  # one transaction; chunks keep the store's checks cheap
+                for i in range(0, len(accepted), _WRITE_CHUNK):
+                    self.store.add_episodes(accepted[i:i + _WRITE_CHUNK], derived)
+            self.indexes.on_add(accepted, derived, mac)
+        report.added = [e.id for e in accepted]
+        return report
+
+    def add_jsonl(self, path: str | Path, *, all_or_nothing: bool = False) -> AddReport:
+        """:meth:`add` every line of a JSONL file."""
+        with open(path, encoding="utf-8") as f:
+            return self.add(f.read().splitlines(), all_or_nothing=all_or_nothing)
+
+    def _parse(self, item: Item) -> Episode:
+        if isinstance(item, Episode):
+            return item
+        if isinstance(item, str):
+            try:
+                item = json.loads(item)
+            except json.JSONDecodeError as e:
+                raise EpisodeError(f"not valid JSON ({e.msg} at column {e.colno})") from None
+        return parse_episode(item, self.store.vocabulary)
+
+    def derive(self, episodes: Sequence[Episode], embedder: Embedder | None = None) -> dict[str, Derived]:
+        """Fingerprints and L0/L2/L3 embeddings of ``episodes``, each level embedded in one batch."""
+        return self._derive(episodes, embedder)[0]
+
+    def _derive(
+        self, episodes: Sequence[Episode], embedder: Embedder | None = None
+    ) -> tuple[dict[str, Derived], dict[str, Counter]]:
+        emb, wl, vocab = embedder or self.embedder, self.indexes.wl, self.store.vocabulary
+        vectors: dict[str, list] = {e.id: [] for e in episodes}
+        for level in ("L0", "L2", "L3"):
+            texts = [(e.id, e.text if level == "L0" else e.signature.level(level))
+                     for e in episodes if level == "L0" or (e.signature and e.signature.level(level))]
+            if texts:
+                mat = emb.embed([t for _, t in texts])
+                for (eid, _), row in zip(texts, mat):
+                    vectors[eid].append((level, emb.name, row))
+        prints, mac = {}, {}
+        for e in episodes:
+            if e.signature is not None:
+                graph = wl.graph(e.signature, vocab)  # built once for WL and MAC
+                prints[e.id] = wl.of_graph(graph).as_row()
+                mac[e.id] = (graph_mac_features(graph) if not wl.include_fix
+                             else mac_features(e.signature, self.indexes.commutative))
+        derived = {e.id: Derived(tuple(vectors[e.id]), prints.get(e.id)) for e in episodes}
+        return derived, mac
+
+    def add_schema(self, raw: Mapping[str, Any], members: Sequence[str], **counts: int) -> Schema:
+        """Validate and store a schema (signature-like JSON with a ``schema_id``) and its members."""
+        schema = parse_schema(raw, members, self.store.vocabulary, **counts)
+        schema_rows.put_schema(self.store, schema.schema_id, schema.to_json(), schema.members,
+                               **counts)
+        return schema
+
+    def delete(self, ids: Iterable[str]) -> None:
+        """Delete episodes and everything derived from them; indexes are rebuilt on next use."""
+        self.store.delete_episodes(ids)
+        self.indexes.invalidate()
+
+    def reindex(self, embedder: Embedder | None = None, chunk: int = 5000) -> int:
+        """Recompute every embedding (with ``embedder``, which becomes this memory's) and every
+        fingerprint (with the current WL version); return how many episodes were processed."""
+        emb = embedder or self.embedder
+        vocab, done = self.store.vocabulary, 0
+        for rows in index_reads.iter_episode_texts(self.store, chunk):
+            eps = [Episode(eid, "observation", text,
+                           signature=parse_signature(raw, vocab) if raw else None)
+                   for eid, text, raw in rows]
+            self.store.put_derived(self.derive(eps, emb))
+            done += len(eps)
+        self.embedder = self.indexes.embedder = emb
+        self.indexes.invalidate()
+        return done
+
+    # searching --------------------------------------------------------------------
+    def search(
+        self,
+        target: str | Signature | Episode | Target,
+        channels: Sequence[str] | str | None = None,
+        k: int = 10,
+        exclude: Iterable[str] = (),
+        *,
+        encoder: Encoder | None = None,
+    ) -> Pool:
+        """Run the channels for ``target`` and return their union with provenance.
+
+        Args:
+            target: a stored episode id, plain text, a :class:`Signature` or an
+                :class:`Episode`. A stored target (and any episode whose provenance names it)
+                is excluded automatically.
+            channels: names or families to run (``["S0", "S2"]`` or ``"S0,M"``); all by default.
+            k: hits per channel.
+            exclude: more ids to keep out; their derivatives are excluded too.
+            encoder: text -> Signature for a plain-text target (overrides the memory's).
+
+        Channels that cannot run are listed in ``Pool.skipped`` with the reason, e.g. the
+        structural channels for a plain-text target when no encoder is given.
+        """
+        self.indexes.refresh_if_changed()
+        tgt, why_unsigned = resolve_target(self.store, target, encoder or self.encoder)
+        ex = set(exclude) | ({tgt.episode_id} if tgt.episode_id else set())
+        excluded = frozenset(self.indexes.derivatives().closure(ex)) if ex else frozenset()
+        hits, skipped, ran = {}, {}, []
+        for ch in select_channels(self.channels, channels):
+            if ch.needs == "signature" and tgt.signature is None:
+                skipped[ch.name] = why_unsigned
+                continue
+            try:
+                hits[ch.name] = tuple(ch.search(tgt, k, excluded))
+                ran.append(ch.name)
+            except ChannelUnavailable as e:
+                skipped[ch.name] = str(e)
+        summary = {"episode_id": tgt.episode_id, "text": tgt.text,
+                   "has_signature": tgt.signature is not None}
+        return Pool(summary, hits, skipped, excluded, tuple(ran))

@@ -1,0 +1,145 @@
+"""Channel S1: predicate / role / causal-motif count vectors — the MAC stage of MAC/FAC.
+
+MAC/FAC (Forbus, Gentner & Law 1995, "MAC/FAC: A Model of Similarity-Based Retrieval",
+Cognitive Science 19) retrieves in two stages: a cheap, non-structural "many are called" pass
+over *content vectors* (counts of the predicates in a description), then an expensive
+structure-mapping "few are chosen" pass over the survivors. This module is the MAC pass; the
+mapper is FAC. The content vector is richer than bare functor counts but still surface-free
+(spec §7, channel S1):
+
+* ``p:<predicate>`` — each distinct relation or causal-chain term;
+* ``r:<slot>+<slot>`` — for each role, each pair of argument slots (``predicate@position``,
+  ``*`` for a commutative predicate) it fills: the role's *type* as a pattern of use (e.g.
+  ``derives_from@0+trusts_as_authoritative@1`` is "a derived thing that is trusted"),
+  independent of the role's name. (Single slots are not counted apart: with role arguments
+  they would only repeat ``p:`` once per position.)
+* ``c:<cause functor>><link>><effect functor>`` — each causal link triple;
+* ``len:<n>`` — the longest causal chain, in links.
+
+Scores are cosines of count vectors, computed through an inverted index
+(:class:`~analogist.retrieve.postings.Postings`). As in MAC, the channel keeps the best
+candidate and those scoring within a set fraction of it (MAC used 10%, i.e. 0.9); ``k`` caps
+the list.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from analogist.retrieve.base import ChannelUnavailable, Hit, Target, ranked
+from analogist.retrieve.dense import top_indices
+from analogist.retrieve.postings import Postings
+from analogist.signature.fingerprint import SignatureGraph, Structure, signature_graph
+
+if TYPE_CHECKING:
+    from analogist.retrieve.indexes import Indexes
+
+
+def _chain_length(links: Iterable[tuple[object, object]]) -> int:
+    """Links on the longest simple path through the causal graph (exact DFS; chains are short)."""
+    succ: dict[object, list[object]] = defaultdict(list)
+    for a, b in links:
+        succ[a].append(b)
+
+    def depth(node: object, on_path: frozenset) -> int:
+        return max((1 + depth(n, on_path | {n}) for n in succ[node] if n not in on_path), default=0)
+
+    return max((depth(n, frozenset({n})) for n in list(succ)), default=0)
+
+
+def graph_mac_features(graph: SignatureGraph) -> Counter:
+    """The MAC content vector read off a signature graph (the one the WL fingerprint hashes).
+
+    Term nodes are labelled ``p=<predicate>``; an edge from a term to a role node is an
+    argument slot labelled with its position (``*`` when commutative); ``L=<link>`` edges are
+    causal links. A fix-operator node, if present, is ignored.
+    """
+    labels, edges = graph
+    c: Counter = Counter("p:" + lab[2:] for lab in labels if lab.startswith("p="))
+    slots: dict[int, list[str]] = defaultdict(list)
+    links = []
+    for i, j, lab in edges:
+        if lab.startswith("L="):
+            c[f"c:{labels[i][2:]}>{lab[2:]}>{labels[j][2:]}"] += 1
+            links.append((i, j))
+        elif labels[j] == "role" and labels[i].startswith("p="):
+            slots[j].append(f"{labels[i][2:]}@{lab}")
+    for used in slots.values():
+        used.sort()
+        for a in range(len(used)):
+            for b in range(a + 1, len(used)):
+                c[f"r:{used[a]}+{used[b]}"] += 1
+    if links:
+        c[f"len:{_chain_length(links)}"] += 1
+    return c
+
+
+def mac_features(s: Structure, commutative: frozenset[str] = frozenset()) -> Counter:
+    """The MAC content vector of a signature or schema (see the module docstring)."""
+    return graph_mac_features(signature_graph(s, commutative))
+
+
+class MacIndex:
+    """Episode ids and their MAC vectors in an inverted index."""
+
+    def __init__(self) -> None:
+        self.postings = Postings()
+        self.ids: list[str] = []
+        self.position: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def add(self, episode_id: str, features: Counter) -> None:
+        if episode_id in self.position:
+            raise ValueError(f"episode {episode_id} is already in the MAC index; rebuild it instead")
+        self.position[episode_id] = self.postings.add(features)
+        self.ids.append(episode_id)
+
+    def cosine(self, query: Counter) -> np.ndarray:
+        """The cosine of ``query`` with every document (float32, in document order)."""
+        dots = self.postings.accumulate(query, "dot")
+        qnorm = float(np.sqrt(sum(v * v for v in query.values())))
+        if qnorm == 0:
+            return dots
+        return dots / (self.postings.norms * np.float32(qnorm))
+
+
+@dataclass(frozen=True)
+class MacChannel:
+    """S1: cosine over MAC content vectors, keeping the best and those near it.
+
+    Attributes:
+        keep_fraction: keep hits scoring at least this fraction of the best (MAC: 0.9).
+        min_score: never keep a hit below this cosine.
+        name: channel name in the pool.
+    """
+
+    keep_fraction: float = 0.6
+    min_score: float = 0.2
+    name: str = "S1"
+    needs: str = "signature"
+    source: Indexes | None = field(default=None, compare=False, repr=False)
+
+    def search(self, target: Target, k: int, exclude: frozenset[str] = frozenset()) -> list[Hit]:
+        if self.source is None or target.signature is None:
+            raise ChannelUnavailable("S1 needs a memory index and a target signature")
+        index = self.source.mac()
+        if len(index) == 0:
+            raise ChannelUnavailable("no signed episodes are stored yet")
+        query = mac_features(target.signature, self.source.commutative)
+        scores = index.cosine(query)
+        banned = [index.position[e] for e in exclude if e in index.position]
+        scores[banned] = -1.0
+        best = float(scores.max())
+        if best <= 0:
+            return []
+        floor = max(self.min_score, self.keep_fraction * best)
+        docs = np.flatnonzero(scores >= np.float32(floor) - np.float32(1e-6))
+        top = docs[top_indices(scores[docs], k)]
+        return ranked(self.name, [(index.ids[d], round(float(scores[d]), 6), {}) for d in top], k)
