@@ -159,11 +159,14 @@ class Analogizer:
             found = map_signatures(src, target, self.vocab, self.config.sme)
             if found:
                 mappings.append(found[0])
-        chosen = self._choose(mappings, [s.episode_id for s in ordered])
+        by_id = {x.episode_id: x for x in ordered}
+        verdicts = self._screen(mappings, by_id, target)
+        eligible = [m for m in mappings if verdicts.get(m.source_id, True)]
+        chosen = self._choose(eligible, [s.episode_id for s in ordered])
         run.attempts.append({
             "note": note, "target_writer": target.writer_model,
-            "mapped": [{"source": m.source_id, "score": m.score, "sme_score": m.sme_score}
-                       for m in mappings],
+            "mapped": [{"source": m.source_id, "score": m.score, "sme_score": m.sme_score,
+                        "critic_accepts": verdicts.get(m.source_id)} for m in mappings],
             "chosen": chosen.source_id if chosen else None,
         })
         return _Attempt(target, {x.episode_id: x for x in ordered}, mappings, chosen, note)
@@ -193,6 +196,16 @@ class Analogizer:
                 out.append(ep.signature)
         return out
 
+    def _screen(self, mappings: list[RoleMapping], sources: dict[str, Signature],
+                target: Signature) -> dict[str, bool]:
+        """With an engine critic, verification screens candidates before one is chosen, so a
+        structurally close decoy does not shadow a valid analogue. A model critic is asked only
+        about the chosen mapping (one call per run)."""
+        if not isinstance(self.critic, EngineCritic):
+            return {}
+        return {m.source_id: self.critic.review(sources[m.source_id], target, {}, m.checks,
+                                                vocab=self.vocab).accepted for m in mappings}
+
     def _choose(self, mappings: list[RoleMapping], order: list[str]) -> RoleMapping | None:
         if not mappings:
             return None
@@ -216,7 +229,7 @@ class Analogizer:
         table = {"mapped": dict(m.role_map), "checks": m.checks.to_json(),
                  "transfer": [d.to_json() for d in decisions]}
         if self.critic is not None:
-            verdict = self.critic.review(source, target, table, m.checks)
+            verdict = self.critic.review(source, target, table, m.checks, vocab=self.vocab)
             run.critic = verdict.to_json()
             if not verdict.accepted:
                 decisions = [TransferDecision(d.inference, False, "critic rejected the mapping")

@@ -26,7 +26,8 @@ RELAY_WRITER = "engine:collapse-relays-v1"
 
 
 def _relay_roles(sig: Signature) -> dict[str, tuple[Relation, Relation]]:
-    """Roles that only relay one predicate: used exactly in r(A,P) and r(P,B)."""
+    """Roles that only relay one predicate: used exactly in r(A,P) and r(P,B), and in no
+    causal-chain term other than those two."""
     uses: Counter = Counter(a for r in sig.relations for a in r.args)
     fix_roles = set(sig.fix_operator.term.roles()) if sig.fix_operator else set()
     out = {}
@@ -36,7 +37,11 @@ def _relay_roles(sig: Signature) -> dict[str, tuple[Relation, Relation]]:
         ins = [r for r in sig.relations if len(r.args) == 2 and r.args[1] == role]
         outs = [r for r in sig.relations if len(r.args) == 2 and r.args[0] == role]
         if len(ins) == 1 and len(outs) == 1 and ins[0].predicate == outs[0].predicate:
-            out[role] = (ins[0], outs[0])
+            relay = {ins[0].term(), outs[0].term()}
+            elsewhere = any(role in t.roles() for link in sig.causal_chain
+                            for t in (link.cause, link.effect) if t not in relay)
+            if not elsewhere:
+                out[role] = (ins[0], outs[0])
     return out
 
 

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from analogist.signature.model import Signature
+from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 from analogist.verify.checks import StructuralChecks
+from analogist.verify.support import action_support
 
 CRITIC_PROMPT_VERSION = "critic-v1"
 
@@ -50,20 +52,26 @@ class Critic(Protocol):
     name: str
 
     def review(self, source: Signature, target: Signature, table: dict,
-               checks: StructuralChecks) -> CriticVerdict: ...
+               checks: StructuralChecks, *, vocab: Vocabulary | None = None) -> CriticVerdict: ...
 
 
 @dataclass(frozen=True)
 class EngineCritic:
-    """Accepts a coherent mapping whose structural score and mapped causal path clear bars."""
+    """Accepts a coherent mapping whose structural score and mapped causal path clear bars and,
+    when the source has a fix, whose causal support for that fix is mapped
+    (:func:`analogist.verify.support.action_support`)."""
 
     min_score: float = 0.35
     min_path: float = 0.34
     name: str = "engine"
 
     def review(self, source: Signature, target: Signature, table: dict,
-               checks: StructuralChecks) -> CriticVerdict:
+               checks: StructuralChecks, *, vocab: Vocabulary | None = None) -> CriticVerdict:
         reasons = []
+        if source.fix_operator is not None and source.causal_chain:
+            support = action_support(source, target, checks, vocab or default_vocabulary())
+            if not support.supported:
+                reasons.append(f"the fix's causal support is not mapped: {support.reason}")
         if not checks.coherent:
             reasons.append("mapping is incoherent (not one-to-one or contradictory signs)")
         if checks.score < self.min_score:
@@ -99,7 +107,7 @@ class ModelCritic:
     temperature: float = 0.0
 
     def review(self, source: Signature, target: Signature, table: dict,
-               checks: StructuralChecks) -> CriticVerdict:
+               checks: StructuralChecks, *, vocab: Vocabulary | None = None) -> CriticVerdict:
         out = self.llm.complete(
             critic_messages(source, target, table), schema=CRITIC_SCHEMA,
             temperature=self.temperature, prompt_version=CRITIC_PROMPT_VERSION,

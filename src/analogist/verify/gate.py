@@ -5,10 +5,11 @@ Rules, in order, for each candidate inference:
 
 1. An incoherent mapping (not one-to-one, or with contradictory causal signs) transfers nothing.
 2. An inference that names a source role with no target counterpart (a skolem) is withheld.
-3. **Actions** (the source's fix) need mapped causal support: at least ``min_support`` of the
-   source causal chain reappears in the target with the same terms and the same sign, and at
-   least one link matches outright. Topology alone never licenses an action: the matched links
-   must carry the same predicates, not just the same shape.
+3. **Actions** (the source's fix) need mapped causal support (:mod:`analogist.verify.support`):
+   the path from where the fix intervenes to the symptom reappears in the target link by link,
+   with the same terms and the same sign, and no extra target link cuts into it. Topology alone
+   never licenses an action: the matched links must carry the same predicates, not just the
+   same shape.
 4. A **blocker** (a negative-polarity fact in the target with no source counterpart) stops every
    inference whose support path or conclusion concerns the role it blocks.
 5. **Facts** transfer only when a matched source link has them as its effect (their cause is
@@ -25,6 +26,7 @@ from analogist.signature.vocabulary import Vocabulary
 from analogist.verify.align import Fact
 from analogist.verify.checks import StructuralChecks, polarity
 from analogist.verify.inference import CandidateInference
+from analogist.verify.support import Support, action_support
 
 
 @dataclass(frozen=True)
@@ -49,13 +51,13 @@ class CausalGate:
     """The gate's parameters (stored with every run).
 
     Attributes:
-        min_support: share of the source causal chain that must be mapped before an action
-            may transfer.
+        require_support: whether an action needs its causal support mapped (off only for
+            lesion experiments).
         block_on_blockers: whether unmatched target blockers stop inferences they touch
-            (switched off only for lesion experiments).
+            (off only for lesion experiments).
     """
 
-    min_support: float = 0.5
+    require_support: bool = True
     block_on_blockers: bool = True
 
     def decide(
@@ -66,9 +68,11 @@ class CausalGate:
         inferences: list[CandidateInference],
         vocab: Vocabulary,
     ) -> list[TransferDecision]:
-        return [self._one(ci, checks, vocab) for ci in inferences]
+        support = action_support(source, target, checks, vocab)
+        return [self._one(ci, checks, vocab, support) for ci in inferences]
 
-    def _one(self, ci: CandidateInference, c: StructuralChecks, vocab: Vocabulary) -> TransferDecision:
+    def _one(self, ci: CandidateInference, c: StructuralChecks, vocab: Vocabulary,
+             support: Support) -> TransferDecision:
         if not c.one_to_one:
             return TransferDecision(ci, False, f"mapping is not one-to-one: {c.role_violations[0]}")
         if c.contradictory_signs:
@@ -83,7 +87,7 @@ class CausalGate:
         if blocker is not None:
             return TransferDecision(ci, False, f"target blocker {blocker} has no source counterpart")
         if ci.kind == "action":
-            return self._action(ci, c, matched_links)
+            return self._action(ci, matched_links, support)
         return _fact(ci, matched_links, c)
 
     def _blocker_for(self, ci: CandidateInference, c: StructuralChecks, links: list[Fact]) -> Fact | None:
@@ -98,19 +102,12 @@ class CausalGate:
                 return b
         return None
 
-    def _action(self, ci: CandidateInference, c: StructuralChecks, links: list[Fact]) -> TransferDecision:
+    def _action(self, ci: CandidateInference, links: list[Fact], support: Support) -> TransferDecision:
         if not links:
             return TransferDecision(ci, False, "no source causal link is matched in the target")
-        if c.source_path_mapped < self.min_support:
-            return TransferDecision(
-                ci, False,
-                f"only {c.source_path_mapped:.0%} of the source causal path is mapped "
-                f"(gate needs {self.min_support:.0%})",
-            )
-        return TransferDecision(
-            ci, True, f"causal support mapped ({c.source_path_mapped:.0%} of source path; "
-            f"{len(links)} link(s) matched, no blocker on it)",
-        )
+        if self.require_support and not support.supported:
+            return TransferDecision(ci, False, f"causal support not mapped: {support.reason}")
+        return TransferDecision(ci, True, f"causal support mapped: {support.reason}")
 
 
 def _matched_links(c: StructuralChecks, vocab: Vocabulary) -> list[Fact]:
