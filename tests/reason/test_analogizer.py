@@ -132,3 +132,20 @@ def test_runs_are_listed_newest_first(memory, spec_example, vocab):
     second = a.run(parse_signature(spec_example, vocab)).run_id
     assert first != second
     assert {r["run_id"] for r in list_runs(memory.store.conn)} >= {first, second}
+
+
+def test_every_analogy_log_field_is_filled_when_nothing_transfers(memory, vocab):
+    lonely = copy.deepcopy(NOISE)
+    lonely["episode_id"] = "ep_alone"
+    lonely["relations"] = [["races_with", "A", "B"]]
+    lonely["causal_chain"] = [["races_with(A,B)", "causes", "corrupted(B)"]]
+    for tier in (0, 1):
+        run = Analogizer(memory).run(parse_signature(lonely, vocab), trigger=Trigger.manual(tier))
+        row = memory.store.conn.execute("SELECT * FROM analogy_log WHERE run_id = ?",
+                                        (run.run_id,)).fetchone()
+        spec_fields = ("run_id", "target_id", "trigger", "candidate_ids", "candidate_channels",
+                       "mapping_json", "structural_score", "critic_verdict",
+                       "transferred_elements", "predicted_observable", "verification_result",
+                       "outcome_delta", "token_cost")
+        assert all(row[f] is not None for f in spec_fields), dict(row)
+        assert "not run" in row["critic_verdict"]

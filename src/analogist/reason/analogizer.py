@@ -263,6 +263,7 @@ class Analogizer:
         c1 = self._llm_calls()
         run.cost = Cost(c1[0] - calls0[0], c1[1] - calls0[1], c1[2] - calls0[2],
                         (time.perf_counter() - t0) * 1000)
+        _fill_unused(run)
         if self.log:
             write_run(self.memory.store.conn, run.to_json())
             applied = (run.record or {}).get("applied")
@@ -271,3 +272,19 @@ class Analogizer:
                 record_transfer(self.memory.store.conn, run.run_id, applied["action"],
                                 applied["outcome"], "no action", chk.get("delta"))
         return run
+
+
+def _fill_unused(run: AnalogyRun) -> None:
+    """Give every analogy_log field a value that says why it is empty (spec §12: the log is
+    not optional, also for runs that transferred nothing)."""
+    if run.source is not None:
+        return
+    why = "tier 0: lookup only" if run.tier == 0 else (
+        "no candidate" if not run.candidates else "no mapping accepted")
+    scores = [m["score"] for a in run.attempts for m in a.get("mapped", [])]
+    run.mapping = {"chosen": None, "why": why}
+    run.structural_score = max(scores) if scores else 0.0
+    run.critic = run.critic or {"verdict": f"not run ({why})"}
+    run.predicted_observable = run.predicted_observable or f"none ({why})"
+    run.verification_result = run.verification_result or f"not run ({why})"
+    run.outcome_delta = 0.0 if run.outcome_delta is None else run.outcome_delta
