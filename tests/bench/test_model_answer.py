@@ -195,10 +195,14 @@ def test_d_shows_mapping_tables_e_adds_verification():
         assert "VERIFICATION" not in prompt(d)
         ans, e = ask("E", item)
         text = prompt(e)
-        for head in ("VERIFICATION", "FAILS", "BLOCKERS", "TRANSFER", "PREDICT", "CHECK"):
-            assert head in text
+        assert "VERIFICATION" in text
         record = ans.run["machinery"]["record"]
-        assert record and all(t["decision"] in text for t in record["transfer"])
+        if record is None:  # verification rejected every candidate: the prompt says why
+            assert "ANALOGY   none" in text
+            continue
+        for head in ("FAILS", "BLOCKERS", "TRANSFER", "PREDICT", "CHECK"):
+            assert head in text
+        assert all(t["decision"] in text for t in record["transfer"])
 
 
 def test_e_survival_comes_from_the_machinery_run():

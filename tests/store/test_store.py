@@ -97,8 +97,8 @@ def test_failure_mid_write_rolls_back(spec_example, monkeypatch):
 
     real = rows.put_signature
 
-    def boom(conn, sig):
-        real(conn, sig)
+    def boom(conn, sig, **kw):
+        real(conn, sig, **kw)
         raise sqlite3.OperationalError("disk full")
 
     monkeypatch.setattr(rows, "put_signature", boom)

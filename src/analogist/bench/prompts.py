@@ -192,8 +192,13 @@ def verification_lines(run: Mapping[str, Any]) -> list[str]:
            for a in run.get("attempts", []) if "rerep" in a]
     rec = run.get("record")
     if not rec:
-        why = ("no candidate's mapping reached the acceptance threshold" if run.get("candidates")
-               else "there was no candidate to verify")
+        rejected = [m for a in run.get("attempts", []) for m in a.get("mapped", [])
+                    if (m.get("critic") or {}).get("verdict") == "reject"]
+        for m in rejected:
+            out.append(f"REJECTED  source={m['source']}: {'; '.join(m['critic']['reasons'])}")
+        why = ("every mapped candidate failed verification" if rejected
+               else "no candidate's mapping reached the acceptance threshold"
+               if run.get("candidates") else "there was no candidate to verify")
         out.append(f"ANALOGY   none: {why}")
         return out
     out.append(f"ANALOGY   source={rec['source']}")

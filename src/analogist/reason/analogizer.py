@@ -27,7 +27,7 @@ from analogist.reason.run import AnalogyRun, Cost, new_run_id
 from analogist.reason.triggers import Trigger
 from analogist.signature.model import Signature
 from analogist.store.runs import record_transfer, write_run
-from analogist.verify.critic import Critic, EngineCritic
+from analogist.verify.critic import Critic, CriticVerdict, EngineCritic
 from analogist.verify.gate import CausalGate, TransferDecision
 from analogist.verify.inference import candidate_inferences
 from analogist.verify.ldu import build_record
@@ -161,12 +161,13 @@ class Analogizer:
                 mappings.append(found[0])
         by_id = {x.episode_id: x for x in ordered}
         verdicts = self._screen(mappings, by_id, target)
-        eligible = [m for m in mappings if verdicts.get(m.source_id, True)]
+        eligible = [m for m in mappings if m.source_id not in verdicts or verdicts[m.source_id].accepted]
         chosen = self._choose(eligible, [s.episode_id for s in ordered])
         run.attempts.append({
             "note": note, "target_writer": target.writer_model,
             "mapped": [{"source": m.source_id, "score": m.score, "sme_score": m.sme_score,
-                        "critic_accepts": verdicts.get(m.source_id)} for m in mappings],
+                        "critic": verdicts[m.source_id].to_json() if m.source_id in verdicts else None}
+                       for m in mappings],
             "chosen": chosen.source_id if chosen else None,
         })
         return _Attempt(target, {x.episode_id: x for x in ordered}, mappings, chosen, note)
@@ -197,14 +198,14 @@ class Analogizer:
         return out
 
     def _screen(self, mappings: list[RoleMapping], sources: dict[str, Signature],
-                target: Signature) -> dict[str, bool]:
+                target: Signature) -> dict[str, CriticVerdict]:
         """With an engine critic, verification screens candidates before one is chosen, so a
         structurally close decoy does not shadow a valid analogue. A model critic is asked only
         about the chosen mapping (one call per run)."""
         if not isinstance(self.critic, EngineCritic):
             return {}
         return {m.source_id: self.critic.review(sources[m.source_id], target, {}, m.checks,
-                                                vocab=self.vocab).accepted for m in mappings}
+                                                vocab=self.vocab) for m in mappings}
 
     def _choose(self, mappings: list[RoleMapping], order: list[str]) -> RoleMapping | None:
         if not mappings:

@@ -53,13 +53,15 @@ def insert_episode(conn: sqlite3.Connection, ep: Episode) -> None:
     )
     conn.execute("INSERT INTO episodes_fts (id, text) VALUES (?, ?)", (ep.id, ep.text))
     if ep.signature is not None:
-        put_signature(conn, ep.signature)
+        put_signature(conn, ep.signature, new=True)
 
 
-def put_signature(conn: sqlite3.Connection, sig: Signature) -> None:
-    """Write a signature and its relation rows, replacing any earlier one; keep vocab counts."""
-    old = get_signature_json(conn, sig.episode_id)
-    if old is not None:
+def put_signature(conn: sqlite3.Connection, sig: Signature, *, new: bool = False) -> None:
+    """Write a signature and its relation rows, replacing any earlier one; keep vocab counts.
+
+    ``new`` says the episode was just inserted, so there is no earlier signature to replace.
+    """
+    if not new:
         delete_signature(conn, sig.episode_id)
     conn.execute(
         "INSERT INTO signatures (episode_id, kind, signature_json, writer_model, written_at, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,7 +105,7 @@ class Store:
             StoreError: the write failed; nothing was changed.
         """
         ids = [e.id for e in episodes]
-        dup = {i for i in ids if ids.count(i) > 1}
+        dup = {i for i, n in Counter(ids).items() if n > 1}
         if dup:
             raise DuplicateEpisodeError(f"episode {sorted(dup)[0]}: id appears twice in this batch")
         taken = ep_rows.existing_ids(self.conn, ids)
