@@ -10,6 +10,7 @@ semantic model.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ class Embedder(Protocol):
         ...
 
 
+@lru_cache(maxsize=1 << 16)
 def _bucket(token: str, dim: int) -> tuple[int, float]:
     h = hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
     v = int.from_bytes(h, "little")

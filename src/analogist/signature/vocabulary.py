@@ -69,6 +69,7 @@ class Vocabulary:
     terms: tuple[VocabTerm, ...]
     version: int = 1
     _index: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    _by_name: dict[str, VocabTerm] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         index: dict[str, str] = {}
@@ -91,6 +92,7 @@ class Vocabulary:
                     )
                 index[s] = t.term
         self._index.update(index)
+        self._by_name.update({t.term: t for t in self.terms})
 
     # lookup ---------------------------------------------------------------
     def __contains__(self, name: object) -> bool:
@@ -104,9 +106,9 @@ class Vocabulary:
 
     def get(self, name: str) -> VocabTerm:
         """The term an existing canonical name denotes (no synonym resolution)."""
-        for t in self.terms:
-            if t.term == name:
-                return t
+        t = self._by_name.get(name)
+        if t is not None:
+            return t
         raise VocabularyError(f"{name!r} is not a vocabulary term; see `analogist vocab`")
 
     def resolve(self, name: str) -> VocabTerm | None:
