@@ -47,6 +47,12 @@ class RunConfig:
     contamination: bool = True
     concurrency: int = 4
 
+    def __post_init__(self) -> None:
+        if self.encoder != "gold":
+            raise BenchError(
+                f"encoder {self.encoder!r} is not available to the runner: targets are encoded by "
+                "the labelled gold encoder; measure model encoding with `analogist encode --eval`")
+
     def to_json(self) -> dict:
         return {**asdict(self), "arms": list(self.arms), "answerers": list(self.answerers),
                 "seeds": list(self.seeds)}

@@ -9,6 +9,7 @@ import click
 
 from analogist.cli.common import echo_json, handle_errors, open_store
 from analogist.errors import ConfigError
+from analogist.verify.ldu import render_record
 
 
 def _target(ctx: click.Context, memory, arg: str, model: str | None):
@@ -87,19 +88,6 @@ def analogize_cmd(ctx: click.Context, target: str, tier: int, model: str | None,
         click.echo("no analogy accepted" + (" (tier 0: lookup only)" if tier == 0 else ""))
         return
     click.echo(render_record(run.record))
-
-
-def render_record(rec: dict) -> str:
-    rows = [("ANALOGY", [f"source={rec['source']}"]),
-            ("MAPPED", [", ".join(f"{s}→{t}" for s, t in rec["mapped"])]),
-            ("MATCHES", [", ".join(rec["matches"]) or "(none)"]),
-            ("FAILS", [f"{f}: unknown in target" for f in rec["fails"]] or ["(none)"]),
-            ("BLOCKERS", [f"target has {b}" for b in rec["blockers"]] or ["(none)"]),
-            ("TRANSFER", [f"{t['inference']} → {t['decision']}  ({t['reason']})"
-                          for t in rec["transfer"]] or ["(nothing)"]),
-            ("PREDICT", [rec.get("predict") or "(none)"]),
-            ("CHECK", [f"{rec.get('check') or '(none)'} → {rec['check_result']['observed']}"])]
-    return "\n".join(f"{h if i == 0 else '':<9} {v}" for h, vs in rows for i, v in enumerate(vs))
 
 
 @click.command("log")

@@ -51,25 +51,29 @@ class LikenessRecord:
         }
 
     def render(self) -> str:
-        rows = [("ANALOGY", [f"source={self.source}"]),
-                ("MAPPED", [", ".join(f"{s}→{t}" for s, t in self.mapped) or "(nothing)"]),
-                ("MATCHES", [", ".join(self.matches) or "(none)"])]
-        if self.differences:
-            rows.append(("DIFFERS", list(self.differences)))
-        rows.append(("FAILS", [f"{f}: unknown in target" for f in self.fails] or ["(none)"]))
-        rows.append(("BLOCKERS", [f"target has {b}" for b in self.blockers] or ["(none)"]))
-        rows.append(("TRANSFER", [f"{d.inference.projected} → {d.decision}  ({d.reason})"
-                                  for d in self.transfer] or ["(nothing to transfer)"]))
-        rows.append(("PREDICT", [self.predict or "(no observable prediction)"]))
-        check = self.check or "(no check available)"
-        if self.check_result:
-            check += f" → {self.check_result}"
-        rows.append(("CHECK", [check]))
-        lines = []
-        for head, values in rows:
-            for i, v in enumerate(values):
-                lines.append(f"{head if i == 0 else '':<9} {v}")
-        return "\n".join(lines)
+        return render_record(self.to_json())
+
+
+def render_record(rec: dict) -> str:
+    """The §10.1 text of a record in its JSON form (as stored in the analogy log)."""
+    rows = [("ANALOGY", [f"source={rec['source']}"]),
+            ("MAPPED", [", ".join(f"{s}→{t}" for s, t in rec["mapped"]) or "(nothing)"]),
+            ("MATCHES", [", ".join(rec["matches"]) or "(none)"])]
+    if rec.get("differences"):
+        rows.append(("DIFFERS", list(rec["differences"])))
+    rows.append(("FAILS", [f"{f}: unknown in target" for f in rec["fails"]] or ["(none)"]))
+    rows.append(("BLOCKERS", [f"target has {b}" for b in rec["blockers"]] or ["(none)"]))
+    rows.append(("TRANSFER", [f"{t['inference']} → {t['decision']}  ({t['reason']})"
+                              for t in rec["transfer"]] or ["(nothing to transfer)"]))
+    rows.append(("PREDICT", [rec.get("predict") or "(no observable prediction)"]))
+    check = rec.get("check") or "(no check available)"
+    result = rec.get("check_result")
+    if isinstance(result, dict):
+        check += f" → {result.get('observed', '')}"
+    elif result:
+        check += f" → {result}"
+    rows.append(("CHECK", [check]))
+    return "\n".join(f"{h if i == 0 else '':<9} {v}" for h, vs in rows for i, v in enumerate(vs))
 
 
 def build_record(
