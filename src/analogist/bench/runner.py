@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from functools import lru_cache
+from pathlib import Path
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -58,9 +60,22 @@ class RunConfig:
                 "seeds": list(self.seeds)}
 
 
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of the package's own source: a run id changes when the system under test does,
+    so resuming never mixes results of two versions of the code."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def run_id_for(bench: Bench, config: RunConfig) -> str:
-    h = hashlib.sha256(json.dumps([file_hashes(bench), config.to_json()], sort_keys=True).encode())
-    return "bench_" + h.hexdigest()[:16]
+    """Bench hash + configuration + code digest: the same three resume the same run."""
+    parts = [file_hashes(bench), config.to_json(), code_digest()]
+    return "bench_" + hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -103,7 +118,7 @@ class Runner:
     def run(self) -> str:
         """Run everything not yet stored; return the run id."""
         config = {**self.config.to_json(), "skipped": self.plan.skipped,
-                  "bench": dict(self.bench.manifest)}
+                  "bench": dict(self.bench.manifest), "code_digest": code_digest()}
         rows.start_run(self.store.conn, self.run_id, file_hashes(self.bench)["items.jsonl"], config)
         done = rows.done_keys(self.store.conn, self.run_id)
         jobs = [j for j in self._jobs() if j[:5] not in done]

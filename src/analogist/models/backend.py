@@ -8,6 +8,8 @@ name its identity without creating it, say whether the environment configures it
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,7 +76,7 @@ class BackendType(Protocol):
     def ping(cls, name: str, settings: ModelSettings) -> Ping: ...
 
 
-class BaseLLM:
+class BaseLLM(ABC):
     """Implements :meth:`complete` on top of one abstract :meth:`generate` per request."""
 
     provider: str = ""
@@ -99,9 +101,9 @@ class BaseLLM:
         )
         return self.generate(request)
 
+    @abstractmethod
     def generate(self, request: Request) -> Completion:
         """Answer one request (no caching, no schema repair: :class:`LoggedLLM` adds those)."""
-        raise NotImplementedError(f"{type(self).__name__} must implement generate()")
 
 
 class Transient(Exception):
