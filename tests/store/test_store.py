@@ -95,13 +95,13 @@ def test_failure_mid_write_rolls_back(spec_example, monkeypatch):
     before = snapshot(s)
     from analogist.store import episodes as rows
 
-    real = rows.put_signature
+    real = rows.bump_counts
 
-    def boom(conn, sig, **kw):
-        real(conn, sig, **kw)
+    def boom(conn, usage, sign):
+        real(conn, usage, sign)
         raise sqlite3.OperationalError("disk full")
 
-    monkeypatch.setattr(rows, "put_signature", boom)
+    monkeypatch.setattr(rows, "bump_counts", boom)
     with pytest.raises(Exception, match="nothing was stored"):
         s.add_episodes([good, sig_ep])
     assert snapshot(s) == before

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from analogist.episode import Episode
 from analogist.signature.model import Signature, parse_signature
@@ -45,37 +45,45 @@ def term_usage(sig: Signature) -> Counter:
     return c
 
 
-def insert_episode(conn: sqlite3.Connection, ep: Episode) -> None:
-    conn.execute(
+_SIG_INSERT = (
+    "INSERT INTO signatures (episode_id, kind, signature_json, writer_model, written_at, "
+    "verified, domain) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_REL_INSERT = (
+    "INSERT INTO sig_relations (episode_id, predicate, arg1_role, arg2_role, args_json, "
+    "in_causal_chain) VALUES (?, ?, ?, ?, ?, ?)"
+)
+
+
+def _sig_row(sig: Signature) -> tuple:
+    return (sig.episode_id, sig.kind, json.dumps(sig.to_json()), sig.writer_model,
+            sig.written_at, int(sig.verified), sig.surface.domain)
+
+
+def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> None:
+    """Insert new episodes with their signatures, relation rows and vocab counts, batched."""
+    now = utcnow()
+    conn.executemany(
         "INSERT INTO episodes (id, kind, text, outcome, time, provenance, added_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (ep.id, ep.kind, ep.text, ep.outcome, ep.time, ep.provenance, utcnow()),
+        [(e.id, e.kind, e.text, e.outcome, e.time, e.provenance, now) for e in eps],
     )
-    conn.execute("INSERT INTO episodes_fts (id, text) VALUES (?, ?)", (ep.id, ep.text))
-    if ep.signature is not None:
-        put_signature(conn, ep.signature, new=True)
+    conn.executemany("INSERT INTO episodes_fts (id, text) VALUES (?, ?)",
+                     [(e.id, e.text) for e in eps])
+    sigs = [e.signature for e in eps if e.signature is not None]
+    conn.executemany(_SIG_INSERT, [_sig_row(s) for s in sigs])
+    conn.executemany(_REL_INSERT, [row for s in sigs for row in relation_rows(s)])
+    usage: Counter = Counter()
+    for s in sigs:
+        usage.update(term_usage(s))
+    bump_counts(conn, usage, +1)
 
 
-def put_signature(conn: sqlite3.Connection, sig: Signature, *, new: bool = False) -> None:
-    """Write a signature and its relation rows, replacing any earlier one; keep vocab counts.
-
-    ``new`` says the episode was just inserted, so there is no earlier signature to replace.
-    """
-    if not new:
-        delete_signature(conn, sig.episode_id)
-    conn.execute(
-        "INSERT INTO signatures (episode_id, kind, signature_json, writer_model, written_at, "
-        "verified, domain) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            sig.episode_id, sig.kind, json.dumps(sig.to_json(), sort_keys=False), sig.writer_model,
-            sig.written_at, int(sig.verified), sig.surface.domain,
-        ),
-    )
-    conn.executemany(
-        "INSERT INTO sig_relations (episode_id, predicate, arg1_role, arg2_role, args_json, "
-        "in_causal_chain) VALUES (?, ?, ?, ?, ?, ?)",
-        relation_rows(sig),
-    )
+def put_signature(conn: sqlite3.Connection, sig: Signature) -> None:
+    """Write a signature and its relation rows, replacing any earlier one; keep vocab counts."""
+    delete_signature(conn, sig.episode_id)
+    conn.execute(_SIG_INSERT, _sig_row(sig))
+    conn.executemany(_REL_INSERT, relation_rows(sig))
     bump_counts(conn, term_usage(sig), +1)
 
 

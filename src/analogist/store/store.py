@@ -117,8 +117,8 @@ class Store:
         derived = derived or {}
         try:
             with transaction(self.conn):
+                ep_rows.insert_episodes(self.conn, episodes)
                 for ep in episodes:
-                    ep_rows.insert_episode(self.conn, ep)
                     if ep.id in derived:
                         self._put_derived(ep.id, derived[ep.id])
         except sqlite3.Error as e:
