@@ -13,19 +13,24 @@ from analogist.signature.vocabulary import Vocabulary
 from analogist.store.db import utcnow
 
 
+def _roles_json(roles) -> str:
+    """JSON list of role names (validated identifiers, so no escaping is needed)."""
+    return "[" + ",".join(f'"{r}"' for r in roles) + "]"
+
+
 def relation_rows(sig: Signature) -> list[tuple]:
     """One sig_relations row per relation and per causal-chain term (flagged in_causal_chain)."""
     rows = []
     for r in sig.relations:
         a1 = r.args[0] if r.args else None
         a2 = r.args[1] if len(r.args) > 1 else None
-        rows.append((sig.episode_id, r.predicate, a1, a2, json.dumps(list(r.args)), 0))
+        rows.append((sig.episode_id, r.predicate, a1, a2, _roles_json(r.args), 0))
     for link in sig.causal_chain:
         for t in (link.cause, link.effect):
             roles = list(t.roles())
             rows.append((
                 sig.episode_id, t.functor, roles[0] if roles else None,
-                roles[1] if len(roles) > 1 else None, json.dumps(roles), 1,
+                roles[1] if len(roles) > 1 else None, _roles_json(roles), 1,
             ))
         rows.append((sig.episode_id, link.link, None, None, "[]", 1))
     return rows

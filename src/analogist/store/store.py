@@ -118,28 +118,26 @@ class Store:
         try:
             with transaction(self.conn):
                 ep_rows.insert_episodes(self.conn, episodes)
-                for ep in episodes:
-                    if ep.id in derived:
-                        self._put_derived(ep.id, derived[ep.id])
+                self._put_derived_many({e.id: derived[e.id] for e in episodes if e.id in derived})
         except sqlite3.Error as e:
             raise StoreError(f"adding {len(episodes)} episode(s) failed, nothing was stored: {e}") from None
         return ids
 
-    def _put_derived(self, episode_id: str, d: Derived) -> None:
-        for level, embedder, vec in d.vectors:
-            v = np.asarray(vec, dtype=np.float32)
-            self.conn.execute(
-                "INSERT OR REPLACE INTO sig_vectors (episode_id, level, embedder, dim, vector) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (episode_id, level, embedder, int(v.shape[0]), v.tobytes()),
-            )
-        if d.fingerprint is not None:
-            wl_hash, version, feats = d.fingerprint
-            self.conn.execute(
-                "INSERT OR REPLACE INTO sig_fingerprint (episode_id, wl_hash, wl_version, "
-                "features_json) VALUES (?, ?, ?, ?)",
-                (episode_id, wl_hash, version, json.dumps(dict(feats), sort_keys=True)),
-            )
+    def _put_derived_many(self, derived: Mapping[str, Derived]) -> None:
+        vectors, prints = [], []
+        for eid, d in derived.items():
+            for level, embedder, vec in d.vectors:
+                v = np.asarray(vec, dtype=np.float32)
+                vectors.append((eid, level, embedder, int(v.shape[0]), v.tobytes()))
+            if d.fingerprint is not None:
+                wl_hash, version, feats = d.fingerprint
+                prints.append((eid, wl_hash, version, json.dumps(dict(feats), sort_keys=True)))
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO sig_vectors (episode_id, level, embedder, dim, vector) "
+            "VALUES (?, ?, ?, ?, ?)", vectors)
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO sig_fingerprint (episode_id, wl_hash, wl_version, "
+            "features_json) VALUES (?, ?, ?, ?)", prints)
 
     def put_derived(self, derived: Mapping[str, Derived]) -> None:
         """(Re)write index rows for stored episodes, in one transaction."""
@@ -147,8 +145,7 @@ class Store:
         if missing:
             raise NotFoundError(f"episode {sorted(missing)[0]} is not stored")
         with transaction(self.conn):
-            for eid, d in derived.items():
-                self._put_derived(eid, d)
+            self._put_derived_many(derived)
 
     def set_signature(self, sig: Signature) -> None:
         """Attach or replace the signature of a stored episode."""
