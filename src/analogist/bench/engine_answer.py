@@ -144,7 +144,7 @@ def _inference_decisions(shown: Sequence[Mapping[str, Any]], run: AnalogyRun) ->
         if t["kind"] == "action":
             text = parse_fix_operator(text).term.canonical()
         else:
-            text = text.replace(", ", ",").replace(" --", " --")
+            text = text.replace(", ", ",")
         (yes if t["decision"] == "YES" else no).add(text)
     held = set(rec.get("target_matches", []))
     out = {}
