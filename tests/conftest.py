@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 
 import pytest
@@ -76,6 +75,3 @@ def sme_fixtures() -> Path:
         pytest.skip(f"SME fixtures not found at {SME_FIXTURES} (shared/ must sit beside the repo)")
     return SME_FIXTURES
 
-
-def dump(obj: object) -> str:
-    return json.dumps(obj)

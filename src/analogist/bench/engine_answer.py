@@ -81,14 +81,13 @@ class EngineAnswerer:
         ``oracle_source`` is G's gold source id (None: the oracle knows there is none)."""
         memory = self.memory(inputs)
         vocab = memory.store.vocabulary
-        given = None
         if self.arm.oracle:
             given = [memory.store.get_signature(oracle_source)] if oracle_source else []
         elif sources is not None:
             given = [parse_signature(s["signature"], vocab) for s in sources]
         elif inputs.get("source") and family != "F2":
             given = [memory.store.get_signature(inputs["source"]["id"])]
-        if family == "F2" and not self.arm.oracle:
+        else:  # memory families retrieve; F2 ranks its candidates with the arm's channels
             given = None
         analogizer = Analogizer(memory, self.arm.pipeline, check=world_check(probe), log=False)
         run = analogizer.run(target, trigger=Trigger.manual(2 if self.arm.rerep else 1, "benchmark item"),

@@ -212,7 +212,7 @@ def _lesioned(item: Item, who: Any, target, probe) -> dict:
     causal link. The lesion is chosen from the engine's own intact answer, so both answerers are
     lesioned the same way.
     """
-    intact = EngineAnswerer(who.arm if hasattr(who, "arm") else get_arm(CONTROL_ARM)).answer(
+    intact = EngineAnswerer(who.arm).answer(
         item.family, item.inputs, target, probe=probe)
     source = json.loads(json.dumps(item.inputs["source"]))
     mapping = (intact.run or {}).get("mapping") or {}

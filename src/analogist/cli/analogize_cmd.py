@@ -12,7 +12,7 @@ from analogist.errors import ConfigError
 from analogist.verify.ldu import render_record
 
 
-def _target(ctx: click.Context, memory, arg: str, model: str | None):
+def _target(memory, arg: str, model: str | None):
     """A stored episode id, a signature JSON file, or text (encoded by the model)."""
     store = memory.store
     if store.has_episode(arg):
@@ -73,7 +73,7 @@ def analogize_cmd(ctx: click.Context, target: str, tier: int, model: str | None,
     from analogist.reason.triggers import Trigger
 
     memory = Memory(open_store(ctx))
-    sig, exclude = _target(ctx, memory, target, model)
+    sig, exclude = _target(memory, target, model)
     config = AnalogizerConfig(rerep_attempts=2 if tier == 2 else 0)
     run = Analogizer(memory, config).run(sig, trigger=Trigger.manual(tier, why), exclude=exclude)
     if as_json:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -191,6 +191,3 @@ def default_vocabulary() -> Vocabulary:
     text = resources.files("analogist.data").joinpath("vocabulary.json").read_text("utf-8")
     return Vocabulary.from_json(json.loads(text))
 
-
-def names(terms: Iterable[VocabTerm]) -> list[str]:
-    return [t.term for t in terms]

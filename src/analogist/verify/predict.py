@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 from analogist.signature.model import Signature
 from analogist.verify.gate import TransferDecision
@@ -63,12 +62,6 @@ class CheckResult:
                 "delta": self.delta}
 
 
-class CheckHook(Protocol):
-    """Anything that can test a prediction in the target (a sandbox, a probe, a simulator)."""
-
-    def __call__(self, prediction: Prediction, decisions: list[TransferDecision]) -> CheckResult: ...
-
-
 def make_prediction(target: Signature, decisions: list[TransferDecision]) -> Prediction | None:
     """The one cheap prediction to test before acting, or None when nothing is predicted."""
     action = next((d for d in decisions if d.transfer and d.inference.kind == "action"), None)
@@ -97,4 +90,5 @@ def no_check(prediction: Prediction, decisions: list[TransferDecision]) -> Check
     return CheckResult(None, "no check hook configured")
 
 
+#: A check hook: anything that tests a prediction in the target (sandbox, probe, simulator).
 CheckFn = Callable[[Prediction, list[TransferDecision]], CheckResult]

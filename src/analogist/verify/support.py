@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary
-from analogist.verify.align import Fact
 from analogist.verify.checks import StructuralChecks, polarity
 
 
