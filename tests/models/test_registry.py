@@ -24,7 +24,8 @@ def test_specs_split_on_the_first_colon():
 def test_builtins_are_registered_like_plugins():
     reg = Registry()
     register_builtins(reg)
-    assert set(reg.providers()) == {"openai", "openai-compat", "llama", "scripted", "replay"}
+    assert set(reg.providers()) == {"openai", "openai-compat", "local", "llama", "scripted",
+                                   "replay"}
 
     class Echo(ScriptedLLM):
         provider = "echo"

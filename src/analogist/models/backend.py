@@ -8,9 +8,8 @@ name its identity without creating it, say whether the environment configures it
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, TypeVar

@@ -10,10 +10,11 @@ semantic model.
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -64,7 +65,7 @@ class HashingEmbedder:
             words = _WORD.findall(text.lower())
             tokens = list(words)
             if self.bigrams:
-                tokens += [f"{a}_{b}" for a, b in zip(words, words[1:])]
+                tokens += [f"{a}_{b}" for a, b in pairwise(words)]
             for tok in tokens:
                 j, sign = _bucket(tok, self.dim)
                 out[i, j] += sign

@@ -1,16 +1,25 @@
-"""A local GGUF model through llama.cpp (``llama-cpp-python``, the optional extra ``[llama]``).
+"""A local GGUF model through llama.cpp (``llama-cpp-python``, installed by ``make local``).
 
 ``llama:/path/model.gguf`` loads the file once, lazily, and answers chat messages with the
 chat template stored in the GGUF. With a schema, decoding is constrained by a grammar generated
-from the JSON schema, so even a very small model returns JSON of the right shape (its content
-is still checked client-side). The cache key names the file by its base name, so recorded calls
-replay on any machine (``replay:llama:model.gguf``).
+from the JSON schema (enums included), so even a very small model returns JSON of the right
+shape and needs no repair round trip (its content is still checked client-side). The cache key
+names the file by its base name, so recorded calls replay on any machine
+(``replay:llama:model.gguf``).
+
+Threads default to every core this process may use and the context to 8192 tokens
+(``ANALOGIST_THREADS`` / ``ANALOGIST_CTX``); the first call prints which file, threads and
+context were used. One ``Llama`` object answers one call at a time (a lock): llama.cpp reuses
+the KV cache of the longest prefix a call shares with the previous one, so callers should order
+calls that share a prefix back to back. A caller that runs several threads is told, once and
+loudly, that the calls are serialised (:attr:`LlamaCppLLM.max_parallel` is 1).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -20,23 +29,48 @@ from typing import Any, ClassVar
 from analogist.errors import ConfigError, ModelError
 from analogist.models.backend import BaseLLM, Identity, Ping
 from analogist.models.llm import Completion, Request, completion_from_text
-from analogist.models.settings import ModelSettings
+from analogist.models.settings import ModelSettings, available_cores
 
-INSTALL_HINT = "pip install 'analogist[llama]' (builds llama-cpp-python; takes minutes)"
+INSTALL_HINT = (
+    "run `make local` or `python -m analogist.models.install` (builds llama-cpp-python once per "
+    "machine with flags that work on this CPU; about 8 minutes)"
+)
 
 
 @dataclass(frozen=True)
 class LlamaSettings:
-    """Fixed sampling and context settings; the sampling ones are part of every cache key."""
+    """Sampling, context and thread settings; the sampling ones are part of every cache key.
 
-    n_ctx: int = 4096
+    Threads and context are not: they change speed and what fits, not the answer.
+    """
+
+    n_ctx: int = 8192
     top_p: float = 0.95
     top_k: int = 40
     repeat_penalty: float = 1.0
-    n_threads: int = 0  # 0 = llama.cpp's default
+    n_threads: int = 0  # 0 = every core in this process's affinity
 
     def sampling(self) -> dict[str, Any]:
         return {"top_p": self.top_p, "top_k": self.top_k, "repeat_penalty": self.repeat_penalty}
+
+    @classmethod
+    def from_settings(cls, settings: ModelSettings) -> LlamaSettings:
+        return cls(n_ctx=settings.n_ctx, n_threads=settings.cpu_threads())
+
+
+def _perf(llm: Any) -> dict[str, float]:
+    """llama.cpp's counters for the last call: prompt tokens actually evaluated (the rest came
+    from the KV cache) and generated, with their milliseconds; {} when unavailable."""
+    try:
+        import llama_cpp
+
+        p = llama_cpp.llama_perf_context(llm._ctx.ctx)
+        out = {"prompt_eval_tokens": p.n_p_eval, "prompt_eval_ms": p.t_p_eval_ms,
+               "gen_tokens": p.n_eval, "gen_ms": p.t_eval_ms}
+        llama_cpp.llama_perf_context_reset(llm._ctx.ctx)
+        return out
+    except (AttributeError, ImportError, TypeError):  # older bindings: no perf counters
+        return {}
 
 
 def _gguf_ok(path: Path) -> str | None:
@@ -53,7 +87,8 @@ class LlamaCppLLM(BaseLLM):
     """Chat completions from a local GGUF file via llama.cpp; one call at a time."""
 
     provider: ClassVar[str] = "llama"
-    summary: ClassVar[str] = "local GGUF via llama-cpp-python (llama:/path/model.gguf; extra [llama])"
+    summary: ClassVar[str] = "any GGUF file via llama-cpp-python (llama:/path/model.gguf; make local)"
+    max_parallel: ClassVar[int] = 1
 
     def __init__(self, path: str | Path, settings: LlamaSettings = LlamaSettings()):
         self.path = Path(path).expanduser()
@@ -64,21 +99,41 @@ class LlamaCppLLM(BaseLLM):
         self.base_url = None
         self.params = settings.sampling()
         self.settings = settings
+        self.runtime: dict[str, Any] = {}
         self._llama: Any = None
         self._lock = threading.Lock()
+        self._warned_parallel = False
 
     def _load(self) -> Any:
         if self._llama is None:
             try:
                 from llama_cpp import Llama
             except ImportError:
-                raise ConfigError(f"llama:{self.path} needs llama-cpp-python: {INSTALL_HINT}") from None
-            kw: dict[str, Any] = {"model_path": str(self.path), "n_ctx": self.settings.n_ctx,
-                                  "verbose": False}
-            if self.settings.n_threads:
-                kw["n_threads"] = self.settings.n_threads
-            self._llama = Llama(**kw)
+                raise ConfigError(f"{self.provider}:{self.model} needs llama-cpp-python: {INSTALL_HINT}") from None
+            threads = self.settings.n_threads or available_cores()
+            t0 = time.perf_counter()
+            self._llama = Llama(
+                model_path=str(self.path), n_ctx=self.settings.n_ctx, n_threads=threads,
+                n_threads_batch=threads, verbose=False,
+            )
+            self.runtime = {"file": str(self.path), "threads": threads,
+                            "n_ctx": self._llama.n_ctx(), "load_s": round(time.perf_counter() - t0, 2)}
+            print(f"{self.provider}:{self.model}: loaded {self.path.name} "
+                  f"({self.path.stat().st_size / 1e6:.0f} MB) with {threads} threads, "
+                  f"n_ctx {self.runtime['n_ctx']}, in {self.runtime['load_s']:.1f} s",
+                  file=sys.stderr, flush=True)
         return self._llama
+
+    def _acquire(self) -> None:
+        """Take the one-call lock; say once, loudly, when other threads have to wait for it."""
+        if self._lock.acquire(blocking=False):
+            return
+        if not self._warned_parallel:
+            self._warned_parallel = True
+            print(f"{self.provider}:{self.model}: calls run one at a time (one llama.cpp context); "
+                  "concurrency above 1 only queues them — use concurrency 1, or an "
+                  "OpenAI-compatible server with parallel slots", file=sys.stderr, flush=True)
+        self._lock.acquire()
 
     def _grammar(self, schema: Any) -> Any:
         from llama_cpp import LlamaGrammar
@@ -89,7 +144,8 @@ class LlamaCppLLM(BaseLLM):
             raise ModelError(f"llama: cannot turn the JSON schema into a grammar: {e}") from None
 
     def generate(self, request: Request) -> Completion:
-        with self._lock:
+        self._acquire()
+        try:
             llm = self._load()
             kw: dict[str, Any] = dict(
                 messages=request.message_dicts(), temperature=request.temperature,
@@ -103,13 +159,20 @@ class LlamaCppLLM(BaseLLM):
             try:
                 resp = llm.create_chat_completion(**kw)
             except (RuntimeError, ValueError) as e:
-                raise ModelError(f"llama:{self.model}: generation failed: {e}") from None
+                raise ModelError(
+                    f"{self.provider}:{self.model}: generation failed: {e}"
+                    + ("; raise ANALOGIST_CTX or shorten the prompt" if "context" in str(e) else "")
+                ) from None
             latency = (time.perf_counter() - t0) * 1000
+            timings = _perf(llm)
+        finally:
+            self._lock.release()
         usage = resp.get("usage") or {}
+        choice = resp["choices"][0]
         return completion_from_text(
-            resp["choices"][0]["message"].get("content") or "", request,
+            choice["message"].get("content") or "", request,
             input_tokens=usage.get("prompt_tokens"), output_tokens=usage.get("completion_tokens"),
-            latency_ms=latency,
+            latency_ms=latency, finish_reason=choice.get("finish_reason"), timings=timings,
         )
 
     # registry -------------------------------------------------------------------
@@ -122,7 +185,7 @@ class LlamaCppLLM(BaseLLM):
     @classmethod
     def create(cls, name: str, settings: ModelSettings) -> LlamaCppLLM:
         cls.identity(name, settings)
-        return cls(name)
+        return cls(name, LlamaSettings.from_settings(settings))
 
     @classmethod
     def configured(cls, settings: ModelSettings) -> str | None:

@@ -37,6 +37,9 @@ class Completion:
         cache_key: the request's cache key, when the call went through the call log.
         repaired: True when the answer is the result of the one repair re-ask.
         retry_errors: the errors of failed attempts before this answer.
+        finish_reason: why generation stopped (``stop``, ``length`` = cut at max_tokens), if known.
+        timings: backend counters for this call (llama.cpp: prompt tokens evaluated, i.e. not
+            served from its KV cache, generated tokens, and the milliseconds of each).
     """
 
     text: str
@@ -51,6 +54,8 @@ class Completion:
     cache_key: str | None = None
     repaired: bool = False
     retry_errors: tuple[str, ...] = ()
+    finish_reason: str | None = None
+    timings: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,19 @@ class LoggedLLM:
     def name(self) -> str:
         return f"{self.provider}:{self.model}"
 
+    @property
+    def max_parallel(self) -> int | None:
+        """Calls the backend can really run at once (1 for llama.cpp); None = no known limit.
+
+        A runner with more workers than this should say so, or lower its concurrency.
+        """
+        return getattr(self.inner, "max_parallel", None)
+
+    @property
+    def runtime(self) -> dict[str, Any]:
+        """What the backend actually used (file, threads, context), once it has loaded."""
+        return dict(getattr(self.inner, "runtime", {}) or {})
+
     def complete(
         self,
         messages: Sequence[Mapping[str, str]],

@@ -2,17 +2,26 @@
 
 ``openai:NAME`` talks to OpenAI (or ``OPENAI_BASE_URL``); ``openai-compat:NAME`` talks to any
 server with the same API at ``ANALOGIST_BASE_URL`` — vLLM, Ollama, llama.cpp's server, LM Studio.
-A schema is sent as ``response_format`` (``json_schema`` by default, or ``json_object`` / none for
-servers that lack it, via ``ANALOGIST_JSON_MODE``). The SDK's own retries are off: this module
-retries 408/409/429/5xx, timeouts and refused connections a bounded number of times, waiting
-what the server's Retry-After asks, and a semaphore bounds the requests in flight.
+A schema is sent as ``response_format``. Servers differ: OpenAI and vLLM take ``json_schema``;
+llama.cpp's Python server answers that with HTTP 500 and wants ``{"type": "json_object",
+"schema": …}``; others take only plain ``json_object``. With ``ANALOGIST_JSON_MODE=auto`` (the
+default) the backend starts with ``json_schema`` and, until one schema call has succeeded, a
+400/422/500/501 answer to it makes it try the next form at once; the switch is printed and kept
+for the backend's life (a fixed mode never switches). The SDK's own retries are off: this module
+retries 408/409/429/5xx, timeouts, dropped connections and unreadable replies a bounded number
+of times, waiting what the server's Retry-After asks. Requests in flight are bounded by
+``max_concurrency``; a timeout halves that bound and doubles the timeout (up to
+``max_timeout_s``), printed once per change, so a slow local server that serves one request at a
+time ends up with one request in flight and a timeout it can meet — or a final error that says
+which setting to change.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from analogist.errors import ConfigError, ModelError
 from analogist.models.backend import (
@@ -28,6 +37,60 @@ from analogist.models.settings import ModelSettings
 
 OPENAI_URL = "https://api.openai.com/v1"
 _RETRY_STATUS = {408, 409, 429}
+# The forms of response_format, in the order ``auto`` tries them.
+FORMATS = ("json_schema", "json_object_schema", "json_object")
+# Statuses with which a server may be refusing the response_format rather than failing.
+_REFUSAL_STATUS = {400, 422, 500, 501}
+
+
+def response_format(mode: str, schema: Any) -> dict | None:
+    """The ``response_format`` body for a JSON ``mode`` (None: send no response_format)."""
+    if schema is None or mode == "none":
+        return None
+    if mode == "json_object":
+        return {"type": "json_object"}
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": schema}
+    return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": False}}
+
+
+class FormatRefused(Exception):
+    """The server answered a request carrying ``response_format`` with a refusal-like status."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+
+
+class Slots:
+    """A counting semaphore whose bound can shrink while requests are in flight."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.in_use = 0
+        self._cond = threading.Condition()
+
+    def __enter__(self) -> Self:
+        with self._cond:
+            while self.in_use >= self.limit:
+                self._cond.wait()
+            self.in_use += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            self.in_use -= 1
+            self._cond.notify_all()
+
+    def shrink(self) -> int:
+        """Halve the bound (at least 1); returns the new bound."""
+        with self._cond:
+            self.limit = max(1, self.limit // 2)
+            return self.limit
+
+
+def warn(message: str) -> None:
+    """A setting changed under the user's feet: say so on stderr, whatever the log level."""
+    print(message, file=sys.stderr, flush=True)
 
 
 def make_client(base_url: str, api_key: str, timeout_s: float) -> Any:
@@ -44,8 +107,11 @@ def classify(e: Exception, what: str) -> Exception:
     """Turn an SDK exception into :class:`Transient` (retry) or :class:`ModelError` (stop)."""
     import openai
 
-    if isinstance(e, (openai.APITimeoutError, openai.APIConnectionError)):
-        return Transient(f"{what}: {type(e).__name__}: {e}")
+    if isinstance(e, openai.APITimeoutError):
+        return TimedOut(f"{what}: no answer within the timeout ({type(e).__name__})")
+    if isinstance(e, openai.APIConnectionError):
+        cause = f" ({type(e.__cause__).__name__}: {e.__cause__})" if e.__cause__ else ""
+        return Transient(f"{what}: {type(e).__name__}: {e}{cause}")
     if isinstance(e, openai.APIStatusError):
         status = e.status_code
         detail = f"{what}: HTTP {status}: {getattr(e, 'message', e)}"
@@ -55,10 +121,17 @@ def classify(e: Exception, what: str) -> Exception:
             detail += "; check OPENAI_API_KEY"
         elif status == 404:
             detail += "; check the model name and base URL (`analogist models`)"
-        elif status == 400:
-            detail += "; if the server rejects response_format, set ANALOGIST_JSON_MODE=json_object or none"
+        elif status in (400, 422):
+            detail += ("; if the server rejects response_format, set ANALOGIST_JSON_MODE to "
+                       "json_object_schema, json_object or none")
         return ModelError(detail)
+    if isinstance(e, openai.APIResponseValidationError):
+        return Transient(f"{what}: unreadable reply: {e}")
     return ModelError(f"{what}: {type(e).__name__}: {e}")
+
+
+class TimedOut(Transient):
+    """A request that got no answer within the timeout (the backend adapts to these)."""
 
 
 class OpenAICompatLLM(BaseLLM):
@@ -79,53 +152,130 @@ class OpenAICompatLLM(BaseLLM):
                 "openai-compat:NAME with ANALOGIST_BASE_URL=http://localhost:8000/v1"
             )
         self.client = client or make_client(self.base_url or OPENAI_URL, key or "", settings.timeout_s)
-        self._slots = threading.BoundedSemaphore(settings.max_concurrency)
+        self._slots = Slots(settings.max_concurrency)
         self._sleep = sleep
+        self._state = threading.Lock()
+        self.timeout_s = settings.timeout_s
+        self.json_mode = "json_schema" if settings.json_mode == "auto" else settings.json_mode
+        self._mode_confirmed = settings.json_mode != "auto"
 
-    def _response_format(self, schema: Any) -> dict | None:
-        mode = self.settings.json_mode
-        if schema is None or mode == "none":
-            return None
-        if mode == "json_object":
-            return {"type": "json_object"}
-        return {"type": "json_schema",
-                "json_schema": {"name": "answer", "schema": schema, "strict": False}}
+    @property
+    def max_parallel(self) -> int:
+        """The current bound on requests in flight (it shrinks after timeouts)."""
+        return self._slots.limit
 
-    def _kwargs(self, req: Request) -> dict:
+    def _response_format(self, schema: Any, mode: str | None = None) -> dict | None:
+        return response_format(mode or self.json_mode, schema)
+
+    def _switch_format(self, tried: str, why: str) -> None:
+        """After ``tried`` was refused: move to the next form, or fail saying what to set."""
+        with self._state:
+            if self.json_mode != tried:  # another thread switched already
+                return
+            nxt = FORMATS.index(tried) + 1 if tried in FORMATS else len(FORMATS)
+            if nxt >= len(FORMATS):
+                raise ModelError(
+                    f"{self.provider}:{self.model} at {self.base_url}: the server refused every "
+                    f"JSON response_format ({', '.join(FORMATS)}); last: {why}; set "
+                    "ANALOGIST_JSON_MODE=none to send none (answers are still validated)"
+                )
+            self.json_mode = FORMATS[nxt]
+        warn(f"{self.provider}:{self.model} at {self.base_url}: the server refused response_format "
+             f"{tried} ({why}); using {self.json_mode} from now on "
+             f"(set ANALOGIST_JSON_MODE={self.json_mode} to start there)")
+
+    def _on_timeout(self) -> None:
+        """A timeout: fewer requests in flight and a longer wait, or nothing left to adapt."""
+        with self._state:
+            before = (self._slots.limit, self.timeout_s)
+            limit = self._slots.shrink()
+            self.timeout_s = min(self.timeout_s * 2, max(self.settings.max_timeout_s, self.timeout_s))
+            after = (limit, self.timeout_s)
+        if after != before:
+            warn(f"{self.provider}:{self.model} at {self.base_url}: no answer within {before[1]:g} s "
+                 f"with up to {before[0]} request(s) in flight; now {after[0]} in flight and a "
+                 f"{after[1]:g} s timeout (set ANALOGIST_MAX_CONCURRENCY / ANALOGIST_TIMEOUT to "
+                 "start there)")
+
+    def _kwargs(self, req: Request, mode: str | None = None) -> dict:
         kw: dict[str, Any] = {"model": self.model, "messages": req.message_dicts(),
                               "temperature": req.temperature}
         kw["max_completion_tokens" if self.provider == "openai" else "max_tokens"] = req.max_tokens
         if req.seed is not None:
             kw["seed"] = req.seed
-        fmt = self._response_format(req.schema)
+        fmt = self._response_format(req.schema, mode)
         if fmt is not None:
             kw["response_format"] = fmt
         return kw
 
     def generate(self, request: Request) -> Completion:
+        """One request: bounded retries, format switching (``auto``), timeout adaptation.
+
+        Every failed attempt — a refused format included — is returned in ``retry_errors`` (or
+        set on the raised error), so the call log records each request the server saw.
+        """
         import openai
 
         what = f"{self.provider}:{self.model} at {self.base_url}"
-        kwargs = self._kwargs(request)
+        earlier: list[str] = []
+        while True:
+            mode = self.json_mode
+            kwargs = self._kwargs(request, mode)
+            probing = request.schema is not None and not self._mode_confirmed and mode != "none"
 
-        def once() -> Any:
+            def once(kwargs: dict = kwargs, probing: bool = probing) -> Any:
+                timeout = self.timeout_s
+                try:
+                    resp = self.client.chat.completions.create(**kwargs, timeout=timeout)
+                except openai.APIStatusError as e:
+                    if probing and e.status_code in _REFUSAL_STATUS:
+                        raise FormatRefused(f"HTTP {e.status_code}: {getattr(e, 'message', e)}") from None
+                    raise classify(e, what) from None
+                except openai.OpenAIError as e:
+                    err = classify(e, what)
+                    if isinstance(err, TimedOut):
+                        self._on_timeout()
+                        err = TimedOut(f"{what}: no answer within {timeout:g} s")
+                    raise err from None
+                if not getattr(resp, "choices", None) or resp.choices[0].message is None:
+                    raise Transient(f"{what}: unreadable reply (no choices): {str(resp)[:120]!r}")
+                return resp
+
             try:
-                return self.client.chat.completions.create(**kwargs)
-            except openai.OpenAIError as e:
-                raise classify(e, what) from None
-
-        with self._slots:
-            done = call_with_retries(once, self.settings.retry, what=what, sleep=self._sleep)
+                with self._slots:
+                    done = call_with_retries(once, self.settings.retry, what=what, sleep=self._sleep)
+            except FormatRefused as e:
+                earlier.append(f"{what}: response_format {mode} refused: {e}")
+                try:
+                    self._switch_format(mode, str(e))
+                except ModelError as final:
+                    final.retry_errors = tuple(earlier[:-1])  # type: ignore[attr-defined]
+                    final.attempts = len(earlier)  # type: ignore[attr-defined]
+                    raise
+                continue
+            except ModelError as e:
+                e.retry_errors = tuple(earlier) + getattr(e, "retry_errors", ())  # type: ignore[attr-defined]
+                e.attempts = len(earlier) + getattr(e, "attempts", 1)  # type: ignore[attr-defined]
+                if "gave up" in str(e) and "no answer within" in str(e):
+                    advice = (f"; the server is slower than {self.timeout_s:g} s per request with "
+                              f"{self._slots.limit} in flight: raise ANALOGIST_MAX_TIMEOUT, use a "
+                              "smaller model, or a server with more parallel slots")
+                    e.args = (f"{e}{advice}",)
+                raise
+            break
+        if probing:
+            with self._state:
+                self._mode_confirmed = True
         resp = done.value
-        if not getattr(resp, "choices", None):
-            raise ModelError(f"{what}: the server returned no choices")
         text = resp.choices[0].message.content or ""
         usage = getattr(resp, "usage", None)
         return completion_from_text(
             text, request,
             input_tokens=getattr(usage, "prompt_tokens", None),
             output_tokens=getattr(usage, "completion_tokens", None),
-            latency_ms=done.latency_ms, attempts=done.attempts, retry_errors=done.errors,
+            latency_ms=done.latency_ms, attempts=len(earlier) + done.attempts,
+            retry_errors=tuple(earlier) + done.errors,
+            finish_reason=getattr(resp.choices[0], "finish_reason", None),
         )
 
     # registry -------------------------------------------------------------------

@@ -48,10 +48,12 @@ class Registry:
 def register_builtins(registry: Registry) -> None:
     """The built-in backends, registered through the same hook a plugin uses."""
     from analogist.models.llama import LlamaCppLLM
+    from analogist.models.local import LocalLLM
     from analogist.models.openai_compat import OpenAICompatLLM, OpenAICompatServerLLM
     from analogist.models.scripted import ReplayLLM, ScriptedLLM
 
-    for backend in (OpenAICompatLLM, OpenAICompatServerLLM, LlamaCppLLM, ScriptedLLM, ReplayLLM):
+    for backend in (OpenAICompatLLM, OpenAICompatServerLLM, LocalLLM, LlamaCppLLM, ScriptedLLM,
+                    ReplayLLM):
         registry.add(backend)
 
 
@@ -81,8 +83,8 @@ def resolve_spec(spec: str | None, settings: ModelSettings) -> str:
     if not chosen:
         raise ConfigError(
             "no model chosen: pass --model provider:name or set ANALOGIST_MODEL "
-            "(e.g. openai:gpt-4o-mini, openai-compat:qwen2.5 with ANALOGIST_BASE_URL, "
-            "llama:/path/model.gguf); `analogist models` lists what is configured"
+            "(e.g. local for the bundled CPU model, openai:gpt-4o-mini, openai-compat:qwen2.5 "
+            "with ANALOGIST_BASE_URL, llama:/path/model.gguf); `analogist models` lists what is configured"
         )
     return chosen
 

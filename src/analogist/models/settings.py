@@ -7,8 +7,12 @@ Environment variables (flags win, then ``ANALOGIST_*``, then the config file):
 - ``ANALOGIST_BASE_URL`` (else ``OPENAI_BASE_URL``): server address for ``openai-compat``.
 - ``OPENAI_API_KEY`` (or ``ANALOGIST_API_KEY``): sent to the server, never logged.
 - ``ANALOGIST_CACHE``: ``off`` | ``read-write`` | ``replay-only`` (default read-write).
-- ``ANALOGIST_TIMEOUT``, ``ANALOGIST_MAX_RETRIES``, ``ANALOGIST_MAX_CONCURRENCY``,
-  ``ANALOGIST_JSON_MODE`` (``json_schema`` | ``json_object`` | ``none``).
+- ``ANALOGIST_TIMEOUT``, ``ANALOGIST_MAX_TIMEOUT``, ``ANALOGIST_MAX_RETRIES``,
+  ``ANALOGIST_MAX_CONCURRENCY``, ``ANALOGIST_JSON_MODE`` (``auto`` | ``json_schema`` |
+  ``json_object_schema`` | ``json_object`` | ``none``; ``auto`` starts with ``json_schema`` and
+  switches, loudly, when the server refuses it).
+- ``ANALOGIST_THREADS`` (0 = every core this process may use) and ``ANALOGIST_CTX`` (context
+  tokens, default 8192): the local llama.cpp backends.
 - ``ANALOGIST_EMBEDDER``: ``hashing`` | ``minilm`` | ``openai:text-embedding-3-small``.
 """
 
@@ -43,6 +47,9 @@ class CacheMode(str, Enum):
             raise ConfigError(f"cache mode {value!r} is unknown; use one of {names}") from None
 
 
+JSON_MODES = ("auto", "json_schema", "json_object_schema", "json_object", "none")
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """Bounded retries with exponential backoff; a server's Retry-After wins when given.
@@ -75,8 +82,11 @@ class ModelSettings:
         timeout_s: per-request timeout.
         ping_timeout_s: timeout of the cheap liveness check behind ``analogist models``.
         retry: retry policy for transient failures (429, 5xx, timeouts, refused connections).
+        max_timeout_s: the most a timeout grows to when a slow server keeps timing out.
         max_concurrency: most requests in flight at once per backend instance.
-        json_mode: how a schema is sent to an OpenAI-compatible server.
+        json_mode: how a schema is sent to an OpenAI-compatible server (see JSON_MODES).
+        threads: llama.cpp threads; 0 = every core in this process's CPU affinity.
+        n_ctx: llama.cpp context size in tokens (prompt + answer).
         cache: how the call log is used.
         embedder: the embedder spec.
     """
@@ -87,18 +97,27 @@ class ModelSettings:
     timeout_s: float = 60.0
     ping_timeout_s: float = 3.0
     retry: RetryPolicy = RetryPolicy()
+    max_timeout_s: float = 600.0
     max_concurrency: int = 4
-    json_mode: str = "json_schema"
+    json_mode: str = "auto"
     cache: CacheMode = CacheMode.READ_WRITE
     embedder: str = "hashing"
+    threads: int = 0
+    n_ctx: int = 8192
 
     def __post_init__(self) -> None:
-        if self.json_mode not in ("json_schema", "json_object", "none"):
+        if self.json_mode not in JSON_MODES:
             raise ConfigError(
-                f"ANALOGIST_JSON_MODE={self.json_mode!r}: use json_schema, json_object or none"
+                f"ANALOGIST_JSON_MODE={self.json_mode!r}: use one of {', '.join(JSON_MODES)}"
             )
         if self.max_concurrency < 1:
             raise ConfigError("ANALOGIST_MAX_CONCURRENCY must be at least 1")
+        if self.n_ctx < 512:
+            raise ConfigError(f"ANALOGIST_CTX={self.n_ctx}: give at least 512 tokens of context")
+
+    def cpu_threads(self) -> int:
+        """The llama.cpp thread count: ``threads`` when set, else every core we may run on."""
+        return self.threads or available_cores()
 
     def with_(self, **changes: object) -> ModelSettings:
         """A copy with some fields changed (None values are ignored)."""
@@ -126,11 +145,22 @@ class ModelSettings:
             api_key=get("api_key", "OPENAI_API_KEY"),
             timeout_s=_number(get("timeout"), "ANALOGIST_TIMEOUT", float, 60.0),
             retry=RetryPolicy(max_attempts=retries + 1),
+            max_timeout_s=_number(get("max_timeout"), "ANALOGIST_MAX_TIMEOUT", float, 600.0),
             max_concurrency=_number(get("max_concurrency"), "ANALOGIST_MAX_CONCURRENCY", int, 4),
-            json_mode=get("json_mode") or "json_schema",
+            json_mode=get("json_mode") or "auto",
             cache=CacheMode.parse(get("cache") or "read-write"),
             embedder=get("embedder") or "hashing",
+            threads=_number(get("threads"), "ANALOGIST_THREADS", int, 0),
+            n_ctx=_number(get("ctx"), "ANALOGIST_CTX", int, 8192),
         )
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity), not the machine's count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - no sched_getaffinity (macOS)
+        return max(1, os.cpu_count() or 1)
 
 
 def _number(raw: str | None, name: str, kind: type, default: float) -> float:
@@ -151,10 +181,12 @@ def split_spec(spec: str) -> tuple[str, str]:
     Raises:
         ConfigError: there is no ``provider:`` prefix.
     """
+    if spec == "local":  # `--model local`: the default bundled model
+        return "local", ""
     provider, sep, name = spec.partition(":")
     if not sep or not provider:
         raise ConfigError(
-            f"model {spec!r}: write provider:name, e.g. openai:gpt-4o-mini, "
+            f"model {spec!r}: write provider:name, e.g. local, local:smollm2, openai:gpt-4o-mini, "
             "openai-compat:qwen2.5, llama:/path/model.gguf, scripted:, replay:openai:gpt-4o-mini"
         )
     return provider, name
