@@ -39,6 +39,8 @@ def run(tmp_path, monkeypatch):
             f = tmp_path / "responses.json"
             f.write_text(json.dumps(responses))
             args = (*args, "--model", f"scripted:{f}")
+        if args and args[0] == "encode" and "--encoder" not in args:
+            args = (*args, "--encoder", "one-call")
         return CliRunner().invoke(cli, ["--db", db, *args], catch_exceptions=False)
 
     invoke.db = db

@@ -10,6 +10,7 @@ from analogist.encode import (
     EncodeResult,
     FidelityReport,
     ModelEncoder,
+    StagedEncoder,
     evaluate_encoder,
     load_gold_episodes,
 )
@@ -17,10 +18,12 @@ from analogist.models import CacheMode, open_llm
 from analogist.signature.model import KINDS
 
 
-def _encoder(ctx: click.Context, model: str | None, cache: str | None) -> ModelEncoder:
+def _encoder(ctx: click.Context, model: str | None, cache: str | None,
+             how: str = "staged") -> ModelEncoder | StagedEncoder:
     ctx.ensure_object(dict).setdefault("db", setting("db", None, DEFAULT_DB))
     store = open_store(ctx)
-    return ModelEncoder(open_llm(model, store=store, cache=cache), store.vocabulary)
+    cls = StagedEncoder if how == "staged" else ModelEncoder
+    return cls(open_llm(model, store=store, cache=cache), store.vocabulary)
 
 
 def _print_result(r: EncodeResult) -> None:
@@ -51,6 +54,18 @@ def _print_report(rep: FidelityReport) -> None:
     click.echo(f"  relations  micro P {s['micro_precision']:.3f}  R {s['micro_recall']:.3f}  "
                f"F1 {s['micro_f1']:.3f}   macro F1 {s['macro_f1']:.3f}")
     click.echo(f"  role alignment accuracy {s['role_accuracy']:.3f}")
+    for name, st in s.get("steps", {}).items():
+        click.echo(f"  step {name:<13} P {st['precision']:.3f}  R {st['recall']:.3f}  "
+                   f"F1 {st['f1']:.3f}  ({st['matched']} matched / {st['written']} written / "
+                   f"{st['gold']} gold)")
+    proc = s.get("process") or {}
+    if proc.get("steps"):
+        click.echo(f"  rejection rate {proc['rejection_rate']:.3f} ({proc['rejected']}/"
+                   f"{proc['episodes']}), rejected at {proc['rejected_at'] or '-'}; "
+                   f"{proc['repaired']} episode(s) repaired")
+        for name, d in proc["steps"].items():
+            click.echo(f"  step {name:<13} failed {d['failed']}/{d['runs']}  repaired "
+                       f"{d['repaired']}  dropped {d['dropped']}  calls {d['calls']}")
     for e in rep.episodes:
         tail = f"  rejected: {e.rejected}" if e.rejected else ""
         click.echo(f"  {e.episode_id:<40} F1 {e.f1:.2f}  roles {e.role_accuracy:.2f}{tail}")
@@ -65,6 +80,9 @@ def _print_report(rep: FidelityReport) -> None:
 @click.option("--eval", "eval_file", type=click.Path(exists=True, dir_okay=False),
               help="Score the encoder on FILE.jsonl (episodes with gold signatures).")
 @click.option("--limit", type=int, help="With --eval: only the first N episodes.")
+@click.option("--encoder", "how", type=click.Choice(["staged", "one-call"]), default="staged",
+              show_default=True,
+              help="staged: four small constrained steps; one-call: the whole signature at once.")
 @click.option("--model", metavar="PROVIDER:NAME", help="Model (else ANALOGIST_MODEL).")
 @click.option("--cache", type=click.Choice([m.value for m in CacheMode]),
               help="Call-log cache mode (else ANALOGIST_CACHE, default read-write).")
@@ -72,15 +90,15 @@ def _print_report(rep: FidelityReport) -> None:
 @click.pass_context
 @handle_errors
 def encode_cmd(ctx: click.Context, text: str | None, kind: str | None, episode_id: str,
-               target: bool, eval_file: str | None, limit: int | None, model: str | None,
-               cache: str | None, as_json: bool) -> None:
+               target: bool, eval_file: str | None, limit: int | None, how: str,
+               model: str | None, cache: str | None, as_json: bool) -> None:
     """Write the structural signature of TEXT (- reads stdin), or with --eval FILE score how
     faithfully the model writes the gold signatures in FILE (relation F1, role alignment).
 
     Every model call is logged in the database and, with the cache on, reused on a rerun.
     """
     if eval_file:
-        encoder = _encoder(ctx, model, cache)
+        encoder = _encoder(ctx, model, cache, how)
         episodes = load_gold_episodes(eval_file, encoder.vocab)[:limit]
         report = evaluate_encoder(episodes, encoder, vocab=encoder.vocab)
         echo_json(report.to_json()) if as_json else _print_report(report)
@@ -89,7 +107,7 @@ def encode_cmd(ctx: click.Context, text: str | None, kind: str | None, episode_i
         raise click.UsageError("give TEXT to encode (or - for stdin), or --eval FILE.jsonl")
     if text == "-":
         text = click.get_text_stream("stdin").read()
-    encoder = _encoder(ctx, model, cache)
+    encoder = _encoder(ctx, model, cache, how)
     if target:
         result = encoder.encode_target(text.strip(), kind=kind, target_id=episode_id)
     else:

@@ -5,6 +5,13 @@ the model says so explicitly (a listed synonym, a merged term, or a ``relation_m
 model wrote in its repair); anything else is reported, never guessed. :func:`surface_leaks`
 finds surface names in the abstract levels L2/L3: the episode's listed entities (any case) and
 the capitalised words of L0 (as written), which would let retrieval match on surface.
+
+The checks are fair to a small model: an entity counts as named by the episode when its content
+words match the text after light stemming (:func:`stem`: 'lock' matches "locked", 'queue'
+"queued") or occur inside a longer word ('DNS' in "CoreDNS"); a single generic word in L2/L3
+('cache', 'queue') is not a leak — only whole multi-word entity names and distinctive tokens
+(capitalised names, acronyms, words with digits) are. :func:`copy_problems` catches an answer that
+copies the prompt's worked example by structure, not only by its surface words.
 """
 
 from __future__ import annotations
@@ -82,10 +89,54 @@ def surface_terms(entities: Iterable[str], l0: str, roles: Iterable[str]) -> tup
     return ents, caps
 
 
+_SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "e")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def stem(word: str) -> str:
+    """A light, deterministic suffix-stripping stem: 'locked' -> 'lock', 'queues' -> 'queu',
+    'running' -> 'run', 'retries' -> 'retry'. Enough to match an entity to its text."""
+    w = word.lower()
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 3:
+            w = w[: -len(suf)] + ("y" if suf == "ies" else "")
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]
+    return w
+
+
+def content_words(text: str) -> list[str]:
+    """Words of 3+ characters that are not common function words, in order."""
+    return [w for w in _WORD.findall(text) if len(w) >= 3 and w.lower() not in _COMMON]
+
+
+def mentions(entity: str, text: str) -> bool:
+    """Whether ``text`` names ``entity``: at least half of the entity's content words occur in
+    the text, each matched by stem or as part of a longer word (case-insensitive)."""
+    words = content_words(entity) or _WORD.findall(entity)
+    if not words:
+        return False
+    low = text.lower()
+    stems = {stem(w) for w in _WORD.findall(text)}
+    hits = sum(1 for w in words if stem(w) in stems or w.lower() in low)
+    return hits * 2 >= len(words)
+
+
+def distinctive(word: str) -> bool:
+    """A token that names something specific: an acronym, a capitalised name, a word with
+    digits, CamelCase. Generic lowercase words ('cache', 'queue') are not distinctive."""
+    return (any(c.isdigit() for c in word) or word[:1].isupper() or
+            any(c.isupper() for c in word[1:]))
+
+
 def surface_leaks(text: str, entities: Iterable[str], capitalised: Iterable[str]) -> list[str]:
-    """The surface names that occur in ``text`` as whole words."""
+    """The surface names that occur in ``text`` as whole words. A one-word entity leaks only when
+    it is distinctive (see :func:`distinctive`); a generic one may appear in abstract levels."""
     found = []
     for e in entities:
+        if len(content_words(e)) < 2 and not any(distinctive(w) for w in content_words(e)):
+            continue
         if re.search(rf"(?<![A-Za-z0-9]){re.escape(e)}(?![A-Za-z0-9])", text, re.IGNORECASE):
             found.append(e)
     for w in capitalised:
@@ -101,9 +152,7 @@ def foreign_entity_problems(entities: Iterable[str], l0: str) -> list[str]:
     This catches a model that copies the prompt's example or another text instead of
     describing this episode.
     """
-    words = {w.lower() for w in re.findall(r"[A-Za-z0-9]{3,}", l0)}
-    foreign = [e for e in entities
-               if not {w.lower() for w in re.findall(r"[A-Za-z0-9]{3,}", e)} & words]
+    foreign = [e for e in entities if not mentions(e, l0)]
     if not foreign:
         return []
     names = ", ".join(repr(e) for e in foreign)

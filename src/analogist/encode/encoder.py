@@ -65,6 +65,7 @@ class EncodeResult:
         repaired: the accepted signature came from the repair re-ask.
         mappings: relation names mapped to vocabulary terms, and how.
         writer: ``provider:model#prompt_version`` (``gold`` for gold signatures).
+        steps: the staged encoder's per-step traces (:class:`~analogist.encode.staged.StepTrace`).
     """
 
     episode_id: str
@@ -74,6 +75,7 @@ class EncodeResult:
     repaired: bool = False
     mappings: tuple[RelationMapping, ...] = ()
     writer: str = ""
+    steps: tuple[Any, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -86,12 +88,15 @@ class EncodeResult:
         return self.signature
 
     def to_json(self) -> dict:
-        return {
+        d = {
             "episode_id": self.episode_id, "ok": self.ok, "writer": self.writer,
             "signature": self.signature.to_json() if self.signature else None,
             "reason": self.reason, "problems": list(self.problems), "repaired": self.repaired,
             "mappings": [m.to_json() for m in self.mappings],
         }
+        if self.steps:
+            d["steps"] = [s.to_json() for s in self.steps]
+        return d
 
 
 class Encoder(Protocol):

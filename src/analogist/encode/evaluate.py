@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from analogist.encode.encoder import Encoder
+from analogist.encode.encoder import Encoder, EncodeResult
 from analogist.encode.fidelity import FidelityReport, rejected, score_signature, summarise
 from analogist.episode import Episode, parse_episode
 from analogist.errors import AnalogistError, EpisodeError
@@ -51,15 +51,43 @@ def evaluate_encoder(episodes: Iterable[Episode], encoder: Encoder, *, writer: s
                      vocab: Vocabulary | None = None) -> FidelityReport:
     """Encode each episode from its text alone and score it against its gold signature."""
     vocab = vocab or default_vocabulary()
-    scores = []
+    scores, results = [], []
     for ep in episodes:
         gold = ep.signature
         if gold is None:
             continue
         result = encoder.encode(replace(ep, signature=None))
+        results.append(result)
         writer = writer or result.writer
         if result.signature is None:
             scores.append(rejected(ep.id, gold, result.reason or "rejected"))
         else:
             scores.append(score_signature(result.signature, gold, vocab))
-    return summarise(scores, writer)
+    report = summarise(scores, writer)
+    report.summary["process"] = process_summary(results)
+    return report
+
+
+def process_summary(results: Iterable[EncodeResult]) -> dict:
+    """How the encoder got there: repairs, rejections by step, what was dropped, calls."""
+    results = list(results)
+    per_step: dict[str, dict[str, int]] = {}
+    for r in results:
+        for t in r.steps:
+            d = per_step.setdefault(t.step, {"runs": 0, "failed": 0, "repaired": 0, "dropped": 0,
+                                             "calls": 0})
+            d["runs"] += 1
+            d["failed"] += 0 if t.ok else 1
+            d["repaired"] += int(t.repaired)
+            d["dropped"] += len(t.dropped)
+            d["calls"] += t.calls
+    rejected_at: dict[str, int] = {}
+    for r in results:
+        if not r.ok:
+            step = r.steps[-1].step if r.steps else "answer"
+            rejected_at[step] = rejected_at.get(step, 0) + 1
+    n = len(results)
+    n_rej = sum(1 for r in results if not r.ok)
+    return {"episodes": n, "rejected": n_rej, "rejection_rate": n_rej / n if n else 0.0,
+            "repaired": sum(1 for r in results if r.repaired), "rejected_at": rejected_at,
+            "steps": per_step}

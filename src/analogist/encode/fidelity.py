@@ -11,6 +11,11 @@ ones fall back to a greedy alignment). Then, per episode:
 - role alignment accuracy — the share of gold roles that the alignment pairs with a written
   role *and* that take part in at least one matched relation (a pairing backed by evidence).
 
+Per step of the staged encoder (:attr:`EpisodeFidelity.steps`, matched / written / gold counts
+under the same alignment): ``roles`` (written roles backed by a matched relation), ``relations``,
+``causal_chain`` (links whose cause, link and effect all match after renaming roles) and ``fix``
+(the fix operator's role arguments, as a set; operator names are free text and not compared).
+
 :func:`summarise` gives micro-averaged P/R/F1 (pooled counts), macro means, and counts of
 rejected encodings, which score zero. Metrics of an empty list are 0 with n = 0.
 """
@@ -41,6 +46,7 @@ class EpisodeFidelity:
     role_accuracy: float
     alignment: tuple[tuple[str, str], ...] = ()
     rejected: str | None = None
+    steps: tuple[tuple[str, int, int, int], ...] = ()
 
     @property
     def precision(self) -> float:
@@ -58,7 +64,9 @@ class EpisodeFidelity:
         return {"episode_id": self.episode_id, "precision": self.precision, "recall": self.recall,
                 "f1": self.f1, "role_accuracy": self.role_accuracy, "matched": self.matched,
                 "written": self.written, "gold": self.gold,
-                "alignment": dict(self.alignment), "rejected": self.rejected}
+                "alignment": dict(self.alignment), "rejected": self.rejected,
+                "steps": {name: {"matched": m, "written": w, "gold": g}
+                          for name, m, w, g in self.steps}}
 
 
 def _f1(p: float, r: float) -> float:
@@ -128,15 +136,45 @@ def score_signature(written: Signature, gold: Signature,
     gold_roles = gold.role_names
     acc = sum(1 for g in gold_roles if g in mapping.values() and g in backed) / len(gold_roles) \
         if gold_roles else 0.0
+    roles_backed = sum(1 for w, g in mapping.items() if g in backed)
+    w_links = Counter(_link_facts(written, mapping))
+    g_links = Counter(_link_facts(gold, None))
+    w_fix = set(_fix_roles(written, mapping))
+    g_fix = set(_fix_roles(gold, None))
+    steps = (
+        ("roles", roles_backed, len(written.roles), len(gold_roles)),
+        ("relations", sum(hits.values()), len(written.relations), len(gold.relations)),
+        ("causal_chain", sum((w_links & g_links).values()), sum(w_links.values()),
+         sum(g_links.values())),
+        ("fix", len(w_fix & g_fix), len(w_fix), len(g_fix)),
+    )
     return EpisodeFidelity(
         gold.episode_id, sum(hits.values()), len(written.relations), len(gold.relations), acc,
-        tuple(sorted(mapping.items())),
+        tuple(sorted(mapping.items())), steps=steps,
     )
+
+
+def _link_facts(sig: Signature, mapping: dict[str, str] | None) -> list[str]:
+    def ren(a: str) -> str:
+        return a if mapping is None else mapping.get(a, f"?{a}")
+    return [f"{c.cause.rename({a: ren(a) for a in c.cause.roles()}).canonical()} {c.link} "
+            f"{c.effect.rename({a: ren(a) for a in c.effect.roles()}).canonical()}"
+            for c in sig.causal_chain]
+
+
+def _fix_roles(sig: Signature, mapping: dict[str, str] | None) -> list[str]:
+    if sig.fix_operator is None:
+        return []
+    return [a if mapping is None else mapping.get(a, f"?{a}") for a in sig.fix_operator.term.roles()]
 
 
 def rejected(episode_id: str, gold: Signature, reason: str) -> EpisodeFidelity:
     """A failed encoding: nothing written, so precision, recall and role accuracy are 0."""
-    return EpisodeFidelity(episode_id, 0, 0, len(gold.relations), 0.0, (), reason)
+    g_links = len(gold.causal_chain)
+    g_fix = len(set(_fix_roles(gold, None)))
+    steps = (("roles", 0, 0, len(gold.roles)), ("relations", 0, 0, len(gold.relations)),
+             ("causal_chain", 0, 0, g_links), ("fix", 0, 0, g_fix))
+    return EpisodeFidelity(episode_id, 0, 0, len(gold.relations), 0.0, (), reason, steps)
 
 
 @dataclass(frozen=True)
@@ -173,5 +211,21 @@ def summarise(scores: Iterable[EpisodeFidelity], writer: str = "") -> FidelityRe
         "macro_recall": mean(s.recall for s in scores),
         "macro_f1": mean(s.f1 for s in scores),
         "role_accuracy": mean(s.role_accuracy for s in scores),
+        "steps": _step_summary(scores),
     }
     return FidelityReport(scores, writer, summary)
+
+
+def _step_summary(scores: Sequence[EpisodeFidelity]) -> dict[str, dict[str, float]]:
+    """Micro P/R/F1 per step over pooled matched / written / gold counts."""
+    pooled: dict[str, list[int]] = {}
+    for s in scores:
+        for name, m, w, g in s.steps:
+            acc = pooled.setdefault(name, [0, 0, 0])
+            acc[0], acc[1], acc[2] = acc[0] + m, acc[1] + w, acc[2] + g
+    out = {}
+    for name, (m, w, g) in pooled.items():
+        p, r = (m / w if w else 0.0), (m / g if g else 0.0)
+        out[name] = {"precision": p, "recall": r, "f1": _f1(p, r), "matched": m, "written": w,
+                     "gold": g}
+    return out

@@ -1,0 +1,360 @@
+"""The staged encoder: a small model writes a signature in four constrained steps.
+
+:class:`StagedEncoder` runs the steps of :mod:`analogist.encode.steps` (roles → relations →
+causal chain → levels). After each step the answer is checked; a failed check gets one repair
+re-ask that quotes the rejected answer and names the fix, at another temperature and seed, so the
+repair always changes the request (a repair answer identical to the rejected one counts as
+failed). What each step does when its repair fails:
+
+- roles, relations: the episode is rejected (no structure to store);
+- causal chain: the signature is kept without a chain (the trace says so);
+- levels: a level that still names surface entities is dropped (the trace says which); a fix
+  whose arguments repeat is dropped.
+
+Checks are fair (:mod:`analogist.encode.checks`): entities match the text by stem, generic words
+may appear in L2/L3, duplicates are removed rather than rejected, and there is no padding (an
+answer that fills every allowed relation slot is asked again with fewer). A copy of the worked
+example is caught by structure (its relations up to role renaming, its role descriptions), not
+only by its entity names.
+
+Storage-time encoding sees the episode's text, kind and outcome (the stored record), nothing else;
+query-time encoding (:meth:`StagedEncoder.encode_target`) sees the current text and, when the
+caller has one, its entity table, which then becomes step 1's enum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import permutations
+from typing import Any
+
+from analogist.encode import steps as S
+from analogist.encode.checks import content_words, level_leak_problems, mentions, stem
+from analogist.encode.encoder import EncodeResult, EncoderSettings, writer_tag
+from analogist.episode import Episode
+from analogist.errors import CacheMissError, ModelError, SignatureError
+from analogist.models.llm import LLM
+from analogist.signature.model import Signature, parse_signature
+from analogist.signature.vocabulary import Vocabulary, default_vocabulary
+from analogist.store.db import utcnow
+
+
+STAGED_SETTINGS = EncoderSettings(max_tokens=400)
+
+
+@dataclass(frozen=True)
+class StepTrace:
+    """What one step did: its problems, whether a repair ran, what was dropped."""
+
+    step: str
+    ok: bool
+    problems: tuple[str, ...] = ()
+    repaired: bool = False
+    calls: int = 1
+    dropped: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {"step": self.step, "ok": self.ok, "calls": self.calls,
+                "problems": list(self.problems), "repaired": self.repaired,
+                "dropped": list(self.dropped)}
+
+
+@dataclass
+class _State:
+    """The signature being built, step by step."""
+
+    eid: str
+    kind: str
+    text: str
+    head: str
+    entities: list[str] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    domain: str = ""
+    relations: list[list[str]] = field(default_factory=list)
+    chain: list[list[str]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    levels: dict[str, str] = field(default_factory=dict)
+    trace: list[StepTrace] = field(default_factory=list)
+
+    def so_far(self) -> list[str]:
+        out = []
+        if self.names:
+            out.append("Roles: " + "; ".join(f"{n} = {e} ({p})" for n, e, p in
+                                               zip(self.names, self.entities, self.parts)))
+        if self.relations:
+            out.append("Relations: " + "; ".join(S.fact(r) for r in self.relations))
+        if self.chain:
+            out.append("Causal chain: " + "; ".join(f"{c} --{k}--> {e}" for c, k, e in self.chain))
+        return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(stem(w) for w in content_words(text))
+
+
+_EX_PARTS = {_norm(r["part"]) for r in S.EXAMPLE["roles"]["roles"]}
+_EX_ENTITIES = [r["entity"] for r in S.EXAMPLE["roles"]["roles"]]
+
+
+def _shape(relations: Sequence[Sequence[str]]) -> list[tuple]:
+    return sorted((r[0], *r[1:]) for r in relations)
+
+
+def copies_example(relations: Sequence[Sequence[str]]) -> bool:
+    """True when ``relations`` equal the worked example's relations up to renaming roles."""
+    ex = S.EXAMPLE["relations"]["relations"]
+    if len(relations) != len(ex) or sorted(r[0] for r in relations) != sorted(r[0] for r in ex):
+        return False
+    mine = sorted({a for r in relations for a in r[1:]})
+    theirs = sorted({a for r in ex for a in r[1:]})
+    if len(mine) != len(theirs):
+        return False
+    target = _shape(ex)
+    for perm in permutations(theirs):
+        ren = dict(zip(mine, perm))
+        if _shape([[r[0], *(ren[a] for a in r[1:])] for r in relations]) == target:
+            return True
+    return False
+
+
+class StagedEncoder:
+    """Writes signatures in four constrained steps (see the module docstring).
+
+    Args:
+        llm: any :class:`~analogist.models.llm.LLM` (normally from ``open_llm``).
+        vocab: the controlled vocabulary (default: the packaged one).
+        settings: sampling; ``repair`` allows the one re-ask per step.
+        repair_temperature: the temperature of a repair re-ask (it must differ from the first).
+        clock: gives ``written_at``.
+    """
+
+    def __init__(self, llm: LLM, vocab: Vocabulary | None = None,
+                 settings: EncoderSettings = STAGED_SETTINGS, *,
+                 repair_temperature: float = 0.4, clock: Callable[[], str] = utcnow):
+        self.llm = llm
+        self.vocab = vocab or default_vocabulary()
+        self.settings = settings
+        self.repair_temperature = repair_temperature
+        self.clock = clock
+        self.writer = writer_tag(llm, S.STAGED_PROMPT_VERSION)
+
+    # ------------------------------------------------------------------------ public
+    def encode(self, episode: Episode) -> EncodeResult:
+        """Storage-time encoding from the episode's own record (text, kind, outcome).
+
+        Raises:
+            CacheMissError: in replay-only mode the call log lacks a needed call.
+        """
+        head = S.episode_head(episode.text, episode.kind, episode.outcome, target=False)
+        seen = episode.text + " " + (episode.outcome or "")
+        return self._run(_State(episode.id, episode.kind, episode.text, head), seen, None)
+
+    def encode_text(self, text: str, *, episode_id: str, kind: str,
+                    outcome: str | None = None) -> EncodeResult:
+        return self.encode(Episode(episode_id, kind, text, outcome))
+
+    def encode_target(self, text: str, *, kind: str | None = None, target_id: str = "target",
+                      entities: Mapping[str, str] | None = None) -> EncodeResult:
+        """Query-time encoding of the current situation. With ``entities`` (id -> name), roles
+        are chosen from that table and named by the entity ids."""
+        head = S.episode_head(text, kind, None, target=True)
+        state = _State(target_id, kind or "observation", text, head)
+        return self._run(state, text, dict(entities) if entities else None)
+
+    # ------------------------------------------------------------------------ steps
+    def _run(self, st: _State, seen: str, table: dict[str, str] | None) -> EncodeResult:
+        try:
+            if not self._roles(st, seen, table) or not self._relations(st):
+                return self._result(st, None, st.trace[-1].problems)
+            self._chain(st)
+            self._levels(st, seen)
+        except _Unusable as e:
+            return self._result(st, None, (str(e),))
+        doc = {"episode_id": st.eid, "kind": st.kind,
+               "roles": dict(zip(st.names, st.parts)), "relations": st.relations,
+               "causal_chain": st.chain, "levels": {"L0": st.text, **st.levels},
+               "surface": {"domain": st.domain, "entities": list(dict.fromkeys(st.entities)),
+                           "bindings": dict(zip(st.names, st.entities))},
+               "verified": False, "writer_model": self.writer, "written_at": self.clock(),
+               **st.extra}
+        try:
+            sig = parse_signature(doc, self.vocab)
+        except SignatureError as e:
+            return self._result(st, None, (f"{e.field}: {e.problem}",))
+        return self._result(st, sig, ())
+
+    def _result(self, st: _State, sig: Signature | None, problems: Sequence[str]) -> EncodeResult:
+        all_problems = tuple(p for t in st.trace for p in t.problems)
+        return EncodeResult(
+            st.eid, sig, None if sig is not None else "; ".join(problems) or "rejected",
+            all_problems, any(t.repaired for t in st.trace), writer=self.writer,
+            steps=tuple(st.trace))
+
+    def _ask(self, step: str, st: _State, schema: dict, check: Callable[[Any], list[str]],
+             repair_schema: dict | None = None) -> tuple[Any, list[str], bool, int]:
+        """One step with at most one repair: (answer, remaining problems, repaired, calls)."""
+        s = self.settings
+        msgs = S.step_messages(self.vocab, step, st.head, st.so_far())
+        first = self._call(msgs, schema, s.temperature, s.seed, step)
+        problems = check(first)
+        if not problems or not s.repair:
+            return first, problems, False, 1
+        msgs = S.step_messages(self.vocab, step, st.head, st.so_far(), problems, first)
+        second = self._call(msgs, repair_schema or schema, self.repair_temperature, s.seed + 1,
+                            step)
+        if second == first:
+            return first, [*problems, "the repair re-ask returned the same answer"], True, 2
+        return second, check(second), True, 2
+
+    def _call(self, messages: list[dict], schema: dict, temperature: float, seed: int,
+              step: str) -> Any:
+        s = self.settings
+        try:
+            c = self.llm.complete(messages, schema=schema, temperature=temperature,
+                                  max_tokens=s.max_tokens, seed=seed,
+                                  prompt_version=f"{S.STAGED_PROMPT_VERSION}:{step}",
+                                  replicate=s.replicate)
+        except CacheMissError:
+            raise
+        except ModelError as e:
+            raise _Unusable(f"{step}: model answer unusable: {e}") from None
+        if not isinstance(c.parsed, dict):
+            raise _Unusable(f"{step}: the answer is not one JSON object")
+        return c.parsed
+
+    def _roles(self, st: _State, seen: str, table: dict[str, str] | None) -> bool:
+        names_by_entity = {v: k for k, v in (table or {}).items()}
+
+        def check(ans: Any) -> list[str]:
+            out = []
+            roles = [r for r in ans.get("roles") or [] if isinstance(r, dict)]
+            ents = [str(r.get("entity", "")) for r in roles]
+            for e in ents:
+                if table is None and not mentions(e, seen):
+                    out.append(f"entity {e!r} does not occur in the episode; name each part as "
+                               "the episode writes it")
+                if table is None and e in _EX_ENTITIES and not mentions(e, seen):
+                    out.append(f"{e!r} is from the worked example; describe this episode")
+            parts = [_norm(str(r.get("part", ""))) for r in roles]
+            if sum(1 for p in parts if p in _EX_PARTS) >= 2:
+                out.append("the role descriptions copy the worked example; say what each part "
+                           "does in THIS episode")
+            if len({_norm(e) for e in ents}) < 2:
+                out.append("give at least two different parts")
+            return out
+
+        ans, problems, repaired, calls = self._ask(
+            "roles", st, S.roles_schema(list(table.values()) if table else None), check)
+        dropped = []
+        for r in ans.get("roles") or []:
+            ent, part = str(r.get("entity", "")).strip(), str(r.get("part", "")).strip()
+            if any(_norm(ent) == _norm(e) for e in st.entities):
+                dropped.append(f"duplicate role for {ent!r}")
+                continue
+            if table is None and not mentions(ent, seen):
+                dropped.append(f"role for {ent!r} (not in the episode)")
+                continue
+            st.entities.append(ent)
+            st.parts.append(part or "part of the mechanism")
+            st.names.append(names_by_entity.get(ent, f"R{len(st.names) + 1}"))
+        st.domain = str(ans.get("domain", ""))[:40]
+        ok = len(st.names) >= 2
+        st.trace.append(StepTrace("roles", ok, tuple(problems), repaired, calls, tuple(dropped)))
+        return ok
+
+    def _relations(self, st: _State) -> bool:
+        roles = st.names
+
+        def check(ans: Any, limit: int) -> list[str]:
+            rels = [r for r in ans.get("relations") or [] if isinstance(r, list)]
+            out = []
+            if len(rels) >= limit:
+                out.append(f"you filled all {limit} relation slots; keep only the relations the "
+                           "episode states (usually 2 to 5)")
+            if copies_example(rels):
+                out.append("these relations copy the worked example's structure; write the "
+                           "relations of THIS episode")
+            if not [r for r in rels if len(set(r[1:])) == len(r[1:])]:
+                out.append("every relation links a role to itself; relate two different roles")
+            return out
+
+        first_max = S.MAX_STEP_RELATIONS
+        ans, problems, repaired, calls = self._ask(
+            "relations", st, S.relations_schema(self.vocab, roles, first_max),
+            lambda a: check(a, first_max),
+            S.relations_schema(self.vocab, roles, first_max - 2))
+        dropped, kept = [], []
+        for r in ans.get("relations") or []:
+            if len(set(r[1:])) != len(r[1:]):
+                dropped.append(f"{S.fact(r)} (a role related to itself)")
+            elif r in kept:
+                dropped.append(f"{S.fact(r)} (repeated)")
+            else:
+                kept.append(list(r))
+        fatal = [p for p in problems if "copy" in p or "itself" in p]
+        ok = bool(kept) and not fatal
+        if ok:
+            st.relations = kept
+        st.trace.append(StepTrace("relations", ok, tuple(problems), repaired, calls,
+                                  tuple(dropped)))
+        return ok
+
+    def _chain(self, st: _State) -> None:
+        def check(ans: Any) -> list[str]:
+            links = [x for x in ans.get("links") or [] if isinstance(x, dict)]
+            if not [x for x in links if x.get("cause") != x.get("effect")]:
+                return ["every link has the same cause and effect; link a cause to its effect"]
+            return []
+
+        ans, problems, repaired, calls = self._ask(
+            "causal_chain", st, S.chain_schema(self.vocab, st.names, S.MAX_STEP_LINKS), check)
+        dropped, kept = [], []
+        for x in ans.get("links") or []:
+            c, e = S.fact(x["cause"]), S.fact(x["effect"])
+            row = [c, x["link"], e]
+            if c == e:
+                dropped.append(f"{c} --{x['link']}--> {e} (cause equals effect)")
+            elif row in kept:
+                dropped.append(f"{c} --{x['link']}--> {e} (repeated)")
+            else:
+                kept.append(row)
+        st.chain = kept
+        st.trace.append(StepTrace("causal_chain", bool(kept), tuple(problems), repaired, calls,
+                                  tuple(dropped)))
+
+    def _levels(self, st: _State, seen: str) -> None:
+        def check(ans: Any) -> list[str]:
+            levels = {k: str(ans.get(k, "")) for k in ("L2", "L3")}
+            out = level_leak_problems(levels, st.entities, seen, st.names)
+            args = (ans.get("fix") or {}).get("args") or []
+            if len(set(args)) != len(args):
+                out.append("the fix names a role twice; give each argument once")
+            return out
+
+        ans, problems, repaired, calls = self._ask("levels", st, S.levels_schema(st.names), check)
+        remaining = check(ans)
+        dropped = []
+        for level in ("L1", "L2", "L3"):
+            text = str(ans.get(level, "")).strip()
+            if any(p.startswith(f"levels.{level}") for p in remaining):
+                dropped.append(f"{level} (names surface entities)")
+            elif text:
+                st.levels[level] = text
+        for key in ("symptom", "violated_invariant"):
+            if str(ans.get(key, "")).strip():
+                st.extra[key] = str(ans[key]).strip()
+        fix = ans.get("fix") or {}
+        args = fix.get("args") or []
+        if fix.get("operator") and args and len(set(args)) == len(args):
+            st.extra["fix_operator"] = f"{fix['operator']}({','.join(args)})"
+        elif fix:
+            dropped.append("fix (repeated arguments)")
+        st.trace.append(StepTrace("levels", not dropped, tuple(problems), repaired, calls,
+                                  tuple(dropped)))
+
+
+class _Unusable(Exception):
+    """A step's answer could not be used at all (model error, not JSON)."""
+

@@ -1,0 +1,208 @@
+"""The staged encoder's prompts and schemas: one small, constrained step at a time.
+
+A small model cannot write a whole signature in one go (issue 12: 18 of 20 rejected), so the work
+is split into four steps, each asked with a JSON schema that a grammar-constrained backend
+enforces:
+
+1. ``roles`` — the parts of the mechanism: each one's entity as the text names it and what it
+   does in general words. Roles are numbered R1, R2, ... by the encoder (never named by the
+   model, so it cannot declare one twice or copy the example's names). For a target whose entity
+   table is given, the entity is an enum of that table.
+2. ``relations`` — binary vocabulary relations over the roles: the predicate is an enum of the
+   vocabulary, each argument an enum of the roles declared in step 1.
+3. ``causal_chain`` — links ``cause --link--> effect``; causes and effects are vocabulary terms
+   over the roles, links an enum of the causal terms.
+4. ``levels`` — symptom, violated invariant, the fix as an operator over roles, and L1–L3
+   (L0 is the text itself and is never asked for).
+
+Every step shares one system prompt (rules, vocabulary, one worked example) and the user message
+starts with the episode, so llama.cpp's prompt cache reuses the common prefix across the steps of
+an episode and across episodes. The worked example is a responsibility gap (two parties each
+assume the other will act) — a mechanism that matches none of PARB's motifs (``docs/parb.md``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from analogist.signature.vocabulary import Vocabulary
+
+STAGED_PROMPT_VERSION = "staged-v1"
+STEPS = ("roles", "relations", "causal_chain", "levels")
+MAX_STEP_ROLES, MAX_STEP_RELATIONS, MAX_STEP_LINKS, MAX_FIX_ARGS = 5, 6, 4, 3
+
+EXAMPLE_TEXT = (
+    "The certificate for the billing portal expired on a Saturday and customers could not pay "
+    "for six hours. The platform team believed the security team renewed certificates, and the "
+    "security team believed renewals belonged to whoever ran the portal; neither had the renewal "
+    "on its list."
+)
+EXAMPLE = {
+    "roles": {"domain": "web operations", "roles": [
+        {"entity": "the platform team", "part": "party that counts on another party to act"},
+        {"entity": "the security team", "part": "second party that counts on the first to act"},
+        {"entity": "the certificate", "part": "duty that lapses unless someone acts on it"},
+    ]},
+    "relations": {"relations": [["assumes", "R1", "R2"], ["assumes", "R2", "R1"],
+                                ["skips_check", "R1", "R3"], ["skips_check", "R2", "R3"]]},
+    "causal_chain": {"links": [
+        {"cause": ["assumes", "R1", "R2"], "link": "enables", "effect": ["skips_check", "R1", "R3"]},
+        {"cause": ["skips_check", "R1", "R3"], "link": "causes", "effect": ["fails", "R3"]},
+    ]},
+    "levels": {
+        "symptom": "a routine duty silently lapsed though everyone thought it was covered",
+        "violated_invariant": "every recurring duty has exactly one named owner",
+        "fix": {"operator": "assign_owner", "args": ["R3", "R1"]},
+        "L1": "Each team assumed the other renewed the certificate, so nobody did",
+        "L2": "A shared duty without a named owner lapsed because each party relied on the other",
+        "L3": "Mutual assumption of responsibility leaves a duty undone",
+    },
+}
+
+_RULES = """You describe the mechanism of one episode as a structural signature, one small step at
+a time. Roles are the parts that take part in the mechanism (a person, team, component, stock,
+signal, rule), numbered R1, R2, ... Write only what THIS episode says; never copy the example.
+Relations (A, B are roles):
+{binary}
+States of one role X:
+{unary}
+Causal links: {links}"""
+
+
+def _example_block() -> str:
+    ex = EXAMPLE
+    roles = "; ".join(f"R{i} = {r['entity']} ({r['part']})"
+                      for i, r in enumerate(ex["roles"]["roles"], 1))
+    rels = "; ".join(fact(r) for r in ex["relations"]["relations"])
+    chain = "; ".join(link_text(x) for x in ex["causal_chain"]["links"])
+    lv = ex["levels"]
+    return (
+        "Worked example (made up; its mechanism is not the one you will be given):\n"
+        f"Episode: {EXAMPLE_TEXT}\n"
+        f"1 roles: {roles}\n2 relations: {rels}\n3 causal chain: {chain}\n"
+        f"4 symptom: {lv['symptom']}; invariant: {lv['violated_invariant']}; fix: "
+        f"{lv['fix']['operator']}({', '.join(lv['fix']['args'])}); L1: {lv['L1']}; "
+        f"L2: {lv['L2']}; L3: {lv['L3']}"
+    )
+
+
+def system_prompt(vocab: Vocabulary) -> str:
+    """The one system prompt every step shares (so its KV cache is reused)."""
+    live = [t for t in vocab if t.merged_into is None]
+    binary = "\n".join(f"- {t.term}(A,B): {t.definition}" for t in live
+                       if t.arity == 2 and t.kind != "causal")
+    binary += "\n" + "\n".join(f"- {t.term}(A,B): {t.definition}" for t in live
+                               if t.arity == 2 and t.kind == "causal")
+    unary = "\n".join(f"- {t.term}(X): {t.definition}" for t in live if t.arity == 1)
+    links = ", ".join(t.term for t in live if t.kind == "causal")
+    return _RULES.format(binary=binary, unary=unary, links=links) + "\n\n" + _example_block()
+
+
+def fact(rel: Sequence[str]) -> str:
+    return f"{rel[0]}({','.join(rel[1:])})"
+
+
+def link_text(link: Mapping[str, Any]) -> str:
+    return f"{fact(link['cause'])} --{link['link']}--> {fact(link['effect'])}"
+
+
+_INSTRUCTIONS = {
+    "roles": ("Step 1: list the 2 to 5 parts that play a role in this episode's mechanism. "
+              "entity: its name as the episode writes it; part: what it does in the mechanism, "
+              "in general words. Also give the domain in one or two words."),
+    "relations": ("Step 2: write the relations between these roles that the episode states, "
+                  "usually 2 to 5. Do not repeat a relation or add one the text does not support."),
+    "causal_chain": ("Step 3: write the causal chain, 1 to 4 links from the first cause to what "
+                     "went wrong (or what was achieved), using the relations and states above."),
+    "levels": ("Step 4: the symptom and the violated invariant (general words), the fix as an "
+               "operator over roles (a lowercase verb_noun name), and three abstraction levels: "
+               "L1 the implementation pattern, L2 the system mechanism, L3 the abstract "
+               "relational pattern. L2 and L3 use general words only: no names from the episode."),
+}
+
+
+def step_messages(vocab: Vocabulary, step: str, head: str, so_far: Sequence[str],
+                  problems: Sequence[str] = (), previous: Any = None) -> list[dict]:
+    """The request for one step: the shared system prompt, then the episode (``head``), what the
+    earlier steps produced, the step's instruction and, in a repair, the rejected answer and
+    exactly what to fix."""
+    parts = [head, *so_far, _INSTRUCTIONS[step]]
+    if problems:
+        parts.append("Your previous answer was " + json.dumps(previous)[:600]
+                     + "\nIt was rejected. Fix exactly this:\n" + "\n".join(f"- {p}" for p in problems))
+    return [{"role": "system", "content": system_prompt(vocab)},
+            {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def episode_head(text: str, kind: str | None, outcome: str | None, *, target: bool) -> str:
+    if target:
+        return f"Current situation ({kind or 'kind unknown'}):\n{text}"
+    head = f"Episode ({kind}):\n{text}"
+    return head + (f"\nOutcome: {outcome}" if outcome else "")
+
+
+# ----------------------------------------------------------------------------- schemas
+def _text(max_len: int) -> dict:
+    return {"type": "string", "minLength": 3, "maxLength": max_len}
+
+
+def _tuple(items: list[dict]) -> dict:
+    return {"type": "array", "prefixItems": items, "items": False,
+            "minItems": len(items), "maxItems": len(items)}
+
+
+def roles_schema(entities: Sequence[str] | None = None) -> dict:
+    """Step 1. ``entities``: the target's entity names when the item gives them (an enum)."""
+    entity = {"enum": list(entities)} if entities else _text(60)
+    return {"type": "object", "additionalProperties": False, "required": ["domain", "roles"],
+            "properties": {
+                "domain": {"type": "string", "minLength": 2, "maxLength": 40},
+                "roles": {"type": "array", "minItems": 2, "maxItems": MAX_STEP_ROLES, "items": {
+                    "type": "object", "additionalProperties": False,
+                    "required": ["entity", "part"],
+                    "properties": {"entity": entity, "part": _text(80)}}}}}
+
+
+def relations_schema(vocab: Vocabulary, roles: Sequence[str], max_items: int) -> dict:
+    """Step 2: predicates an enum of the binary vocabulary, arguments an enum of the roles."""
+    preds = [t.term for t in vocab if t.merged_into is None and t.arity == 2]
+    role = {"enum": list(roles)}
+    return {"type": "object", "additionalProperties": False, "required": ["relations"],
+            "properties": {"relations": {"type": "array", "minItems": 1, "maxItems": max_items,
+                                         "items": _tuple([{"enum": preds}, role, role])}}}
+
+
+def chain_schema(vocab: Vocabulary, roles: Sequence[str], max_items: int) -> dict:
+    """Step 3: each end is a vocabulary term over the roles (as a list), links a causal enum."""
+    live = [t for t in vocab if t.merged_into is None]
+    role = {"enum": list(roles)}
+    term = {"anyOf": [
+        _tuple([{"enum": [t.term for t in live if t.arity == 1]}, role]),
+        _tuple([{"enum": [t.term for t in live if t.arity == 2]}, role, role]),
+    ]}
+    links = [t.term for t in live if t.kind == "causal"]
+    return {"type": "object", "additionalProperties": False, "required": ["links"],
+            "properties": {"links": {"type": "array", "minItems": 1, "maxItems": max_items,
+                                     "items": {"type": "object", "additionalProperties": False,
+                                               "required": ["cause", "link", "effect"],
+                                               "properties": {"cause": term,
+                                                              "link": {"enum": links},
+                                                              "effect": term}}}}}
+
+
+def levels_schema(roles: Sequence[str]) -> dict:
+    """Step 4: prose fields bounded in length; the fix's arguments an enum of the roles."""
+    return {"type": "object", "additionalProperties": False,
+            "required": ["symptom", "violated_invariant", "fix", "L1", "L2", "L3"],
+            "properties": {
+                "symptom": _text(160), "violated_invariant": _text(160),
+                "fix": {"type": "object", "additionalProperties": False,
+                        "required": ["operator", "args"],
+                        "properties": {"operator": {"type": "string",
+                                                    "pattern": "^[a-z][a-z_]{1,30}$"},
+                                       "args": {"type": "array", "minItems": 1,
+                                                "maxItems": MAX_FIX_ARGS,
+                                                "items": {"enum": list(roles)}}}},
+                "L1": _text(160), "L2": _text(160), "L3": _text(120)}}
