@@ -39,7 +39,6 @@ from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 from analogist.store.db import utcnow
 
-
 STAGED_SETTINGS = EncoderSettings(max_tokens=400)
 
 
