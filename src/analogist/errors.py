@@ -48,6 +48,10 @@ class StoreError(AnalogistError):
     """The store could not complete an operation; nothing was changed."""
 
 
+class StoreBusyError(StoreError):
+    """Another writer held the database lock longer than the bound (``ANALOGIST_DB_TIMEOUT``)."""
+
+
 class DuplicateEpisodeError(StoreError):
     """An episode id is already stored (or repeated within one batch)."""
 

@@ -12,10 +12,11 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from analogist.store.db import transaction, utcnow
+from analogist.store.db import Connection, transaction, utcnow
 
 _COLUMNS = (
     "cache_key", "provider", "base_url", "model", "prompt_version", "replicate", "request_json",
@@ -88,12 +89,21 @@ def _record(row: sqlite3.Row) -> CallRecord:
 class CallLog:
     """Reads and writes llm_calls on a :class:`~analogist.store.Store` or a connection.
 
-    Writes are serialised with a lock so backends may call from several threads.
+    Backends may call from several threads: on a Store each thread uses its own connection
+    (``conn`` is resolved per call) and :func:`~analogist.store.db.transaction` does the
+    locking; a plain ``sqlite3`` connection shared by threads is serialised here with a lock.
     """
 
     def __init__(self, target: Any):
-        self.conn: sqlite3.Connection = getattr(target, "conn", target)
+        self._target = target
         self._lock = threading.Lock()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return getattr(self._target, "conn", self._target)
+
+    def _guard(self, conn: sqlite3.Connection) -> Any:
+        return nullcontext() if isinstance(conn, Connection) else self._lock
 
     def _rows(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
         cur = self.conn.cursor()
@@ -103,16 +113,18 @@ class CallLog:
     def record(self, rec: CallRecord) -> int:
         """Append one row and return its id."""
         sql = f"INSERT INTO llm_calls ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-        with self._lock, transaction(self.conn):
-            cur = self.conn.execute(sql, rec._row())
+        conn = self.conn
+        with self._guard(conn), transaction(conn):
+            cur = conn.execute(sql, rec._row())
         return int(cur.lastrowid)
 
     def record_many(self, recs: Iterable[CallRecord]) -> int:
         """Append rows in one transaction (e.g. importing recorded responses); return the count."""
         rows = [r._row() for r in recs]
         sql = f"INSERT INTO llm_calls ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-        with self._lock, transaction(self.conn):
-            self.conn.executemany(sql, rows)
+        conn = self.conn
+        with self._guard(conn), transaction(conn):
+            conn.executemany(sql, rows)
         return len(rows)
 
     def lookup(self, cache_key: str) -> CallRecord | None:

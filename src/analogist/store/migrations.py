@@ -1,16 +1,35 @@
 """Named, append-only schema migrations (the tables of spec §12 plus episodes and llm_calls).
 
-Never edit a migration that has shipped; append a new one. ``schema_migrations`` records which
-ran, so opening an old database brings it up to date.
+Each migration is a Python function that runs its statements one ``execute`` at a time (as
+sqlite-utils and llm do), so a statement may contain ``;`` (a trigger body, a string). Never
+edit a migration that has shipped; append a new one. ``schema_migrations`` records which ran,
+so opening an old database brings it up to date, and a database that records a migration this
+list does not know was written by a newer analogist (it is opened read-only).
 """
 
 from __future__ import annotations
 
-MIGRATIONS: list[tuple[str, str]] = [
-    (
-        "0001_core",
-        """
-        CREATE TABLE episodes (
+import sqlite3
+from collections.abc import Callable
+from typing import NamedTuple
+
+
+class Migration(NamedTuple):
+    """One schema step: its name (recorded once applied) and the function that applies it."""
+
+    name: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+def _run(conn: sqlite3.Connection, *statements: str) -> None:
+    for statement in statements:
+        conn.execute(statement)
+
+
+def _m0001_core(conn: sqlite3.Connection) -> None:
+    _run(
+        conn,
+        """CREATE TABLE episodes (
             id TEXT PRIMARY KEY,
             kind TEXT NOT NULL,
             text TEXT NOT NULL,
@@ -18,9 +37,9 @@ MIGRATIONS: list[tuple[str, str]] = [
             time TEXT,
             provenance TEXT,
             added_at TEXT NOT NULL
-        );
-        CREATE VIRTUAL TABLE episodes_fts USING fts5(id UNINDEXED, text);
-        CREATE TABLE signatures (
+        )""",
+        "CREATE VIRTUAL TABLE episodes_fts USING fts5(id UNINDEXED, text)",
+        """CREATE TABLE signatures (
             episode_id TEXT PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE,
             kind TEXT NOT NULL,
             signature_json TEXT NOT NULL,
@@ -28,41 +47,41 @@ MIGRATIONS: list[tuple[str, str]] = [
             written_at TEXT,
             verified INTEGER NOT NULL DEFAULT 0,
             domain TEXT NOT NULL DEFAULT ''
-        );
-        CREATE TABLE sig_relations (
+        )""",
+        """CREATE TABLE sig_relations (
             episode_id TEXT NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
             predicate TEXT NOT NULL,
             arg1_role TEXT,
             arg2_role TEXT,
             args_json TEXT NOT NULL,
             in_causal_chain INTEGER NOT NULL DEFAULT 0
-        );
-        CREATE INDEX sig_relations_episode ON sig_relations(episode_id);
-        CREATE INDEX sig_relations_predicate ON sig_relations(predicate);
-        CREATE TABLE sig_vectors (
+        )""",
+        "CREATE INDEX sig_relations_episode ON sig_relations(episode_id)",
+        "CREATE INDEX sig_relations_predicate ON sig_relations(predicate)",
+        """CREATE TABLE sig_vectors (
             episode_id TEXT NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
             level TEXT NOT NULL,
             embedder TEXT NOT NULL,
             dim INTEGER NOT NULL,
             vector BLOB NOT NULL,
             PRIMARY KEY (episode_id, level, embedder)
-        );
-        CREATE TABLE sig_fingerprint (
+        )""",
+        """CREATE TABLE sig_fingerprint (
             episode_id TEXT PRIMARY KEY REFERENCES episodes(id) ON DELETE CASCADE,
             wl_hash TEXT NOT NULL,
             wl_version TEXT NOT NULL,
             features_json TEXT NOT NULL
-        );
-        CREATE INDEX sig_fingerprint_hash ON sig_fingerprint(wl_hash);
-        CREATE TABLE schemas (
+        )""",
+        "CREATE INDEX sig_fingerprint_hash ON sig_fingerprint(wl_hash)",
+        """CREATE TABLE schemas (
             schema_id TEXT PRIMARY KEY,
             schema_json TEXT NOT NULL,
             member_episodes TEXT NOT NULL,
             times_used INTEGER NOT NULL DEFAULT 0,
             times_verified INTEGER NOT NULL DEFAULT 0,
             created_at TEXT NOT NULL
-        );
-        CREATE TABLE vocab (
+        )""",
+        """CREATE TABLE vocab (
             term TEXT PRIMARY KEY,
             definition TEXT NOT NULL,
             kind TEXT NOT NULL,
@@ -72,8 +91,8 @@ MIGRATIONS: list[tuple[str, str]] = [
             synonyms_json TEXT NOT NULL DEFAULT '[]',
             merged_into TEXT,
             count INTEGER NOT NULL DEFAULT 0
-        );
-        CREATE TABLE analogy_log (
+        )""",
+        """CREATE TABLE analogy_log (
             run_id TEXT PRIMARY KEY,
             target_id TEXT,
             trigger TEXT NOT NULL,
@@ -92,8 +111,8 @@ MIGRATIONS: list[tuple[str, str]] = [
             wall_ms REAL NOT NULL DEFAULT 0,
             run_json TEXT NOT NULL,
             created_at TEXT NOT NULL
-        );
-        CREATE TABLE llm_calls (
+        )""",
+        """CREATE TABLE llm_calls (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             cache_key TEXT NOT NULL,
             provider TEXT NOT NULL,
@@ -110,14 +129,15 @@ MIGRATIONS: list[tuple[str, str]] = [
             attempt INTEGER NOT NULL DEFAULT 1,
             error TEXT,
             created_at TEXT NOT NULL
-        );
-        CREATE INDEX llm_calls_key ON llm_calls(cache_key);
-        """,
-    ),
-    (
-        "0002_ledger_and_bench",
-        """
-        CREATE TABLE transfer_ledger (
+        )""",
+        "CREATE INDEX llm_calls_key ON llm_calls(cache_key)",
+    )
+
+
+def _m0002_ledger_and_bench(conn: sqlite3.Connection) -> None:
+    _run(
+        conn,
+        """CREATE TABLE transfer_ledger (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             run_id TEXT NOT NULL,
             action TEXT NOT NULL,
@@ -126,17 +146,17 @@ MIGRATIONS: list[tuple[str, str]] = [
             delta REAL,
             negative INTEGER NOT NULL DEFAULT 0,
             created_at TEXT NOT NULL
-        );
-        CREATE INDEX transfer_ledger_run ON transfer_ledger(run_id);
-        CREATE TABLE bench_runs (
+        )""",
+        "CREATE INDEX transfer_ledger_run ON transfer_ledger(run_id)",
+        """CREATE TABLE bench_runs (
             run_id TEXT PRIMARY KEY,
             bench_hash TEXT NOT NULL,
             config_json TEXT NOT NULL,
             status TEXT NOT NULL,
             created_at TEXT NOT NULL,
             finished_at TEXT
-        );
-        CREATE TABLE bench_results (
+        )""",
+        """CREATE TABLE bench_results (
             run_id TEXT NOT NULL REFERENCES bench_runs(run_id) ON DELETE CASCADE,
             arm TEXT NOT NULL,
             answerer TEXT NOT NULL,
@@ -147,7 +167,11 @@ MIGRATIONS: list[tuple[str, str]] = [
             answer_json TEXT NOT NULL,
             created_at TEXT NOT NULL,
             PRIMARY KEY (run_id, arm, answerer, item_id, seed, condition)
-        );
-        """,
-    ),
+        )""",
+    )
+
+
+MIGRATIONS: list[Migration] = [
+    Migration("0001_core", _m0001_core),
+    Migration("0002_ledger_and_bench", _m0002_ledger_and_bench),
 ]

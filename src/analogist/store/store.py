@@ -12,15 +12,16 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 import numpy as np
 
 from analogist.episode import Episode
-from analogist.errors import DuplicateEpisodeError, NotFoundError, StoreError
+from analogist.errors import ConfigError, DuplicateEpisodeError, NotFoundError, StoreError
 from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 from analogist.store import episodes as ep_rows
-from analogist.store.db import connect, transaction
+from analogist.store.db import Connection, Connections, transaction
 from analogist.store.vocab import load_vocabulary, save_vocabulary, term_counts
 
 
@@ -54,32 +55,65 @@ class AddReport:
 class Store:
     """A database file holding memory, the analogy log, the model-call log and bench results.
 
+    Safe to share between threads: each thread gets its own connection (``conn``), writers wait
+    for the lock with bounded backoff, and WAL readers are never blocked (see
+    :mod:`analogist.store.db`).
+
     Args:
         path: the SQLite file (``":memory:"`` for a throwaway store).
-        vocabulary: installed into a new store; an existing store keeps its own copy.
+        vocabulary: installed into a new store. An existing store keeps its own copy, so a
+            different ``vocabulary`` is refused (ConfigError) rather than silently ignored.
     """
 
     def __init__(self, path: str | Path = ":memory:", vocabulary: Vocabulary | None = None):
         self.path = str(path)
-        self.conn = connect(self.path)
+        self._connections = Connections(self.path)
+        try:
+            self.vocabulary = self._install_vocabulary(vocabulary)
+        except BaseException:
+            self._connections.close()
+            raise
+
+    def _install_vocabulary(self, vocabulary: Vocabulary | None) -> Vocabulary:
         stored = load_vocabulary(self.conn)
         if len(stored) == 0:
+            if self.read_only:
+                return vocabulary or default_vocabulary()
             with transaction(self.conn):
                 save_vocabulary(self.conn, vocabulary or default_vocabulary())
-            stored = load_vocabulary(self.conn)
-        self.vocabulary = stored
+            return load_vocabulary(self.conn)
+        if vocabulary is not None and tuple(vocabulary) != tuple(stored):
+            raise ConfigError(
+                f"database {self.path} already holds its own vocabulary ({len(stored)} terms), "
+                "which differs from the one given; open it without vocabulary=, or replace "
+                "the stored terms with Store.set_vocabulary")
+        return stored
+
+    @property
+    def conn(self) -> Connection:
+        """This thread's connection to the database."""
+        return self._connections.get()
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this store cannot be written (read-only file, newer schema), or None."""
+        return self._connections.main.read_only
+
+    def write_waits(self) -> list[float]:
+        """Seconds each write transaction waited for the lock (all threads, newest 10,000 each)."""
+        return self._connections.waits()
 
     def close(self) -> None:
-        self.conn.close()
+        self._connections.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def transaction(self):
-        """A transaction on this store's connection (nested calls become savepoints)."""
+        """A transaction on this thread's connection (nested calls become savepoints)."""
         return transaction(self.conn)
 
     # vocabulary -----------------------------------------------------------
@@ -107,11 +141,11 @@ class Store:
         ids = [e.id for e in episodes]
         dup = {i for i, n in Counter(ids).items() if n > 1}
         if dup:
-            raise DuplicateEpisodeError(f"episode {sorted(dup)[0]}: id appears twice in this batch")
+            raise DuplicateEpisodeError(f"episode {min(dup)}: id appears twice in this batch")
         taken = ep_rows.existing_ids(self.conn, ids)
         if taken:
             raise DuplicateEpisodeError(
-                f"episode {sorted(taken)[0]}: id is already stored; delete it first "
+                f"episode {min(taken)}: id is already stored; delete it first "
                 "(`analogist delete ID`) or choose a new id"
             )
         derived = derived or {}
@@ -143,7 +177,7 @@ class Store:
         """(Re)write index rows for stored episodes, in one transaction."""
         missing = set(derived) - ep_rows.existing_ids(self.conn, derived)
         if missing:
-            raise NotFoundError(f"episode {sorted(missing)[0]} is not stored")
+            raise NotFoundError(f"episode {min(missing)} is not stored")
         with transaction(self.conn):
             self._put_derived_many(derived)
 
@@ -197,7 +231,7 @@ class Store:
         ids = list(ids)
         missing = set(ids) - ep_rows.existing_ids(self.conn, ids)
         if missing:
-            raise NotFoundError(f"episode {sorted(missing)[0]!r} is not stored; nothing was deleted")
+            raise NotFoundError(f"episode {min(missing)!r} is not stored; nothing was deleted")
         with transaction(self.conn):
             for eid in ids:
                 ep_rows.delete_signature(self.conn, eid)
