@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from analogist.cli.common import echo_json, handle_errors, open_store
-from analogist.errors import ConfigError
+from analogist.errors import ConfigError, ModelError
 from analogist.verify.ldu import render_record
 
 
@@ -34,7 +34,8 @@ def _target(memory, arg: str, model: str | None):
         ) from None
     result = ModelEncoder(llm, store.vocabulary).encode_target(arg)
     if result.signature is None:
-        raise ConfigError(f"the model could not encode the target: {result.error}")
+        raise ModelError(f"{llm.name} could not encode the target text: {result.reason}; try a "
+                         "stronger model, or pass a stored episode id or a signature .json file")
     return result.signature, []
 
 
@@ -76,8 +77,17 @@ def analogize_cmd(ctx: click.Context, target: str, tier: int, model: str | None,
     sig, exclude = _target(memory, target, model)
     config = AnalogizerConfig(rerep_attempts=2 if tier == 2 else 0)
     run = Analogizer(memory, config).run(sig, trigger=Trigger.manual(tier, why), exclude=exclude)
+    try:
+        _print_run(run, tier, why, as_json)
+    finally:
+        if run.log_error:  # the result above is complete; only its log row is missing
+            click.echo(f"warning: run {run.run_id} was not written to the analogy log "
+                       f"({run.log_error}); the result above is complete", err=True)
+
+
+def _print_run(run, tier: int, why: str, as_json: bool) -> None:
     if as_json:
-        echo_json(run_json(run))
+        echo_json({**run_json(run), "logged": run.log_error is None})
         return
     click.echo(f"run {run.run_id}  tier {tier}  ({why})")
     for c in run.candidates[:10]:

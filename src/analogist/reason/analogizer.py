@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from analogist.errors import AnalogistError
+from analogist.errors import AnalogistError, StoreError
 from analogist.mapping.params import SMEParams
 from analogist.mapping.roles import RoleMapping, map_signatures
 from analogist.reason.rerep import re_represent
@@ -266,13 +266,24 @@ class Analogizer:
                         (time.perf_counter() - t0) * 1000)
         _fill_unused(run)
         if self.log:
-            write_run(self.memory.store.conn, run.to_json())
+            run.log_error = _log_run(self.memory.store, run)
+        return run
+
+
+def _log_run(store: Any, run: AnalogyRun) -> str | None:
+    """Write the run and its ledger entry in one transaction (writers wait, boundedly, for the
+    lock). A failed write never loses the result: the run is returned with the reason."""
+    try:
+        with store.transaction() as conn:
+            write_run(conn, run.to_json())
             applied = (run.record or {}).get("applied")
             if applied:
                 chk = run.record["check_result"]
-                record_transfer(self.memory.store.conn, run.run_id, applied["action"],
-                                applied["outcome"], "no action", chk.get("delta"))
-        return run
+                record_transfer(conn, run.run_id, applied["action"], applied["outcome"],
+                                "no action", chk.get("delta"))
+    except StoreError as e:
+        return str(e)
+    return None
 
 
 def _fill_unused(run: AnalogyRun) -> None:

@@ -53,6 +53,7 @@ class AnalogyRun:
     cost: Cost = field(default_factory=Cost)
     config: dict = field(default_factory=dict)
     created_at: str = ""
+    log_error: str | None = None  # why the run could not be written to analogy_log (not stored)
 
     def to_json(self) -> dict[str, Any]:
         return {
