@@ -308,3 +308,56 @@ def test_without_a_target_signature_the_semantic_channel_still_runs():
     assert ans.retrieved == ()  # E's channels are all structural
     b = ModelAnswerer(ARMS["B"], ScriptedLLM([NO_CLAIM])).answer(item.family, item.inputs, None)
     assert b.retrieved
+
+
+# ------------------------------------------------------- what each arm may see (issue 11)
+@pytest.mark.parametrize("arm", ["A0", "A1", "B", "B′"])
+def test_arms_without_structural_memory_see_no_stored_signature(arm):
+    for family in ("F1", "F2", "F6"):
+        item = items(family)[0]
+        _, scripted = ask(arm, item)
+        text = prompt(scripted)
+        assert "signature:" not in text and "relations:" not in text, (arm, family)
+        given = item.inputs.get("source") or item.inputs["candidates"][0]
+        assert given["text"][:80] in text  # the item's own episodes are shown as text
+
+
+def test_structural_arms_see_the_given_episodes_signatures():
+    _, scripted = ask("C", items("F1")[0])
+    assert "signature:" in prompt(scripted)
+
+
+# -------------------------------------------------- a constrained, calibratable answer
+def test_the_schema_offers_no_source_and_names_only_what_was_shown():
+    item = items("F4")[0]
+    ans, scripted = ask("E", item)
+    props = scripted.requests[0].schema["properties"]
+    assert None in props["source"]["enum"] and set(props["source"]["enum"]) - {None} == set(
+        ans.run["shown"])
+    assert props["confidence"] == {"enum": [0.1, 0.3, 0.5, 0.7, 0.9]}
+    eids = sorted(item.inputs["target"]["entities"])
+    assert props["role_mapping"]["additionalProperties"] == {"enum": eids}
+    fix = props["fix"]["anyOf"][1]["properties"]
+    assert fix["args"]["items"] == {"enum": eids}
+    if item.inputs.get("operators"):
+        assert fix["operator"] == {"enum": [o["name"] for o in item.inputs["operators"]]}
+    assert '"no source"' in prompt(scripted) and "0.9 every role" in prompt(scripted)
+
+
+def test_a_prompt_that_would_overflow_the_context_is_cut_and_says_so():
+    from analogist.bench.prompts import estimate_tokens
+
+    item = items("F3")[0]
+    scripted = ScriptedLLM([NO_CLAIM, NO_CLAIM])
+    target = target_signature(item.key, default_vocabulary())
+    full = ModelAnswerer(ARMS["B"], scripted, ArmSettings(), 0).answer(
+        item.family, item.inputs, target)
+    size = estimate_tokens(scripted.requests[0].message_dicts())
+    small = ModelAnswerer(ARMS["B"], scripted, ArmSettings(), 0,
+                          context_tokens=size + ArmSettings().max_tokens - 200).answer(
+        item.family, item.inputs, target)
+    assert not any("cut" in n for n in full.run["notes"])
+    assert any("episode texts cut to" in n for n in small.run["notes"])
+    assert estimate_tokens(scripted.requests[1].message_dicts()) < size
+    assert "[cut]" in scripted.requests[1].messages[-1][1]
+    assert small.retrieved == full.retrieved  # nothing is dropped, only shortened

@@ -102,6 +102,7 @@ class ModelAnswerer:
     llm: Any
     settings: ArmSettings = field(default_factory=ArmSettings)
     seed: int = 0
+    context_tokens: int = 8192
 
     def answer(self, family: str, inputs: Mapping[str, Any], target: Signature | None, *,
                probe: Probe | None = None, sources: Sequence[dict] | None = None,
@@ -111,7 +112,11 @@ class ModelAnswerer:
         t0 = time.perf_counter()
         brief = self.brief(family, inputs, target, probe=probe, sources=sources,
                            oracle_source=oracle_source, context_chars=context_chars)
-        schema = P.answer_schema(family, brief.accept_ids, brief.inference_ids)
+        schema = P.answer_schema(family, brief.accept_ids, brief.inference_ids,
+                                 shown=brief.shown,
+                                 entities=sorted((inputs.get("target") or {}).get("entities")
+                                                  or {}),
+                                 operators=[o["name"] for o in inputs.get("operators") or []])
         parsed, error, calls, tokens = self._ask(brief, schema)
         problems: list[str] = []
         fields = P.read_answer(family, parsed, brief.shown, brief.accept_ids,
@@ -165,7 +170,8 @@ class ModelAnswerer:
         """The prompt for one item under this arm, and what it showed (no model call)."""
         call = _Call(family, inputs, target, probe, sources, oracle_source)
         records = self._records(call)
-        head, above, accept_ids = self._head(call, records)
+        cap: list[int | None] = [None]  # memory texts are cut to this many chars to fit
+        _, above, accept_ids = self._head(call, records)
         notes: list[str] = []
         run, listed = self._machinery(call, records, above, notes)
         tail = self._tail(call, run, listed, records)
@@ -174,12 +180,13 @@ class ModelAnswerer:
             family, accept_ids, inference_ids, bool(inputs.get("operators")))))
 
         def build(items: Sequence[_Listed]) -> Brief:
-            body = list(head)
+            body = list(self._head(call, records, cap[0])[0])
             if self._machine:
                 body.append(P.section("RETRIEVED FROM MEMORY", [
                     line for s in items for line in (
                         [f"[{s.record['id']}] {s.note}; shown above"] if s.above
-                        else P.episode_block(s.record, signature=s.signature, note=s.note))]
+                        else P.episode_block(s.record, signature=s.signature, note=s.note,
+                                             max_text=cap[0]))]
                     or ["(nothing)"]))
             user = "\n\n".join(body + tail)
             ids = [*above, *(s.record["id"] for s in items)]
@@ -188,9 +195,25 @@ class ModelAnswerer:
                          tuple(dict.fromkeys(ids)), tuple(s.record["id"] for s in items),
                          tuple(accept_ids), inference_ids, run, tuple(notes))
 
-        if not self.arm.match_context_of:
-            return build(listed)
-        return self._fill(call, build, listed, records, context_chars, notes)
+        def make() -> Brief:
+            if not self.arm.match_context_of:
+                return build(listed)
+            return self._fill(call, build, listed, records, context_chars, notes)
+
+        brief = make()
+        budget = self.context_tokens - self.settings.max_tokens
+        for limit in P.TEXT_CAPS:
+            if P.estimate_tokens(brief.messages) <= budget:
+                break
+            cap[0] = limit
+            brief = make()
+        if cap[0] is not None:
+            fits = P.estimate_tokens(brief.messages) <= budget
+            notes.append(f"episode texts cut to {cap[0]} chars to fit the {self.context_tokens}-"
+                         "token context" + ("" if fits else "; the prompt still may not fit"))
+            brief = Brief(brief.messages, brief.shown, brief.retrieved, brief.accept_ids,
+                          brief.inference_ids, brief.machinery, tuple(notes))
+        return brief
 
     @property
     def _structural(self) -> bool:
@@ -222,10 +245,12 @@ class ModelAnswerer:
             return [call.inputs["source"]["id"]]
         return None
 
-    def _head(self, call: _Call, records: Mapping[str, dict]) -> tuple[list[str], list[str],
-                                                                        list[str]]:
+    def _head(self, call: _Call, records: Mapping[str, dict],
+              cap: int | None = None) -> tuple[list[str], list[str], list[str]]:
         """Question, target and what the item itself gives: (sections, ids shown, ids to judge).
-        With machinery, an episode is shown as the arm's memory holds it (C′: shuffled)."""
+        With machinery, an episode is shown as the arm's memory holds it (C′: shuffled). Stored
+        signatures are shown only to arms with structural channels (spec §20: A0, A1, B and B′
+        have no structural memory), episode texts cut to ``cap`` chars when one is set."""
         inputs, tgt = call.inputs, call.inputs.get("target") or {}
         out = [P.section("QUESTION", [inputs.get("question", "")]),
                P.section("TARGET", P.target_lines(tgt)),
@@ -237,7 +262,8 @@ class ModelAnswerer:
                  for c in call.target.causal_chain])))
 
         def block(r: Mapping[str, Any]) -> list[str]:
-            return P.episode_block(records.get(r["id"], r) if self._machine else r, signature=True)
+            return P.episode_block(records.get(r["id"], r) if self._machine else r,
+                                   signature=self._structural, max_text=cap)
 
         given = list(call.sources) if call.sources is not None else (
             [inputs["source"]] if inputs.get("source") else [])
@@ -276,7 +302,8 @@ class ModelAnswerer:
         given = self._given(call)
         if given is not None:
             note = "retrieved" if self.arm.oracle else "given with the item"
-            return run, [_Listed(records[i], note, True, i in above) for i in given if i in records]
+            return run, [_Listed(records[i], note, self._structural, i in above)
+                         for i in given if i in records]
         if run is not None:
             cands = run["candidates"]
         else:
@@ -336,7 +363,7 @@ class ModelAnswerer:
         (default: the length of the prompt the matched arm, C, gets for this item)."""
         if context_chars is None:
             other = ModelAnswerer(get_arm(self.arm.match_context_of or "C"), self.llm,
-                                  self.settings, self.seed)
+                                  self.settings, self.seed, self.context_tokens)
             context_chars = other.brief(call.family, call.inputs, call.target, probe=call.probe,
                                         sources=call.sources,
                                         oracle_source=call.oracle_source).context_chars

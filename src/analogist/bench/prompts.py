@@ -19,6 +19,16 @@ Prompt layout (the user message; sections appear only when the arm puts them the
     VERIFICATION                                              E, G, E+R
     ANSWER FORMAT                                             every arm
 
+The answer schema is as tight as the item allows, so a grammar-constrained model cannot invent
+ids: ``source`` is an enum of the shown episode ids or null ("no source"), role-mapping values and
+fix arguments are enums of the target's entity ids, the operator an enum of the menu, and
+``confidence`` one of five stated levels (a small model otherwise always writes 1.0).
+
+Prompts always fit the context: :func:`estimate_tokens` bounds a prompt's tokens from its length
+(3 characters per token, below what BPE tokenizers average on English and on the nonce words of
+PARB skins), and the answerer cuts episode texts to the first of :data:`TEXT_CAPS` that fits,
+recording it in the answer's notes.
+
 Reading is lenient: a malformed or missing field is "no claim" for that field and a line in
 ``problems``; nothing here raises on a bad answer.
 """
@@ -29,7 +39,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-PROMPT_VERSION = "model-answer-v1"
+PROMPT_VERSION = "model-answer-v2"
+CONFIDENCE_LEVELS = (0.1, 0.3, 0.5, 0.7, 0.9)
+TEXT_CAPS = (900, 600, 400, 250, 150)
+CHARS_PER_TOKEN = 3
 
 HINT = "Consider related past cases: is there an earlier case with the same underlying structure?"
 
@@ -66,9 +79,17 @@ _FIELD_TEXT = {
                  'the target, "withhold" when it must not be carried over',
     "fix": '"fix": {{"operator": name, "args": [target entity ids, in the operator\'s parameter '
            'order]}} — the fix to apply to the target{menu} — or null when you propose none',
-    "confidence": '"confidence": your probability, from 0 to 1, that the analogy you propose is '
-                  "valid",
+    "confidence": '"confidence": how likely the analogy you propose (or your "no source") is '
+                  "right: 0.9 every role and causal link corresponds and nothing in the target "
+                  "contradicts it; 0.7 the main chain corresponds; 0.5 it partly corresponds; 0.3 "
+                  "doubtful; 0.1 a guess",
 }
+
+
+def estimate_tokens(messages: Sequence[Mapping[str, str]]) -> int:
+    """An upper-bound token count of chat messages (see the module docstring), plus a few tokens
+    of chat template per message."""
+    return sum(len(m["content"]) // CHARS_PER_TOKEN + 8 for m in messages)
 
 
 def section(title: str, lines: Sequence[str]) -> str:
@@ -101,10 +122,19 @@ def signature_lines(sig: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def episode_block(record: Mapping[str, Any], *, signature: bool, note: str = "") -> list[str]:
-    """One episode: id (and how it was found), text, outcome and, when shown, its signature."""
+def cut(text: str, limit: int | None) -> str:
+    """``text``, or its first ``limit`` characters at a word boundary and " [cut]"."""
+    if limit is None or len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + " [cut]"
+
+
+def episode_block(record: Mapping[str, Any], *, signature: bool, note: str = "",
+                  max_text: int | None = None) -> list[str]:
+    """One episode: id (and how it was found), text (cut to ``max_text`` chars when set),
+    outcome and, when shown, its signature."""
     head = f"[{record['id']}]" + (f" {note}" if note else "")
-    out = [head, f"  text: {record.get('text', '')}"]
+    out = [head, f"  text: {cut(record.get('text', ''), max_text)}"]
     if record.get("outcome"):
         out.append(f"  outcome: {record['outcome']}")
     if signature and record.get("signature"):
@@ -234,20 +264,26 @@ def answer_lines(family: str, accept_ids: Sequence[str], inference_ids: Sequence
     return out
 
 
-def answer_schema(family: str, accept_ids: Sequence[str],
-                  inference_ids: Sequence[str]) -> dict[str, Any]:
-    """The JSON schema of the answer (LoggedLLM validates it and asks once for a repair)."""
+def answer_schema(family: str, accept_ids: Sequence[str], inference_ids: Sequence[str], *,
+                  shown: Sequence[str] | None = None, entities: Sequence[str] | None = None,
+                  operators: Sequence[str] | None = None) -> dict[str, Any]:
+    """The JSON schema of the answer (LoggedLLM validates it and asks once for a repair).
+
+    ``shown`` (episode ids), ``entities`` (target entity ids) and ``operators`` (the menu), when
+    given, become enums, so a constrained model can only name what it was shown."""
     props: dict[str, Any] = {
-        "source": {"type": ["string", "null"]},
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "source": ({"enum": [*shown, None]} if shown is not None
+                   else {"type": ["string", "null"]}),
+        "confidence": {"enum": list(CONFIDENCE_LEVELS)},
     }
+    entity = {"enum": list(entities)} if entities else {"type": "string"}
     fields = FIELDS[family]
     if "accept" in fields:
         props["accept"] = {"type": "object",
                            "properties": {i: {"type": "boolean"} for i in accept_ids},
                            "required": list(accept_ids)}
     if "role_mapping" in fields:
-        props["role_mapping"] = {"type": "object", "additionalProperties": {"type": "string"}}
+        props["role_mapping"] = {"type": "object", "additionalProperties": entity}
     if "decisions" in fields:
         props["decisions"] = {"type": "object",
                               "properties": {i: {"enum": ["transfer", "withhold"]}
@@ -256,8 +292,9 @@ def answer_schema(family: str, accept_ids: Sequence[str],
     if "fix" in fields:
         props["fix"] = {"anyOf": [{"type": "null"}, {
             "type": "object",
-            "properties": {"operator": {"type": "string"},
-                           "args": {"type": "array", "items": {"type": "string"}}},
+            "properties": {"operator": {"enum": list(operators)} if operators
+                           else {"type": "string"},
+                           "args": {"type": "array", "maxItems": 4, "items": entity}},
             "required": ["operator", "args"]}]}
     return {"type": "object", "properties": props, "required": ["source", *fields, "confidence"]}
 
