@@ -1,88 +1,143 @@
-"""Resolving commutative correspondences inside a finished mapping.
+"""Commutative tables: how SME v4 settles the arguments of commutative matches (mapping.lisp).
 
-For commutative predicates (sets, ``and``) SME does not fix which argument matches which while
-building the forest: a commutative hypothesis only records its *possible children*, and the
-one-to-one choice is "delayed until resolved by other non-commutative expression matches,
-during the merge process" (SME v4 algorithm note, footnote 1, after Ferguson 2003).
+For commutative predicates (sets such as ``and``) the pairing of arguments is left open when
+the forest is built. Each mapping (kernel or merged) keeps a *commutative table* with one entry
+per commutative hypothesis it contains. An entry holds, for every base argument and every
+target argument, a *choice set*: the possible children on that argument still consistent with
+the mapping. Then (``check-commutative-mapping-constraints``):
 
-Here the choice is made once a mapping is merged. Commutative hypotheses are visited from the
-highest down (a parent's choice constrains its children); for each, the arguments already
-settled by the mapping are kept and the rest are paired by a depth-first search that tries the
-highest-scoring viable child first and accepts only children consistent with the mapping so far.
-The first complete pairing found is taken; when none exists (or the search budget runs out)
-the arguments are paired greedily in the same order, leaving some unpaired. Chosen
-children join the mapping with their descendants.
+- an entry whose choice sets each hold exactly one option is *integrated*: those children and
+  their descendants join the mapping, with their nogoods and scores (forced choices are folded
+  in as soon as the kernel is made, ``make-kernel-mapping``);
+- otherwise the choice stays open; merging two mappings intersects nothing but prunes each
+  copied entry's choice sets by the merged mapping's nogoods, which may force it later.
+
+Two mappings with entries for the same hypothesis are consistent only when the paired choice
+sets intersect (or both entries are integrated with the same children); a choice set all of
+whose options are nogoods of the other mapping makes them inconsistent.
+
+Choice sets are bit vectors over hypothesis ids.
 """
 
 from __future__ import annotations
 
-from analogist.mapping.consistency import Consistency
-from analogist.mapping.hypotheses import Forest
-from analogist.mapping.scoring import iter_bits
+from dataclasses import dataclass, field
 
-SEARCH_BUDGET = 5000
+from analogist.mapping.hypotheses import MH, Forest
 
 
-def resolve_commutatives(members: int, forest: Forest, cons: Consistency, scores: list[float],
-                         banned: int = 0) -> int:
-    """``members`` plus the chosen children of every commutative hypothesis in it."""
-    if not members & forest.commutative_mask:
-        return members
-    pending = [m for m in iter_bits(members) if forest.commutative[m]]
-    done: set[int] = set()
-    while pending:
-        pending.sort(key=lambda m: (forest.order[m], scores[m], -m))
-        mh = pending.pop()
-        if mh in done:
+@dataclass(eq=False)
+class CTEntry:
+    """One commutative-table entry: the hypothesis, its choice sets (key, bits) in SME's
+    order, or, once integrated, the chosen children."""
+
+    cmh: MH
+    choices: list[tuple[tuple[str, int], int]] = field(default_factory=list)
+    integrated: bool = False
+    subs: list[MH] = field(default_factory=list)
+
+    def copy(self, prune: int = 0) -> CTEntry:
+        if self.integrated:
+            return CTEntry(self.cmh, [], True, list(self.subs))
+        return CTEntry(self.cmh, [(k, bits & ~prune) for k, bits in self.choices])
+
+
+def make_entry(cmh: MH, desc: int, nogood: int) -> CTEntry:
+    """``make-ct-entry``: choice sets of ``cmh`` against a mapping's descendants/nogoods."""
+    table: dict[tuple[str, int], int] = {}
+    order: list[tuple[str, int]] = []
+    for child in cmh.possible:
+        ok = not child.desc & nogood and not child.nogood & desc
+        for key in (("b", child.base), ("t", child.target)):
+            if key not in table:
+                table[key] = 0
+                order.append(key)
+            if ok:
+                table[key] |= child.bit  # type: ignore[index]
+    order.reverse()  # SME pushes new choice sets
+    return CTEntry(cmh, [(k, table[k]) for k in order])  # type: ignore[index]
+
+
+def _single(bits: int) -> bool:
+    return bits != 0 and bits & (bits - 1) == 0
+
+
+def check_constraints(mapping, forest: Forest) -> None:
+    """``check-commutative-mapping-constraints``: integrate every entry whose choices are all
+    forced (an entry with an empty choice set, all of them for n-ary, is left as it is)."""
+    for entry in mapping.comm:
+        if entry.integrated:
             continue
-        done.add(mh)
-        for child in _pairing(mh, members, forest, cons, scores, banned):
-            added = cons.closure[child] & ~members
-            members |= cons.closure[child]
-            pending.extend(m for m in iter_bits(added) if forest.commutative[m])
-    return members
+        sets = [bits for _, bits in entry.choices]
+        if entry.cmh.nary:
+            if all(b == 0 for b in sets):
+                continue
+        elif any(b == 0 for b in sets):
+            continue
+        if all(_single(b) for b in sets):
+            _integrate(entry, mapping, forest)
 
 
-def _pairing(mh: int, members: int, forest: Forest, cons: Consistency, scores: list[float],
-             banned: int) -> list[int]:
-    """Children to add so that the arguments of ``mh`` are paired one-to-one."""
-    settled_i: set[int] = set()
-    settled_j: set[int] = set()
-    options: dict[int, list[tuple[int, int]]] = {}
-    for i, j, c in forest.possible[mh]:
-        if members >> c & 1:
-            settled_i.add(i)
-            settled_j.add(j)
-        elif not cons.losing[c] and not (banned >> c & 1) and not cons.nogood[c] & members:
-            options.setdefault(i, []).append((j, c))
-    free = [i for i in range(forest.arity[mh]) if i not in settled_i]
-    for i in free:
-        options.setdefault(i, []).sort(key=lambda jc: (-scores[jc[1]], jc[1]))
-    budget = [SEARCH_BUDGET]
+def _integrate(entry: CTEntry, mapping, forest: Forest) -> None:
+    picks = [forest.by_id[bits.bit_length() - 1] for _, bits in entry.choices]
+    subs: list[MH] = []
+    for i, p in enumerate(picks):  # remove-duplicates keeps the last occurrence
+        if p not in picks[i + 1:]:
+            subs.append(p)
+    for sub in subs:
+        for m in forest.members(sub.desc):
+            if m.id not in mapping.ids:
+                mapping.add_mh(m)
+    entry.integrated = True
+    entry.subs = subs
 
-    def complete(k: int, used: frozenset[int], bits: int) -> list[int] | None:
-        if k == len(free):
-            return []
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        for j, c in options[free[k]]:
-            if j not in used and not cons.nogood[c] & bits:
-                rest = complete(k + 1, used | {j}, bits | cons.closure[c])
-                if rest is not None:
-                    return [c, *rest]
-        return None
 
-    found = complete(0, frozenset(settled_j), members)
-    if found is not None:
-        return found
-    chosen: list[int] = []
-    used, bits = set(settled_j), members
-    for i in free:
-        for j, c in options[i]:
-            if j not in used and not cons.nogood[c] & bits:
-                chosen.append(c)
-                used.add(j)
-                bits |= cons.closure[c]
-                break
-    return chosen
+def _entry_inconsistent(entry: CTEntry, nogood: int) -> bool:
+    if entry.integrated:
+        return False
+    return any(not bits & ~nogood for _, bits in entry.choices)
+
+
+def tables_consistent(m1, m2) -> bool:
+    """The commutative part of ``mappings-mutually-consistent?``."""
+    c1, c2 = m1.comm, m2.comm
+    if not c1 and not c2:
+        return True
+    if any(_entry_inconsistent(e, m1.nogood) for e in c2):
+        return False
+    if any(_entry_inconsistent(e, m2.nogood) for e in c1):
+        return False
+    if not c1 or not c2:
+        return True
+    first2: dict[int, CTEntry] = {}
+    for e in c2:
+        first2.setdefault(e.cmh.id, e)
+    for e1 in c1:
+        e2 = first2.get(e1.cmh.id)
+        if e2 is not None and not _entries_consistent(e1, e2):
+            return False
+    return True
+
+
+def _entries_consistent(e1: CTEntry, e2: CTEntry) -> bool:
+    if e1.integrated and e2.integrated:
+        return len(e1.subs) == len(e2.subs) and all(s in e2.subs for s in e1.subs)
+    if e1.integrated or e2.integrated:
+        return False
+    sets2: dict[tuple[str, int], int] = {}
+    for k, bits in e2.choices:
+        sets2.setdefault(k, bits)
+    for k, bits in e1.choices:
+        other = sets2.get(k)
+        if other is not None and not bits & other:
+            return False
+    return True
+
+
+def combine_tables(mappings: list, nogood: int) -> list[CTEntry]:
+    """``combine-mapping-commutatives``: the entries of all the mappings (SME pairs entries by
+    identity, so none pair), copied and pruned by the merged mapping's nogoods."""
+    table: list[CTEntry] = []
+    for m in mappings:
+        table = m.comm[::-1] + table[::-1]  # set-exclusive-or of disjoint lists
+    return [e.copy(prune=nogood) for e in table]

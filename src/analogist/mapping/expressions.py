@@ -42,6 +42,13 @@ class DescriptionIndex:
         bins: functor -> expression node ids with that functor.
         roots: root expression node ids, in description order.
         root_mask: node id -> bit k set when ``roots[k]``'s structure contains the node.
+        symmetric: node id -> whether its predicate is symmetric.
+        n_ary: node id -> whether its predicate is n-ary.
+        lisp_bins_list: SME v4's functor bins in its own order (newest bin first, newest
+            expression first within a bin); the order in which SME seeds hypotheses.
+        lisp_bins: the same as a dict.
+        lisp_parents: node id -> parent expressions in SME's list order (newest first,
+            repeated when the node is an argument twice).
     """
 
     name: str
@@ -58,6 +65,12 @@ class DescriptionIndex:
     bins: Mapping[str, tuple[int, ...]]
     roots: tuple[int, ...]
     root_mask: tuple[int, ...]
+    symmetric: tuple[bool, ...] = ()
+    n_ary: tuple[bool, ...] = ()
+    lisp_bins_list: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    lisp_bins: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    lisp_parents: tuple[tuple[int, ...], ...] = ()
+    _lisp_roots: dict[int, tuple[int, ...]] = field(default_factory=dict, repr=False)
     _under: dict[int, frozenset[int]] = field(default_factory=dict, repr=False)
     _self_scores: dict[tuple, float] = field(default_factory=dict, repr=False)
     _root_scores: dict[tuple, dict[int, float]] = field(default_factory=dict, repr=False)
@@ -70,6 +83,23 @@ class DescriptionIndex:
             out.append(roots[low.bit_length() - 1])
             mask ^= low
         return out
+
+    def lisp_roots(self, node: int) -> tuple[int, ...]:
+        """SME's ``roots`` of a node: the parentless expressions above it, in SME's order."""
+        found = self._lisp_roots.get(node)
+        if found is None:
+            parents = self.lisp_parents[node]
+            if not parents:
+                found = (node,)
+            else:
+                acc: list[int] = []
+                for p in parents:
+                    for r in self.lisp_roots(p):
+                        if r not in acc:
+                            acc.append(r)
+                found = tuple(reversed(acc))  # pushnew builds the list front-first
+            self._lisp_roots[node] = found
+        return found
 
     def under_root(self, root: int) -> frozenset[int]:
         """Every node in the structure of ``root`` (itself included); memoised."""
@@ -134,9 +164,29 @@ def index_description(description: Description) -> DescriptionIndex:
     return index
 
 
+def _sme_items(d: Description) -> tuple[list[Arg], dict[Arg, int]]:
+    """The nodes as SME v4 defines them: an expression equal to an earlier one up to the
+    order of a symmetric predicate's arguments (at any depth) is that earlier expression
+    (``user-forms-equal``), so ``(near a b)`` and ``(near b a)`` are one node."""
+    items: list[Arg] = [e.name for e in d.entities]
+    node_of: dict[Arg, int] = {item: i for i, item in enumerate(items)}
+    seen: dict[tuple, int] = {}
+    preds = d.predicates
+    for expr in d.expressions:
+        key = (expr.functor, tuple(node_of[a] for a in expr.args))
+        found = seen.get(key)
+        if found is None and preds[expr.functor].symmetric:
+            found = seen.get((expr.functor, key[1][::-1]))
+        if found is not None:
+            node_of[expr] = found
+            continue
+        seen[key] = node_of[expr] = len(items)
+        items.append(expr)
+    return items, node_of
+
+
 def _build(d: Description) -> DescriptionIndex:
-    items: list[Arg] = [*(e.name for e in d.entities), *d.expressions]
-    node_of = {item: i for i, item in enumerate(items)}
+    items, node_of = _sme_items(d)
     n_entities = len(d.entities)
     n = len(items)
     preds = d.predicates
@@ -144,6 +194,9 @@ def _build(d: Description) -> DescriptionIndex:
     kind = [-1] * n
     comm = [False] * n
     ubiq = [False] * n
+    symm = [False] * n
+    nary = [False] * n
+    lisp_parents: list[list[int]] = [[] for _ in range(n)]
     args: list[tuple[int, ...]] = [()] * n
     height = [0] * n
     parents: list[list[int]] = [[] for _ in range(n)]
@@ -155,8 +208,12 @@ def _build(d: Description) -> DescriptionIndex:
         kind[i] = KIND_CODES[info.kind]
         comm[i] = info.commutative
         ubiq[i] = info.ubiquitous
+        symm[i] = info.symmetric
+        nary[i] = info.n_ary
         arg_ids = tuple([node_of[a] for a in expr.args])
         args[i] = arg_ids
+        for a in arg_ids:
+            lisp_parents[a].append(i)
         if arg_ids:
             height[i] = 1 + max([height[a] for a in arg_ids])  # children come first
             for a in set(arg_ids):
@@ -170,10 +227,14 @@ def _build(d: Description) -> DescriptionIndex:
         if mask[i]:
             for a in args[i]:
                 mask[a] |= mask[i]
+    lisp_bins_list = tuple((f, tuple(reversed(v))) for f, v in reversed(bins.items()))
     return DescriptionIndex(
         name=d.name, items=tuple(items), node_of=node_of,
         is_entity=tuple(i < n_entities for i in range(n)), functor=tuple(functor),
         kind=tuple(kind), commutative=tuple(comm), ubiquitous=tuple(ubiq), args=tuple(args),
         parents=tuple(map(tuple, parents)), height=tuple(height),
         bins={f: tuple(v) for f, v in bins.items()}, roots=roots, root_mask=tuple(mask),
+        symmetric=tuple(symm), n_ary=tuple(nary), lisp_bins_list=lisp_bins_list,
+        lisp_bins=dict(lisp_bins_list),
+        lisp_parents=tuple(tuple(reversed(p)) for p in lisp_parents),
     )

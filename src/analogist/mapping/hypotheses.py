@@ -1,186 +1,287 @@
-"""Phase one of SME: constructing the match-hypothesis forest.
+"""Phase one of SME: constructing the match-hypothesis forest, as SME v4 does.
 
-Follows "Match Hypothesis Network construction" of the SME v4 algorithm note (section 2.1,
-after Falkenhainer, Forbus & Gentner 1989 and Forbus et al. 2017):
+Follows ``match-all-expressions`` and ``create-local-match`` (SME v4, match.lisp and
+mhs.lisp), including the order in which hypotheses are made, because SME's tie-breaking
+everywhere later follows that order (hypothesis ids, list order of parents and arguments):
 
-1. Seeding: every base expression is paired with every target expression of the same functor
-   (tiered identicality: relations and attributes only match identically), except functors
-   marked ubiquitous. Logical connectives seed like any other functor, as in SME v4 (its
-   commutatives regression cases need ``and`` ~ ``and`` seeds); a vocabulary that wants them
-   pulled in only under a matched parent marks them ``ubiquitous``.
-2. Growth: the corresponding arguments of every hypothesis are aligned in turn. Two entities
-   always make a hypothesis; an entity against an expression never does; two expressions with
-   the same functor do (this is how ubiquitous predicates get pulled in); two *functions* with
-   different functors do too, unless the identical-functions filter is on (cross-dimensional
-   matches such as pressure/temperature). A failed alignment makes the parent *incomplete*.
-3. Each expression hypothesis depends on a functor hypothesis pairing the two functors; these
-   take part in the one-to-one constraint (a base functor maps to one target functor).
+1. Seeding: for each base functor bin (SME's bin order: a functor's bin is created when its
+   first expression is defined, newest bin first, newest expression first in a bin), every base
+   expression is paired with every target expression of the same functor and arity, unless
+   the functor is ubiquitous.
+2. Growth (``create-argument-expansion``): corresponding arguments are aligned. Two entities
+   always align; two expressions align when they have the same functor and arity, or are both
+   functions of the same arity (unless the identical-functions filter is on). A failed
+   alignment makes the hypothesis *incomplete*; SME then keeps the unexpanded hypothesis, with
+   no arguments.
+3. Symmetric predicates get two hypotheses per pair, one with the target's arguments reversed
+   (``make-symmetric-mh``); an argument that has several hypotheses (twins) multiplies its
+   parent into one copy per combination.
+4. Commutative predicates (sets such as ``and``): every base argument is tried against every
+   target argument; those that align become *possible children*; the choice is left to the
+   kernels and the merge (see :mod:`.commutative`). A non-n-ary commutative hypothesis is
+   incomplete only when some base and some target argument both found no partner; an n-ary
+   one when any did.
+5. Every expression hypothesis gets a functor hypothesis pairing the two functors.
 
-Commutative predicates (sets such as ``and``) are matched as in SME's commutatives table: the
-arguments of a commutative pair are not aligned by position. Every base argument is tried
-against every target argument, the successful pairs become *possible children*, and the choice
-among them is deferred to mapping time (see :mod:`analogist.mapping.commutative`).
-
-Complexity: seeding is O(n^2) in the worst case (one functor everywhere), near O(n log n) with
-distinct functors; growth adds at most one hypothesis per argument pair.
+Sets of hypotheses are Python integers used as bit vectors over hypothesis ids; SME keeps them
+as lists sorted by descending id, so iterating bits from the top gives SME's order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from analogist.errors import MappingError
 from analogist.mapping.expressions import FUNCTION, DescriptionIndex
 from analogist.mapping.params import SMEParams
 
 ENTITY, EXPRESSION, FUNCTOR = 0, 1, 2
 
+#: Default cap on the number of match hypotheses one comparison may create; beyond it the
+#: comparison fails with :class:`~analogist.errors.MappingError` instead of exhausting memory.
+#: About 1.6 KB of memory per hypothesis on a 1,600-relation self-match.
+DEFAULT_MH_BUDGET = 200_000
 
-@dataclass(frozen=True, eq=False)
-class Forest:
-    """The match-hypothesis forest, as parallel arrays indexed by hypothesis id.
 
-    Attributes:
-        base: base node id (entities, expressions) or functor name (functor hypotheses).
-        target: target node id or functor name.
-        kind: ENTITY, EXPRESSION or FUNCTOR.
-        children: aligned argument hypotheses of non-commutative expressions, in order.
-        possible: commutative hypotheses' possible children as (base arg pos, target arg pos,
-            hypothesis id).
-        commutative: whether the arguments are matched as a set.
-        arity: number of arguments (0 for entities and functors).
-        functor_mh: the functor hypothesis of an expression hypothesis (-1 otherwise).
-        incomplete: some argument pair could not be aligned (parallel connectivity fails).
-        local: local score (same-functor / same-function; 0 for entities and functors).
-        parents: hypotheses having this one as a (possible) child or as their functor.
-        order: 0 for entities and functors, else 1 + the deepest child's order.
-        commutative_mask: bit set of the commutative hypotheses.
+class MH:
+    """One match hypothesis (SME's ``match-hypothesis``).
+
+    ``parents`` is kept in creation order (SME pushes, so SME's list is its reverse);
+    ``args`` and ``possible`` are in SME's own list order.
     """
 
-    base: tuple[int | str, ...]
-    target: tuple[int | str, ...]
-    kind: tuple[int, ...]
-    children: tuple[tuple[int, ...], ...]
-    possible: tuple[tuple[tuple[int, int, int], ...], ...]
-    commutative: tuple[bool, ...]
-    arity: tuple[int, ...]
-    functor_mh: tuple[int, ...]
-    incomplete: tuple[bool, ...]
-    local: tuple[float, ...]
-    parents: tuple[tuple[int, ...], ...]
-    order: tuple[int, ...]
-    commutative_mask: int
+    __slots__ = ("id", "base", "target", "kind", "comm", "nary", "order", "parents", "args",
+                 "possible", "functor_mh", "incomplete", "inconsistent", "desc", "nogood",
+                 "score", "local", "bit", "index", "twins")
+
+    def __init__(self, uid: int, base: int | str, target: int | str, kind: int, order: int):
+        self.id = uid
+        self.bit = 1 << uid
+        self.base, self.target, self.kind, self.order = base, target, kind, order
+        self.comm = False
+        self.nary = False
+        self.parents: list[MH] = []
+        self.args: list[MH] = []
+        self.possible: list[MH] = []
+        self.functor_mh: MH | None = None
+        self.incomplete = False
+        self.inconsistent = False
+        self.desc = 0
+        self.nogood = 0
+        self.score = 0.0
+        self.local = 0.0
+        self.index = -1
+        self.twins = 1
+
+    @property
+    def losing(self) -> bool:
+        return self.incomplete or self.inconsistent
+
+    def __repr__(self) -> str:
+        return f"<MH {self.id} {self.base}~{self.target}>"
+
+
+class Forest:
+    """The hypotheses of one comparison, in SME's orders.
+
+    Attributes:
+        mhs: every indexed hypothesis in indexing order (SME's ``(mhs sme)`` is its reverse).
+        by_id: hypothesis id -> hypothesis (ids are SME's: creation order, with gaps).
+        by_base / by_target: item key -> bit set of the hypotheses on that item (nogoods).
+    """
+
+    def __init__(self) -> None:
+        self.mhs: list[MH] = []
+        self.by_id: dict[int, MH] = {}
+        self.by_base: dict[object, int] = {}
+        self.by_target: dict[object, int] = {}
+        self.b: DescriptionIndex | None = None
+        self.t: DescriptionIndex | None = None
 
     def __len__(self) -> int:
-        return len(self.kind)
+        return len(self.mhs)
 
-
-# Row layout used while building; transposed into the Forest's parallel arrays at the end.
-_BASE, _TARGET, _KIND, _CHILDREN, _POSSIBLE, _COMM, _ARITY, _FUNCTOR, _INCOMPLETE, _LOCAL, \
-    _ORDER = range(11)
+    def members(self, bits: int) -> list[MH]:
+        """The hypotheses of a bit set, in SME's set order (descending id)."""
+        by_id = self.by_id
+        out = []
+        while bits:
+            top = bits.bit_length() - 1
+            out.append(by_id[top])
+            bits ^= 1 << top
+        return out
 
 
 class _Builder:
-    """Creates hypotheses on demand; ``ensure`` is step 2 of the construction algorithm."""
+    """Creates hypotheses in SME v4's order; ``local_match`` is ``create-local-match``."""
 
     def __init__(self, b: DescriptionIndex, t: DescriptionIndex, params: SMEParams,
-                 identical_functions: bool):
+                 identical_functions: bool, budget: int):
         self.b, self.t, self.params = b, t, params
         self.cross_functions = not identical_functions
-        self.rows: list[list] = []
-        self.pairs: dict[tuple[int, int], int | None] = {}
-        self.functors: dict[tuple[str, str], int] = {}
+        self.forest = Forest()
+        self.forest.b, self.forest.t = b, t
+        self.pairs: dict[tuple[int, int], list[MH]] = {}
+        self.functors: dict[tuple[str, str], MH] = {}
+        self.counter = 0
+        self.budget = budget
 
-    def _new(self, base: int | str, target: int | str, kind: int, local: float) -> int:
-        self.rows.append([base, target, kind, (), (), False, 0, -1, False, local, 0])
-        return len(self.rows) - 1
+    def _make(self, base: int | str, target: int | str, kind: int, order: int) -> MH:
+        self.counter += 1
+        return MH(self.counter, base, target, kind, order)
 
-    def ensure(self, bn: int, tn: int) -> int | None:
-        """The hypothesis aligning base node ``bn`` with target node ``tn``, or None."""
-        key = (bn, tn)
-        if key in self.pairs:
-            return self.pairs[key]
-        b, t = self.b, self.t
-        mh: int | None = None
-        if b.is_entity[bn] or t.is_entity[tn]:
-            if b.is_entity[bn] and t.is_entity[tn]:
-                mh = self._new(bn, tn, ENTITY, 0.0)
-            self.pairs[key] = mh
-            return mh
-        same = b.functor[bn] == t.functor[tn]
-        functions = b.kind[bn] == FUNCTION and t.kind[tn] == FUNCTION
-        if ((same or (functions and self.cross_functions))
-                and len(b.args[bn]) == len(t.args[tn])
-                and b.commutative[bn] == t.commutative[tn]):
-            return self._expression(bn, tn, same, functions)
-        self.pairs[key] = None
-        return None
-
-    def _expression(self, bn: int, tn: int, same: bool, functions: bool) -> int:
-        p, rows = self.params, self.rows
-        local = p.same_function if functions and not same else p.same_functor
-        mh = self._new(bn, tn, EXPRESSION, local)
-        self.pairs[(bn, tn)] = mh
-        row = rows[mh]
-        row[_FUNCTOR] = self._functor(self.b.functor[bn], self.t.functor[tn])
-        b_args, t_args = self.b.args[bn], self.t.args[tn]
-        row[_ARITY] = len(b_args)
-        if self.b.commutative[bn]:
-            found = [(i, j, self.ensure(ba, ta))
-                     for i, ba in enumerate(b_args) for j, ta in enumerate(t_args)]
-            kids = tuple((i, j, c) for i, j, c in found if c is not None)
-            row[_COMM] = True
-            row[_POSSIBLE] = kids
-            row[_ORDER] = 1 + max([rows[c][_ORDER] for _, _, c in kids], default=0)
+    def _index(self, mh: MH) -> None:
+        f = self.forest
+        if len(f.mhs) >= self.budget:
+            raise MappingError(
+                f"comparison of '{self.b.name}' with '{self.t.name}' needs more than "
+                f"{self.budget:,} match hypotheses (the budget); map smaller descriptions or "
+                "raise mh_budget")
+        mh.index = len(f.mhs)
+        f.mhs.append(mh)
+        f.by_id[mh.id] = mh
+        if mh.kind == FUNCTOR:
+            bk: object = ("f", mh.base)
+            tk: object = ("f", mh.target)
         else:
-            aligned = [self.ensure(ba, ta) for ba, ta in zip(b_args, t_args)]
-            children = tuple([c for c in aligned if c is not None])
-            row[_CHILDREN] = children
-            row[_INCOMPLETE] = len(children) < len(aligned)
-            row[_ORDER] = 1 + max([rows[c][_ORDER] for c in children], default=0)
+            bk, tk = mh.base, mh.target
+        f.by_base[bk] = f.by_base.get(bk, 0) | mh.bit
+        f.by_target[tk] = f.by_target.get(tk, 0) | mh.bit
+        if mh.kind != FUNCTOR:
+            self.pairs.setdefault((mh.base, mh.target), []).append(mh)  # type: ignore[arg-type]
+
+    def alignable(self, bn: int, tn: int) -> bool:
+        """``arguments-alignable?`` for two nodes."""
+        b, t = self.b, self.t
+        if b.is_entity[bn] or t.is_entity[tn]:
+            return b.is_entity[bn] and t.is_entity[tn]
+        if len(b.args[bn]) != len(t.args[tn]):
+            return False
+        if b.functor[bn] == t.functor[tn]:
+            return True
+        return self.cross_functions and b.kind[bn] == FUNCTION and t.kind[tn] == FUNCTION
+
+    def local_match(self, bn: int, tn: int) -> list[MH]:
+        """The hypotheses for (bn, tn), made if needed; several for symmetric twins."""
+        found = self.pairs.get((bn, tn))
+        if found:  # SME's find-indexed-mhs: highest id first, as many as the twins
+            ordered = sorted(found, key=lambda m: -m.id)
+            return ordered[: ordered[0].twins]
+        b = self.b
+        if b.is_entity[bn]:
+            mh = self._make(bn, tn, ENTITY, 0)
+            self._index(mh)
+            return [mh]
+        if b.symmetric[bn]:
+            return self._symmetric(bn, tn)
+        if b.commutative[bn]:
+            return [self._commutative(bn, tn)]
+        return self._expression(bn, tn)
+
+    def _order(self, bn: int, tn: int) -> int:
+        return max(self.b.height[bn], self.t.height[tn])
+
+    def _expression(self, bn: int, tn: int) -> list[MH]:
+        template = self._make(bn, tn, EXPRESSION, self._order(bn, tn))
+        mhs = self._expand(template, bn, tn, reverse=False)
+        self._finish(mhs)
+        return mhs
+
+    def _symmetric(self, bn: int, tn: int) -> list[MH]:
+        left = self._make(bn, tn, EXPRESSION, self._order(bn, tn))
+        right = self._make(bn, tn, EXPRESSION, self._order(bn, tn))
+        mhs = self._expand(left, bn, tn, reverse=False) + self._expand(right, bn, tn, reverse=True)
+        self._finish(mhs)
+        return mhs
+
+    def _finish(self, mhs: list[MH]) -> None:
+        for mh in mhs:
+            mh.twins = len(mhs)
+            self._index(mh)
+            self._functor(mh)
+
+    def _expand(self, template: MH, bn: int, tn: int, reverse: bool) -> list[MH]:
+        """``create-argument-expansion``: one copy of ``template`` per argument combination."""
+        b_args = self.b.args[bn]
+        t_args = self.t.args[tn][::-1] if reverse else self.t.args[tn]
+        arg_lists: list[list[MH]] = []
+        for ba, ta in zip(b_args, t_args):
+            if self.alignable(ba, ta):
+                arg_lists.append(self.local_match(ba, ta))
+            else:
+                template.incomplete = True
+                arg_lists.append([])
+        if template.incomplete or not b_args:
+            return [template]
+        combos: list[list[MH]] = [[]]
+        for options in arg_lists:
+            combos = [c + [o] for c in combos for o in options]
+        out = []
+        for combo in combos:
+            copy = self._make(bn, tn, EXPRESSION, template.order)
+            for arg in combo:
+                if arg not in copy.args:
+                    copy.args.append(arg)
+                    arg.parents.append(copy)
+            copy.args.reverse()  # SME pushes arguments
+            out.append(copy)
+        out.reverse()  # SME pushes the copies
+        return out
+
+    def _commutative(self, bn: int, tn: int) -> MH:
+        mh = self._make(bn, tn, EXPRESSION, self._order(bn, tn))
+        mh.comm = True
+        mh.nary = self.b.n_ary[bn]
+        self._index(mh)
+        self._functor(mh)
+        b_args, t_args = self.b.args[bn], self.t.args[tn]
+        aligned_b, aligned_t = set(), set()
+        for i, ba in enumerate(b_args):
+            for j, ta in enumerate(t_args):
+                if self.alignable(ba, ta):
+                    child = self.local_match(ba, ta)[0]
+                    child.parents.append(mh)
+                    mh.possible.append(child)
+                    aligned_b.add(i)
+                    aligned_t.add(j)
+        mh.possible.reverse()  # SME pushes possible children
+        missing_b = len(aligned_b) < len(b_args)
+        missing_t = len(aligned_t) < len(t_args)
+        if (missing_b or missing_t) if mh.nary else (missing_b and missing_t):
+            mh.incomplete = True
         return mh
 
-    def _functor(self, bf: str, tf: str) -> int:
-        mh = self.functors.get((bf, tf))
-        if mh is None:
-            mh = self._new(bf, tf, FUNCTOR, 0.0)
-            self.functors[(bf, tf)] = mh
-        return mh
+    def _functor(self, mh: MH) -> None:
+        bf, tf = self.b.functor[mh.base], self.t.functor[mh.target]  # type: ignore[index]
+        fmh = self.functors.get((bf, tf))
+        if fmh is None:
+            fmh = self._make(bf, tf, FUNCTOR, 0)
+            self._index(fmh)
+            self.functors[(bf, tf)] = fmh
+        fmh.parents.append(mh)
+        mh.functor_mh = fmh
 
     def seed(self) -> None:
-        """Step 1: hypotheses for all same-functor expression pairs (growth runs inside)."""
-        t_bins, pairs = self.t.bins, self.pairs
-        for f, b_nodes in self.b.bins.items():
-            t_nodes = t_bins.get(f)
-            if not t_nodes or self.b.ubiquitous[b_nodes[0]]:
+        """``match-all-expressions``: same-functor pairs, bin by bin, in SME's order."""
+        t_bins = self.t.lisp_bins
+        for functor, b_nodes in self.b.lisp_bins_list:
+            if self.b.ubiquitous[b_nodes[0]]:
+                continue
+            t_nodes = t_bins.get(functor)
+            if not t_nodes:
                 continue
             for bn in b_nodes:
+                nb = len(self.b.args[bn])
                 for tn in t_nodes:
-                    if (bn, tn) not in pairs:
-                        self.ensure(bn, tn)
-
-    def freeze(self) -> Forest:
-        cols = list(zip(*self.rows)) if self.rows else [()] * 11
-        n = len(self.rows)
-        parents: list[list[int]] = [[] for _ in range(n)]
-        for mh, row in enumerate(self.rows):
-            for c in set(row[_CHILDREN]):
-                parents[c].append(mh)
-            for c in {c for _, _, c in row[_POSSIBLE]}:
-                parents[c].append(mh)
-            if row[_FUNCTOR] >= 0:
-                parents[row[_FUNCTOR]].append(mh)
-        return Forest(
-            base=cols[_BASE], target=cols[_TARGET], kind=cols[_KIND],
-            children=cols[_CHILDREN], possible=cols[_POSSIBLE], commutative=cols[_COMM],
-            arity=cols[_ARITY], functor_mh=cols[_FUNCTOR], incomplete=cols[_INCOMPLETE],
-            local=cols[_LOCAL], parents=tuple(map(tuple, parents)), order=cols[_ORDER],
-            commutative_mask=sum(1 << mh for mh, c in enumerate(cols[_COMM]) if c),
-        )
+                    if len(self.t.args[tn]) == nb:
+                        self.local_match(bn, tn)
 
 
 def build_forest(base: DescriptionIndex, target: DescriptionIndex, params: SMEParams,
-                 identical_functions: bool = False) -> Forest:
-    """Seeds and grows the match-hypothesis forest of ``base`` against ``target``."""
-    builder = _Builder(base, target, params, identical_functions)
+                 identical_functions: bool = False, budget: int = DEFAULT_MH_BUDGET) -> Forest:
+    """Seeds and grows the match-hypothesis forest of ``base`` against ``target``.
+
+    Raises:
+        MappingError: when more than ``budget`` hypotheses would be needed.
+    """
+    builder = _Builder(base, target, params, identical_functions, budget)
     builder.seed()
-    return builder.freeze()
+    return builder.forest

@@ -1,116 +1,264 @@
-"""Phase three: greedy merge of kernels into global mappings.
+"""Phase three: kernels and the greedy merge, as SME v4 (greedy-merge.lisp, mapping.lisp).
 
-SME v4 algorithm note, section 2.6 (GreedyMap, GreedyMerge):
+- *Kernels* (``make-kernel-mapping``): one per root hypothesis, its descendants, with a
+  commutative table whose forced choices are integrated at once.
+- *Merging* (``find-or-create-merged-mapping``): a merged mapping is identified by the set of
+  kernels it is made of and cached, so the same set always gives the same mapping. Its
+  hypotheses are the union of its parts' (in SBCL's ``union`` order), its score the sum of
+  their scores, then its commutative tables are combined, pruned and integrated.
+- *Base partitions* (``partition-mappings-via-roots``): kernels are grouped by the base roots
+  their root's base item lies under (SME's ``roots`` order); kernels rooted in attribute
+  statements are instead merged per entity correspondence and folded into every kernel
+  containing that correspondence (``fold-in-attributes``), and also kept as partitions.
+- ``greedy-merge``: every partition is merged with ``greedy-cream`` keeping every alternative
+  (cutoff 0, as many as the partition has kernels); the results, sorted by score, are merged
+  again with ``greedy-cutoff`` and ``greedy-max-#``.
+- ``greedy-cream``: repeatedly take the best remaining candidate, absorb every candidate
+  consistent with it, then let it absorb the consistent kernels of the solutions found before
+  it; stop at ``greedy-max-#`` solutions or when one scores below cutoff x best.
 
-1. *Base partitions*: for each base root that some kernel projects onto (the kernel's root
-   base item lies in that root's structure), greedily merge the kernels projecting onto it.
-   Pre-merging kernels that share base structure favours candidate inferences.
-2. *Weave*: greedily merge all partition results into at most ``greedy-max-#`` global mappings.
-
-GreedyMerge sorts its partial mappings by score, then repeatedly pops the best one and absorbs
-every remaining partial mapping consistent with it (the nogoods of a union are the union of the
-nogoods). With ``use-less-greedy-greedy-merge?`` the weave also absorbs consistent kernels of
-the mappings already found (step 3.3). A mapping scoring below ``greedy-cutoff`` times the best
-so far ends the search. Complexity: O(k log k) for k kernels, consistency tests being bit-vector
-operations.
+Tie order: every sort is SME's ``careful-candidate-sort`` / ``merge``: a candidate inserted
+among equal scores goes *before* them, so among equal scores the later-inserted comes first;
+kernels are listed newest first (SME pushes them), partitions newest first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 
-from analogist.mapping.expressions import DescriptionIndex
-from analogist.mapping.hypotheses import Forest
-from analogist.mapping.kernels import Kernel
+from analogist.mapping.commutative import (
+    CTEntry,
+    check_constraints,
+    combine_tables,
+    make_entry,
+    tables_consistent,
+)
+from analogist.mapping.hypotheses import ENTITY, MH, Forest
 from analogist.mapping.params import SMEParams
+from analogist.mapping.scoring import cl_union
 
 
-@dataclass(frozen=True, slots=True)
-class Interpretation:
-    """A partial or global mapping during the merge: kernel ids, members, nogoods."""
+class PMap:
+    """A kernel or merged mapping during the merge (SME's ``mapping``)."""
 
-    kernels: tuple[int, ...]
-    members: int
-    nogood: int
+    __slots__ = ("id", "roots", "mhs", "ids", "desc", "nogood", "key", "score", "comm")
 
-    def absorb(self, other: Interpretation) -> Interpretation:
-        new = tuple(k for k in other.kernels if k not in self.kernels)
-        return Interpretation(self.kernels + new, self.members | other.members,
-                              self.nogood | other.nogood)
+    def __init__(self, uid: int, roots: list[MH], mhs: list[MH], desc: int, nogood: int):
+        self.id = uid
+        self.roots = roots
+        self.mhs = mhs
+        self.ids = {m.id for m in mhs}
+        self.desc, self.nogood = desc, nogood
+        self.key: tuple[int, ...] = (uid,)
+        self.score = 0.0
+        self.comm: list[CTEntry] = []
+
+    def add_mh(self, m: MH) -> None:
+        """Integration of a commutative choice: push, with its sets and score."""
+        self.mhs.insert(0, m)
+        self.ids.add(m.id)
+        self.desc |= m.desc
+        self.nogood |= m.nogood
+        self.score += m.score
+
+    def __repr__(self) -> str:
+        return f"<PMap {self.id} {self.key} {self.score:.4g}>"
+
+
+def consistent(m1: PMap, m2: PMap) -> bool:
+    """``mappings-mutually-consistent?``."""
+    if m1.desc & m2.nogood or m2.desc & m1.nogood:
+        return False
+    return tables_consistent(m1, m2)
+
+
+def insert_sorted(item: PMap, items: list[PMap]) -> list[PMap]:
+    """CL ``merge`` of ``(item)`` into a list sorted by descending score: before equals."""
+    s = item.score
+    for i, x in enumerate(items):
+        if not x.score > s:
+            return items[:i] + [item] + items[i:]
+    return items + [item]
+
+
+def careful_sort(items: list[PMap]) -> list[PMap]:
+    """SME's ``careful-candidate-sort`` (later items go before earlier equal ones)."""
+    out: list[PMap] = []
+    for x in items:
+        out = insert_sorted(x, out)
+    return out
 
 
 class Merger:
-    """GreedyMap over a fixed kernel list with one scoring function and one parameter set."""
+    """Kernels, merge cache and the greedy merge of one comparison."""
 
-    def __init__(self, kernels: Sequence[Kernel], score: Callable[[int], float],
-                 params: SMEParams):
-        self.kernels = [Interpretation((i,), k.members, k.nogood) for i, k in enumerate(kernels)]
-        self.roots = [k.root for k in kernels]
-        self.score = score
-        self.params = params
+    def __init__(self, forest: Forest, params: SMEParams):
+        self.forest, self.params = forest, params
+        self.counter = 0
+        self.cache: dict[tuple[int, ...], PMap] = {}
+        self.kernels: list[PMap] = []  # SME's kernel-mappings list order (newest first)
 
-    def fits(self, interp: Interpretation, other: Interpretation) -> bool:
-        """Whether ``other`` can join ``interp`` (consistent, and overlapping if required)."""
-        if interp.nogood & other.members:
-            return False
-        return not self.params.greedy_merge_overlap_only or bool(interp.members & other.members)
+    def make_kernels(self, roots: list[MH]) -> list[PMap]:
+        """``find-kernel-mappings``: a kernel per root, in SME's order."""
+        forest = self.forest
+        for root in roots:
+            self.counter += 1
+            mhs = forest.members(root.desc)
+            k = PMap(self.counter, [root], mhs, root.desc, root.nogood)
+            for m in mhs:
+                if m.comm:
+                    k.comm.insert(0, make_entry(m, k.desc, k.nogood))
+            check_constraints(k, forest)
+            self.kernels.insert(0, k)
+        return self.kernels
 
-    def greedy_merge(self, pmaps: Sequence[Interpretation], reuse: bool) -> list[Interpretation]:
-        """The GreedyMerge algorithm of the note; ``reuse`` enables step 3.3."""
-        p = self.params
-        pending = sorted(pmaps, key=lambda m: self.score(m.members), reverse=True)
-        found: list[Interpretation] = []
-        best = 0.0
-        while pending:
-            interp, rest = pending[0], []
-            for other in pending[1:]:
-                if self.fits(interp, other):
-                    interp = interp.absorb(other)
-                else:
-                    rest.append(other)
-            pending = rest
-            if reuse:
-                interp = self._reuse(interp, found)
-            score = self.score(interp.members)
-            best = max(best, score)
-            if score < p.greedy_cutoff * best:
-                break
-            if all(f.members != interp.members for f in found):
-                found.append(interp)
-            if len(found) >= p.greedy_max:
-                break
-        return found
+    def score_kernels(self) -> None:
+        for k in self.kernels:
+            k.score = sum(m.score for m in k.mhs)
 
-    def _reuse(self, interp: Interpretation, found: list[Interpretation]) -> Interpretation:
-        for previous in found:
-            for k in previous.kernels:
-                if k not in interp.kernels and self.fits(interp, self.kernels[k]):
-                    interp = interp.absorb(self.kernels[k])
-        return interp
+    def merge(self, m1: PMap, m2: PMap) -> PMap:
+        """``merge-mapping-pair`` / ``find-or-create-merged-mapping``."""
+        key = tuple(sorted(set(m1.key) | set(m2.key)))
+        found = self.cache.get(key)
+        if found is not None:
+            return found
+        self.counter += 1
+        new = PMap(self.counter, cl_union(m1.roots, m2.roots), cl_union(m1.mhs, m2.mhs),
+                   m1.desc | m2.desc, m1.nogood | m2.nogood)
+        new.key = key
+        new.score = sum(m.score for m in new.mhs)
+        self.cache[key] = new
+        new.comm = combine_tables([m1, m2], new.nogood)
+        check_constraints(new, self.forest)
+        return new
 
-    def greedy_map(self, forest: Forest, base: DescriptionIndex) -> list[Interpretation]:
-        """Base partitions, then the weave; returns the global mappings found."""
-        candidates: list[Interpretation] = []
-        seen: set[int] = set()
-        done: set[tuple[int, ...]] = set()
-        for group in self.base_partitions(forest, base):
-            key = tuple(g.kernels[0] for g in group)
-            if key in done:  # another root projects onto exactly the same kernels
+    # -- partitions -------------------------------------------------------------------------
+
+    def partitions(self, usable: Callable[[PMap], bool]) -> list[list[PMap]]:
+        """``partition-mappings-via-roots`` followed by ``fold-in-attributes``."""
+        b = self.forest.b
+        table: list[list] = []  # [root expr, kernels...], newest partition first
+        where: dict[int, list] = {}
+        attr: list[list] = []  # [entity mh or None, mapping]
+        attr_where: dict[object, list] = {}
+        for k in self.kernels:
+            if not usable(k):
                 continue
-            done.add(key)
-            merged = group if len(group) == 1 else self.greedy_merge(group, reuse=False)
-            for interp in merged:
-                if interp.members not in seen:
-                    seen.add(interp.members)
-                    candidates.append(interp)
-        return self.greedy_merge(candidates, reuse=self.params.use_less_greedy_greedy_merge)
+            for root_mh in k.roots:
+                for r in b.lisp_roots(root_mh.base):  # type: ignore[union-attr,arg-type]
+                    if b.kind[r] == 2:  # type: ignore[union-attr]  # attribute statement
+                        akey = root_mh.args[0].id if root_mh.args else None
+                        entry = attr_where.get(akey)
+                        if entry is not None:
+                            entry[1] = self.merge(k, entry[1])
+                        else:
+                            entry = [akey, k]
+                            attr_where[akey] = entry
+                            attr.insert(0, entry)
+                    else:
+                        entry = where.get(r)
+                        if entry is None:
+                            entry = [r, k]
+                            where[r] = entry
+                            table.insert(0, entry)
+                        elif not any(x is k for x in entry[1:]):
+                            entry[1:] = insert_sorted(k, entry[1:])
+        out = []
+        for entry in table:
+            updated = [self._fold_attributes(k, attr_where) for k in entry[1:]]
+            out.append(careful_sort(updated))
+        out += [[entry[1]] for entry in attr]
+        return out
 
-    def base_partitions(self, forest: Forest,
-                        base: DescriptionIndex) -> list[list[Interpretation]]:
-        """For each base root (in description order), the kernels projecting onto it."""
-        groups: dict[int, list[Interpretation]] = {r: [] for r in base.roots}
-        for interp, root_mh in zip(self.kernels, self.roots):
-            for r in base.roots_containing(forest.base[root_mh]):  # type: ignore[arg-type]
-                groups[r].append(interp)
-        return [g for g in groups.values() if g]
+    def _fold_attributes(self, kernel: PMap, attr_where: dict[object, list]) -> PMap:
+        new = kernel
+        for m in kernel.mhs:
+            if m.kind == ENTITY:
+                entry = attr_where.get(m.id)
+                if entry is not None:
+                    new = self.merge(new, entry[1])
+        return new
+
+    # -- greedy merge -----------------------------------------------------------------------
+
+    def greedy_merge(self, usable: Callable[[PMap], bool]) -> list[PMap]:
+        """SME's ``greedy-merge``: partitions first (all alternatives), then the weave."""
+        candidates: list[PMap] = []
+        for group in self.partitions(usable):
+            for new in self.greedy_cream(group, 0.0, len(group), final=False):
+                if not any(c is new for c in candidates):
+                    candidates = insert_sorted(new, candidates)
+        p = self.params
+        return self.greedy_cream(candidates, p.greedy_cutoff, p.greedy_max, final=True)
+
+    def greedy_cream(self, candidates: list[PMap], cutoff: float, max_n: int,
+                     final: bool) -> list[PMap]:
+        if not candidates:
+            return []
+        if len(candidates) == 1:
+            return [candidates[0]]
+        solutions: list[PMap] = []
+        remaining = careful_sort(candidates)
+        used: list[PMap] = []
+        best = -1.0
+        kernels_by_id = {k.id: k for k in self.kernels}
+        overlap = final and self.params.greedy_merge_overlap_only
+        while True:
+            solution, remaining = (self._gather_overlap(remaining) if overlap
+                                   else self._gather(remaining))
+            if solution is not None:
+                old_used = used
+                used = used + [kernels_by_id[i] for i in solution.key]
+                for k in old_used:
+                    if consistent(k, solution):
+                        solution = self.merge(solution, k)
+            if solution is None:
+                break
+            if solution.score >= cutoff * best:
+                best = max(best, solution.score)
+                solutions.insert(0, solution)
+            else:
+                break
+            max_n -= 1
+            if max_n <= 0:
+                break
+        return [s for s in careful_sort(solutions) if not s.score < cutoff * best]
+
+    def _gather(self, candidates: list[PMap]) -> tuple[PMap | None, list[PMap]]:
+        """``basic-greedy-gatherer``."""
+        if not candidates:
+            return None, []
+        solution = candidates[0]
+        rest = []
+        for c in candidates[1:]:
+            if consistent(solution, c):
+                solution = self.merge(solution, c)
+            else:
+                rest.append(c)
+        return solution, rest
+
+    def _gather_overlap(self, candidates: list[PMap]) -> tuple[PMap | None, list[PMap]]:
+        """``greedy-gatherer-overlap-only``: absorb only candidates sharing a (non-functor)
+        hypothesis, repeating until nothing more joins."""
+        if not candidates:
+            return None, []
+        if len(candidates) == 1:
+            return candidates[0], []
+        solution = candidates[0]
+        remaining = candidates[1:]
+        found = True
+        while found:
+            found = False
+            rest = []
+            for c in remaining:
+                if consistent(solution, c) and _overlap(c, solution):
+                    found = True
+                    solution = self.merge(solution, c)
+                else:
+                    rest.append(c)
+            remaining = rest
+        return solution, remaining
+
+
+def _overlap(m1: PMap, m2: PMap) -> bool:
+    return any(m.id in m2.ids and m.kind != 2 for m in m1.mhs)

@@ -1,119 +1,154 @@
-"""Phase two, part two: structural evaluation by trickle-down.
+"""Phase two, part two: structural evaluation by trickle-down, as SME v4's se.lisp does it.
 
-SME v4 algorithm note, section 2.3. Every viable hypothesis starts with a local score
-(``same-functor`` for identical functors, ``same-function`` for non-identical functions, zero for
+Every complete, consistent hypothesis starts with a local score (``same-functor`` for
+expressions with identical functors, ``same-function`` for non-identical functions, zero for
 entities and functor correspondences), then receives ``trickle-down`` times the scores of its
-parents, working from the roots down. This is the local implementation of systematicity: an
-entity correspondence under a deep, connected structure ends up with a large score.
+parents, from the highest order down (systematicity).
 
-Two evaluations exist:
+- :func:`evaluate` scores the whole forest. With ``block-most-out-of-mapping-contributions?``
+  (the default) a hypothesis takes its parents by descending score (ties in SME's parent-list
+  order) and skips a parent whose base or target item is already used by a parent taken
+  (``apply-trickle-down-one-to-one-constraint``); without it every parent contributes.
+- :func:`mapping_score` re-scores a finished mapping from its own members
+  (``mapping-structural-evaluation`` with ``global?``): SME adds, for each commutative member,
+  the possible descendants consistent with the mapping ("a best guess"), then trickles down
+  from members to their arguments (or possible children) inside that set only.
 
-- :func:`network_scores`: over the whole forest. With ``block-most-out-of-mapping-
-  contributions?`` a hypothesis takes its parents greedily by score, skipping any parent
-  inconsistent with those already taken, so that rival parents do not inflate it (the note's
-  example of MH1/MH2 above MH3); without it, every viable parent contributes.
-- :func:`set_scores`: over one set of hypotheses (a kernel or a mapping), counting trickle-down
-  from parents inside the set only. This is how SME v4 re-scores global mappings when
-  out-of-mapping contributions are blocked, and every partial mapping when they are not
-  allowed at all.
-
-Scores are not clamped unless ``max-local-score`` is set (the note: earlier versions capped each
-node at 1.0, which flattened deep structure; v4 normalises at the mapping level instead).
-Complexity: one pass over the hypotheses, O(m) plus a sort of each hypothesis' parents.
+Scores are not clamped unless ``max-local-score`` is set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from analogist.mapping.consistency import Consistency
-from analogist.mapping.hypotheses import FUNCTOR, Forest
+from analogist.mapping.hypotheses import FUNCTOR, MH, Forest
 from analogist.mapping.params import SMEParams
 
 
-def iter_bits(bits: int) -> list[int]:
-    """Indices of the set bits of ``bits``, ascending."""
-    out = []
-    while bits:
-        low = bits & -bits
-        out.append(low.bit_length() - 1)
-        bits ^= low
-    return out
+def local_score(mh: MH, forest: Forest, params: SMEParams) -> float:
+    """``mh-local-structural-evaluation``."""
+    if mh.kind != 1:
+        return 0.0
+    b, t = forest.b, forest.t
+    if b.kind[mh.base] == 1:  # type: ignore[union-attr,index]  # a function
+        if b.functor[mh.base] == t.functor[mh.target]:  # type: ignore[union-attr,index]
+            return params.same_functor
+        return params.same_function
+    return params.same_functor
 
 
-def _clamp(params: SMEParams) -> Callable[[float], float]:
-    cap = params.max_local_score
-    if cap is None:
-        return lambda x: x
-    return lambda x: min(cap, x)
+def _add(score: float, amount: float, cap: float | None) -> float:
+    s = score + amount
+    return s if cap is None or s < cap else cap
 
 
-def network_scores(forest: Forest, cons: Consistency, params: SMEParams) -> list[float]:
-    """Score of every hypothesis in the whole forest (0 for losing ones)."""
-    n = len(forest)
-    scores = [0.0] * n
-    clamp = _clamp(params)
-    td = params.trickle_down
-    greedy = params.block_most_out_of_mapping_contributions
-    losing, nogood, closure = cons.losing, cons.nogood, cons.closure
-    for mh in sorted(range(n), key=forest.order.__getitem__, reverse=True):
-        if losing[mh] or (forest.kind[mh] == FUNCTOR and not params.functor_trickle_down):
-            continue
-        parents = [p for p in forest.parents[mh] if not losing[p]]
-        if greedy and len(parents) > 1:
-            parents.sort(key=scores.__getitem__, reverse=True)
-            taken: list[int] = []
-            union = 0
+def evaluate(forest: Forest, params: SMEParams) -> None:
+    """Scores every hypothesis of the forest (SME's ``evaluate``); losing ones keep 0."""
+    queue = [m for m in reversed(forest.mhs) if not m.losing]
+    queue.sort(key=lambda m: -m.order)  # stable, as SBCL's list sort
+    for mh in queue:
+        mh.score = mh.local = local_score(mh, forest, params)
+    td, cap = params.trickle_down, params.max_local_score
+    if params.block_most_out_of_mapping_contributions:
+        functor_td = params.functor_trickle_down
+        for mh in queue:
+            if mh.kind == FUNCTOR and not functor_td:
+                continue
+            parents = mh.parents[::-1]
+            if len(parents) > 1:
+                parents.sort(key=lambda p: -p.score)
+            used_b: set = set()
+            used_t: set = set()
             for p in parents:
-                if not nogood[p] & union:
-                    taken.append(p)
-                    union |= closure[p]
-            parents = taken
-        scores[mh] = clamp(forest.local[mh] + td * sum(scores[p] for p in parents))
-    return scores
+                if p.base in used_b or p.target in used_t:
+                    continue
+                used_b.add(p.base)
+                used_t.add(p.target)
+                mh.score = _add(mh.score, td * p.score, cap)
+    else:
+        for mh in queue:
+            _trickle_to_children(mh, mh.score, params, None)
 
 
-def set_scores(members: int, forest: Forest, params: SMEParams) -> dict[int, float]:
-    """Score of each hypothesis of the set ``members``, trickle-down from members only."""
-    clamp = _clamp(params)
-    td = params.trickle_down
-    scores: dict[int, float] = {}
-    for mh in sorted(iter_bits(members), key=forest.order.__getitem__, reverse=True):
-        if forest.kind[mh] == FUNCTOR and not params.functor_trickle_down:
-            scores[mh] = 0.0
-            continue
-        inherited = sum(scores[p] for p in forest.parents[mh] if p in scores)
-        scores[mh] = clamp(forest.local[mh] + td * inherited)
-    return scores
+def _trickle_to_children(mh: MH, score: float, params: SMEParams,
+                         within: dict[int, MH] | None) -> None:
+    """``apply-trickle-down`` (the plain version): evidence to arguments, or to the possible
+    children of a commutative hypothesis that has no fixed arguments."""
+    if mh.kind != 1:
+        return
+    td, cap = params.trickle_down, params.max_local_score
+    amount = td * score
+    if params.functor_trickle_down and mh.functor_mh is not None:
+        f = mh.functor_mh
+        if within is None or f.id in within:
+            f.score = _add(f.score, amount, cap)
+    for a in mh.args:
+        if within is None or a.id in within:
+            a.score = _add(a.score, amount, cap)
+    if mh.comm and not mh.args:
+        for c in mh.possible:
+            if within is None or c.id in within:
+                c.score = _add(c.score, amount, cap)
 
 
-class SetScorer:
-    """Scores partial mappings the way the merge needs, memoised by member set.
+def possible_descendants(mh: MH, forest: Forest) -> list[MH]:
+    """SME's ``possible-descendants``: for a commutative hypothesis, the union over its
+    possible children (recursively); otherwise its descendants."""
+    if not mh.comm:
+        return forest.members(mh.desc)
+    if not mh.possible:
+        return []
+    acc = possible_descendants(mh.possible[0], forest)
+    for c in mh.possible[1:]:
+        acc = cl_union(acc, possible_descendants(c, forest))
+    return acc
 
-    With out-of-mapping contributions allowed, a partial mapping scores the sum of its members'
-    network scores; otherwise it is re-scored with :func:`set_scores`.
-    """
 
-    def __init__(self, forest: Forest, network: list[float], params: SMEParams):
-        self.forest, self.network, self.params = forest, network, params
-        self.global_sum = params.allow_out_of_mapping_score_contributions
-        self.cache: dict[int, float] = {}
+def cl_union(l1: list, l2: list) -> list:
+    """SBCL's ``union`` of two duplicate-free lists, order included: the new elements of the
+    longer list (the second when equal) are pushed, in turn, onto the front of the other."""
+    if len(l1) < len(l2):
+        base, other = l1, l2
+    else:
+        base, other = l2, l1
+    seen = set(map(id, base))
+    front = [x for x in other if id(x) not in seen]
+    front.reverse()
+    return front + base
 
-    def __call__(self, members: int) -> float:
-        found = self.cache.get(members)
-        if found is None:
-            if self.global_sum:
-                net = self.network
-                found = sum(net[i] for i in iter_bits(members))
-            else:
-                found = sum(set_scores(members, self.forest, self.params).values())
-            self.cache[members] = found
-        return found
 
-    def final(self, members: int) -> dict[int, float]:
-        """Per-hypothesis scores of a finished mapping (re-scored when contributions are
-        blocked or disallowed, network scores otherwise)."""
-        p = self.params
-        if p.block_most_out_of_mapping_contributions or not p.allow_out_of_mapping_score_contributions:
-            return set_scores(members, self.forest, p)
-        return {i: self.network[i] for i in iter_bits(members)}
+def with_commutative_guesses(mhs: list[MH], desc: int, nogood: int, forest: Forest) -> list[MH]:
+    """SME's ``mhs-include-commutative-children``: the mapping's hypotheses plus, for each
+    commutative one, its possible descendants consistent with the mapping and with the ones
+    added before them."""
+    old = {m.id for m in mhs}
+    added: list[MH] = []
+    added_ids: set[int] = set()
+    new: list[MH] = []
+    for mh in mhs:
+        new.append(mh)
+        if mh.comm:
+            for p in possible_descendants(mh, forest):
+                if (p.id not in old and p.id not in added_ids
+                        and not p.desc & nogood and not p.nogood & desc
+                        and all(not p.desc & q.nogood and not q.desc & p.nogood for q in added)):
+                    added.insert(0, p)
+                    added_ids.add(p.id)
+    new.reverse()
+    return added + new
+
+
+def mapping_score(mhs: list[MH], desc: int, nogood: int, forest: Forest,
+                  params: SMEParams) -> float:
+    """Score of a finished mapping re-evaluated from its own members (``global?`` = t)."""
+    queue = with_commutative_guesses(mhs, desc, nogood, forest)
+    queue.sort(key=lambda m: -m.order)
+    saved = {m.id: m.score for m in queue}
+    within = {m.id: m for m in queue}
+    for mh in queue:
+        mh.score = local_score(mh, forest, params)
+    for mh in queue:
+        _trickle_to_children(mh, mh.score, params, within)
+    total = 0.0
+    for mh in queue:
+        total += mh.score
+        mh.score = max(mh.score, saved[mh.id])
+    return total

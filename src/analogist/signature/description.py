@@ -38,6 +38,8 @@ class PredicateInfo:
         commutative: whether argument order is irrelevant (SME matches such arguments as sets).
         ubiquitous: a predicate so common that identical uses are not evidence on their own;
             SME does not seed match hypotheses with it, only pulls it in under a matched parent.
+        symmetric: a binary relation whose two arguments may be swapped (SME v4 makes two
+            match hypotheses per pair, one per argument order).
     """
 
     name: str
@@ -46,6 +48,7 @@ class PredicateInfo:
     n_ary: bool = False
     commutative: bool = False
     ubiquitous: bool = False
+    symmetric: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in PREDICATE_KINDS:
@@ -63,7 +66,8 @@ class PredicateInfo:
         """Reads one entry of a ``predicates.json`` table."""
         try:
             return cls(name, obj["kind"], obj.get("arity"), bool(obj.get("n_ary", False)),
-                       bool(obj.get("commutative", False)), bool(obj.get("ubiquitous", False)))
+                       bool(obj.get("commutative", False)), bool(obj.get("ubiquitous", False)),
+                       bool(obj.get("symmetric", False)))
         except KeyError as e:
             raise DescriptionError(f"predicate '{name}': missing field {e}") from None
 
@@ -72,6 +76,8 @@ class PredicateInfo:
                                "commutative": self.commutative}
         if self.ubiquitous:
             out["ubiquitous"] = True
+        if self.symmetric:
+            out["symmetric"] = True
         return out
 
 
