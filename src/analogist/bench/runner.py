@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from analogist.bench.answer import target_signature
+from analogist.bench.answer import Answer, target_signature
 from analogist.bench.arms import ARMS, ArmSettings, get_arm
 from analogist.bench.check import check_fix
 from analogist.bench.engine_answer import EngineAnswerer
@@ -50,10 +50,10 @@ class RunConfig:
     concurrency: int = 4
 
     def __post_init__(self) -> None:
-        if self.encoder != "gold":
+        if self.encoder not in ("gold", "model"):
             raise BenchError(
-                f"encoder {self.encoder!r} is not available to the runner: targets are encoded by "
-                "the labelled gold encoder; measure model encoding with `analogist encode --eval`")
+                f"encoder {self.encoder!r} is unknown: use gold (the generator's signatures, "
+                "labelled) or model (the model encodes targets and stored episodes)")
 
     def to_json(self) -> dict:
         return {**asdict(self), "arms": list(self.arms), "answerers": list(self.answerers),
@@ -114,6 +114,14 @@ class Runner:
         self.plan = plan(config, llm is not None)
         self._lock = threading.Lock()
         self._wrong = _wrong_sources(bench.items)
+        self.encoding = None
+        if config.encoder == "model":
+            if llm is None:
+                raise BenchError("--encoder model needs a model: pass --model (or set "
+                                 "ANALOGIST_MODEL), or use --encoder gold")
+            from analogist.bench.model_encoding import ItemEncoder
+
+            self.encoding = ItemEncoder(llm, store.vocabulary)
 
     def run(self) -> str:
         """Run everything not yet stored; return the run id."""
@@ -141,8 +149,10 @@ class Runner:
             self.progress(count, total, f"{job[0]}/{job[1]}")
 
     def _jobs(self) -> Iterable[tuple]:
-        for arm, answerer in self.plan.pairs:
-            for item in self.bench.items:
+        """Item by item, then arm by arm: consecutive model prompts share the item's text, so a
+        local model's prompt (KV) cache is reused."""
+        for item in self.bench.items:
+            for arm, answerer in self.plan.pairs:
                 for seed in self.config.seeds:
                     yield (arm, answerer, item.item_id, seed, "", item)
                     if self.config.contamination and arm == CONTROL_ARM and item.family in CONTROL_FAMILIES:
@@ -154,12 +164,21 @@ class Runner:
         if answerer == "engine":
             return EngineAnswerer(arm, seed)
         from analogist.bench.model_answer import ModelAnswerer
+        from analogist.models.settings import ModelSettings
 
-        return ModelAnswerer(arm, self.llm, self.config.settings, seed)
+        return ModelAnswerer(arm, self.llm, self.config.settings, seed,
+                             ModelSettings.from_env().n_ctx)
 
     def _do(self, job: tuple) -> tuple:
         arm, answerer, _, seed, cond, item = job
-        target = target_signature(item.key, self.store.vocabulary)
+        wrong, rejected = self._wrong.get(item.item_id), ""
+        if self.encoding is not None:
+            encoded = self.encoding.item(item)
+            item, target = encoded.item, encoded.target
+            rejected = encoded.target_result.reason or "rejected"
+            wrong = self.encoding.record(wrong) if wrong is not None else None
+        else:
+            target = target_signature(item.key, self.store.vocabulary)
         probe = _probe(item)
         who = self._answerer(arm, answerer, seed)
         kw: dict[str, Any] = {"probe": probe, "oracle_source": item.key.get("gold_source")}
@@ -167,11 +186,15 @@ class Runner:
         if cond in ("correct_source", "no_source", "wrong_source"):
             condition = cond
             kw["sources"] = {"correct_source": [item.inputs["source"]], "no_source": [],
-                             "wrong_source": [self._wrong[item.item_id]]}[cond]
+                             "wrong_source": [wrong]}[cond]
         elif cond == "lesion":
             lesioned = True
-            kw["sources"] = [_lesioned(item, who, target, probe)]
-        ans = who.answer(item.family, item.inputs, target, **kw)
+        if target is None and (answerer == "engine" or lesioned):
+            ans = Answer(run={"error": f"the model encoder rejected the target: {rejected}"})
+        else:
+            if lesioned:
+                kw["sources"] = [_lesioned(item, who, target, probe)]
+            ans = who.answer(item.family, item.inputs, target, **kw)
         sc = score(item, ans, arm=arm, answerer=answerer, seed=seed, condition=condition,
                    lesioned=lesioned)
         with self._lock:
@@ -216,7 +239,9 @@ def _lesioned(item: Item, who: Any, target, probe) -> dict:
         item.family, item.inputs, target, probe=probe)
     source = json.loads(json.dumps(item.inputs["source"]))
     mapping = (intact.run or {}).get("mapping") or {}
-    matched_links = [s for s in (intact.run or {}).get("record", {}).get("matches", [])]
+    matched_links = list(((intact.run or {}).get("record") or {}).get("matches", []))
+    if not source.get("signature"):  # a model encoder rejected it: there is nothing to lesion
+        return source
     rels = source["signature"]["relations"]
     chain_text = " ".join(" ".join(link) for link in source["signature"].get("causal_chain", []))
     victim = next((r for r in rels if r[0] in matched_links and r[0] in chain_text), None)

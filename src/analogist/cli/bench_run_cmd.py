@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
 
-from analogist.cli.common import echo_json, handle_errors, open_store
+from analogist.cli.common import echo_json, handle_errors, open_bench, open_store, parse_seeds
 
 
 def _progress():
@@ -32,36 +33,86 @@ def _progress():
 @click.option("--model", help="provider:name for the model answerer (or ANALOGIST_MODEL).")
 @click.option("--n-boot", type=int, default=2000, show_default=True)
 @click.option("--no-contamination", is_flag=True, help="Skip source-dependence and lesion runs.")
+@click.option("--encoder", type=click.Choice(["gold", "model"]), default="gold", show_default=True,
+              help="gold: the generator's signatures (labelled); model: the model encodes each "
+                   "target and, at storage time, each episode from its own record.")
+@click.option("--concurrency", type=int,
+              help="Model calls at a time (default: 1 for local:/llama: models, whose prompt "
+                   "cache needs calls in order; else 4).")
+@click.option("--record", "record_file", type=click.Path(dir_okay=False),
+              help="After the run, write its model calls to FILE (.jsonl.gz) for --replay.")
+@click.option("--replay", "replay_file", type=click.Path(exists=True, dir_okay=False),
+              help="Re-score the run recorded in FILE with zero model calls (other run options "
+                   "come from the file).")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Report directory.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
 def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, seeds, model,
-            n_boot, no_contamination, out, as_json) -> None:
+            n_boot, no_contamination, encoder, concurrency, record_file, replay_file, out,
+            as_json) -> None:
     """Run the arms on a benchmark, store every result, write the report, print the scoreboard.
 
     Resumable: the same bench and options continue a stopped run and re-do nothing.
     """
-    from analogist.bench import generate_bench, load_bench
+    from analogist.bench import generate_bench
     from analogist.bench.arms import ARMS
     from analogist.bench.report import write_report
-    from analogist.bench.runner import RunConfig, run_bench
+    from analogist.bench.runner import RunConfig, Runner
 
-    store = open_store(ctx)
-    bench = load_bench(bench_dir) if bench_dir else generate_bench(seed, split, size)
-    config = RunConfig(
-        arms=tuple(a.strip().replace("'", "′") for a in arms.split(",")) if arms else tuple(ARMS),
-        answerers=tuple(a.strip() for a in answerers.split(",")),
-        seeds=tuple(int(s) for s in seeds.split(",")), model=model,
-        contamination=not no_contamination,
-    )
-    llm = _model(store, model) if "model" in config.answerers else None
-    run_id = run_bench(store, bench, config, llm=llm, progress=_progress())
+    extra: dict = {}
+    if replay_file:
+        from analogist.bench.replay import replay_run
+
+        store, run_id, header, runner = replay_run(replay_file)
+        extra["replayed"] = {"file": replay_file, "model": header["model"],
+                             "calls_in_file": header["calls"],
+                             "model_calls_made": runner.llm.stats.calls}
+    else:
+        store = open_store(ctx)
+        bench = open_bench(bench_dir) if bench_dir else generate_bench(seed, split, size)
+        wants_model = "model" in answerers or encoder == "model"
+        llm = _model(store, model) if wants_model else None
+        config = RunConfig(
+            arms=tuple(a.strip().replace("'", "′") for a in arms.split(",")) if arms else tuple(ARMS),
+            answerers=tuple(a.strip() for a in answerers.split(",")),
+            seeds=parse_seeds(seeds),
+            model=f"{llm.provider}:{llm.model}" if llm is not None else model,
+            encoder=encoder, contamination=not no_contamination,
+            concurrency=concurrency or (1 if llm is not None and llm.provider in ("local", "llama")
+                                        else 4),
+        )
+        runner = Runner(store, bench, config, llm=llm, progress=_progress())
+        run_id = runner.run()
+        if record_file:
+            from analogist.bench.replay import record_run
+
+            n = record_run(store, bench, config, config.model or "", record_file)
+            extra["recorded"] = {"file": record_file, "calls": n}
     paths = write_report(store, run_id, out, n_boot=n_boot)
+    if runner.encoding is not None:
+        fid = runner.encoding.fidelity(runner.bench.items)
+        path = f"{paths['dir']}/encoder_fidelity.json"
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(fid, f, indent=2)
+        extra["encoder_fidelity"] = path
+        extra["fidelity"] = fid
     if as_json:
-        echo_json({"run_id": run_id, **{k: v for k, v in paths.items() if k != "scoreboard_text"}})
+        echo_json({"run_id": run_id, **{k: v for k, v in paths.items() if k != "scoreboard_text"},
+                   **{k: v for k, v in extra.items() if k != "fidelity"}})
         return
     click.echo(paths["scoreboard_text"])
+    if "fidelity" in extra:
+        for name in ("targets", "episodes"):
+            f = extra["fidelity"][name]
+            click.echo(f"encoder fidelity ({name}, {extra['fidelity']['writer']}): "
+                       f"n {f['n']}, rejected {f['rejected']}, relation micro F1 "
+                       f"{f['micro_f1']:.3f}, role accuracy {f['role_accuracy']:.3f}")
+    if "replayed" in extra:
+        r = extra["replayed"]
+        click.echo(f"replayed {r['file']} ({r['model']}): {r['model_calls_made']} model calls made")
+    if "recorded" in extra:
+        click.echo(f"recorded {extra['recorded']['calls']} calls in {extra['recorded']['file']}")
     click.echo(f"run {run_id}; report in {paths['dir']} (report.html, results.json, scoreboard.txt)")
 
 

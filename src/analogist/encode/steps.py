@@ -130,7 +130,7 @@ def step_messages(vocab: Vocabulary, step: str, head: str, so_far: Sequence[str]
     exactly what to fix."""
     parts = [head, *so_far, _INSTRUCTIONS[step]]
     if problems:
-        parts.append("Your previous answer was " + json.dumps(previous)[:600]
+        parts.append("Your previous answer was " + json.dumps(previous, sort_keys=True)[:600]
                      + "\nIt was rejected. Fix exactly this:\n" + "\n".join(f"- {p}" for p in problems))
     return [{"role": "system", "content": system_prompt(vocab)},
             {"role": "user", "content": "\n\n".join(parts)}]

@@ -1,0 +1,125 @@
+"""``bench run --encoder model``: the model writes every signature the system under test uses.
+
+Per item, the :class:`~analogist.encode.staged.StagedEncoder` encodes the target from its text
+(and the item's entity table, which every arm is shown) and each memory episode, candidate and
+given source at storage time from its own stored record — text, kind and outcome — never seeing
+the target or another episode. The item's inputs are then the same records with the model's
+signatures in place of the generator's (an episode whose encoding was rejected is stored without
+a signature, as a live memory would hold it). The gold encoder stays the labelled alternative.
+
+Encodings are cached per record (and every call is in the call log), so an episode shared by
+several items is encoded once. :meth:`ItemEncoder.fidelity` compares what was written with the
+generator's signatures — scoring-side only, after the run; nothing under test reads it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from analogist.bench.answer import target_signature
+from analogist.bench.items import Item
+from analogist.encode.encoder import EncodeResult
+from analogist.encode.evaluate import process_summary
+from analogist.encode.fidelity import rejected, score_signature, summarise
+from analogist.encode.staged import StagedEncoder
+from analogist.episode import Episode
+from analogist.signature import Signature, parse_signature
+from analogist.signature.vocabulary import Vocabulary
+
+
+@dataclass(frozen=True)
+class EncodedItem:
+    """An item as the model encoder sees it: inputs with model signatures, and the target."""
+
+    item: Item
+    target: Signature | None
+    target_result: EncodeResult
+
+
+def _given(inputs: Mapping[str, Any]) -> list[dict]:
+    return [*inputs.get("memory", []), *inputs.get("candidates", []),
+            *([inputs["source"]] if inputs.get("source") else [])]
+
+
+class ItemEncoder:
+    """Encodes items with a model; thread-safe, one encoding per record."""
+
+    def __init__(self, llm: Any, vocab: Vocabulary):
+        self.encoder = StagedEncoder(llm, vocab)
+        self.vocab = vocab
+        self._lock = threading.Lock()
+        self._records: dict[tuple[str, str], EncodeResult] = {}
+        self._items: dict[str, EncodedItem] = {}
+
+    def record(self, rec: Mapping[str, Any]) -> dict:
+        """``rec`` with its signature written by the model (none when the encoding failed)."""
+        key = (rec["id"], rec.get("text", ""))
+        with self._lock:
+            res = self._records.get(key)
+            if res is None:
+                ep = Episode(rec["id"], rec.get("kind", "observation"), rec.get("text", ""),
+                             rec.get("outcome"))
+                res = self._records[key] = self.encoder.encode(ep)
+        out = {k: v for k, v in rec.items() if k != "signature"}
+        if res.signature is not None:
+            out["signature"] = res.signature.to_json()
+        return out
+
+    def item(self, item: Item) -> EncodedItem:
+        """The item with every episode and the target encoded by the model (cached)."""
+        with self._lock:
+            done = self._items.get(item.item_id)
+        if done is not None:
+            return done
+        inputs = dict(item.inputs)
+        for key in ("memory", "candidates"):
+            if inputs.get(key):
+                inputs[key] = [self.record(r) for r in inputs[key]]
+        if inputs.get("source"):
+            inputs["source"] = self.record(inputs["source"])
+        tgt = inputs.get("target") or {}
+        with self._lock:
+            res = self.encoder.encode_target(tgt.get("text", ""), target_id="target",
+                                             entities=tgt.get("entities") or None)
+        encoded = EncodedItem(replace(item, inputs=inputs), res.signature, res)
+        with self._lock:
+            self._items[item.item_id] = encoded
+        return encoded
+
+    # ------------------------------------------------------------------ scoring side
+    def fidelity(self, items: Iterable[Item]) -> dict:
+        """Encoder fidelity of this run against the generator's signatures: episodes (storage
+        time) and targets (query time) separately, with the per-step figures and how often a
+        signature was rejected."""
+        ep_scores, ep_results, seen = [], [], set()
+        t_scores, t_results = [], []
+        for it in items:
+            enc = self._items.get(it.item_id)
+            if enc is None:
+                continue
+            for rec in _given(it.inputs):
+                key = (rec["id"], rec.get("text", ""))
+                res = self._records.get(key)
+                if res is None or key in seen or not rec.get("signature"):
+                    continue
+                seen.add(key)
+                gold = parse_signature({**rec["signature"], "episode_id": rec["id"]}, self.vocab)
+                ep_results.append(res)
+                ep_scores.append(score_signature(res.signature, gold, self.vocab)
+                                 if res.signature is not None
+                                 else rejected(rec["id"], gold, res.reason or "rejected"))
+            gold_t = target_signature(it.key, self.vocab)
+            t_results.append(enc.target_result)
+            t_scores.append(score_signature(enc.target, gold_t, self.vocab)
+                            if enc.target is not None
+                            else rejected(it.item_id, gold_t, enc.target_result.reason or ""))
+        out = {}
+        for name, scores, results in (("episodes", ep_scores, ep_results),
+                                      ("targets", t_scores, t_results)):
+            rep = summarise(scores, self.encoder.writer)
+            out[name] = {**rep.summary, "process": process_summary(results)}
+        out["writer"] = self.encoder.writer
+        return out

@@ -1,0 +1,170 @@
+"""Replay files: a benchmark run's model calls, so ``bench run --replay FILE`` re-scores it with
+zero model calls.
+
+A replay file is gzipped JSON lines: a header ``{"replay": 1, "model": "provider:name",
+"run": {...}}`` (the bench and run options that produced it), then one call-log record per
+request the run made (:class:`~analogist.store.calls.CallRecord` JSON: request, response, tokens,
+latency), sorted by cache key so the same run always writes the same file. :class:`TrackedLLM`
+notes every cache key a run asks for — first answers and repair re-asks alike — so the file holds
+exactly the run's calls, not the whole database.
+
+Replaying loads the records into a fresh call log and answers from it in replay-only mode: a
+request that is not in the file raises :class:`~analogist.errors.CacheMissError` (one clear error
+line), never a live call.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from analogist.errors import BenchError
+from analogist.models.llm import Completion, Request
+from analogist.models.logged import LoggedLLM
+from analogist.store.calls import CallLog, CallRecord
+
+FORMAT = 1
+
+
+class TrackedLLM(LoggedLLM):
+    """A :class:`LoggedLLM` that remembers the cache key of every request it answers."""
+
+    def __init__(self, base: LoggedLLM):
+        super().__init__(base.inner, base.log, cache=base.cache, repair=base.repair)
+        self.keys: set[str] = set()
+        self._keys_lock = threading.Lock()
+
+    def answer(self, req: Request) -> Completion:
+        with self._keys_lock:
+            self.keys.add(req.cache_key)
+        return super().answer(req)
+
+
+def write_replay(path: str | Path, llm: TrackedLLM, run: dict[str, Any]) -> int:
+    """Write the run's calls (newest successful answer per key) to ``path``; return the count.
+
+    Raises:
+        BenchError: a call the run made has no stored answer (it failed), so the run cannot be
+            replayed exactly.
+    """
+    if llm.log is None:
+        raise BenchError("recording a replay file needs a call log: run with a database (--db)")
+    records, missing = [], []
+    for key in sorted(llm.keys):
+        rec = llm.log.lookup(key)
+        if rec is None:
+            missing.append(key)
+            continue
+        d = rec.to_json()
+        d.pop("id", None)
+        d.pop("created_at", None)
+        records.append(d)
+    header = {"replay": FORMAT, "model": f"{llm.provider}:{llm.model}", "run": run,
+              "calls": len(records), "unanswered": missing}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with gzip.GzipFile(tmp, "wb", mtime=0) as f:
+        for line in [header, *records]:
+            f.write((json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n").encode())
+    tmp.replace(path)
+    return len(records)
+
+
+def read_replay(path: str | Path) -> tuple[dict, list[CallRecord]]:
+    """The header and the call records of a replay file.
+
+    Raises:
+        BenchError: the file is missing, not gzip JSON lines, or not a replay file.
+    """
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            lines = [json.loads(line) for line in f if line.strip()]
+    except (OSError, EOFError, json.JSONDecodeError) as e:
+        raise BenchError(f"{path}: not a readable replay file ({e}); give the .jsonl.gz file "
+                         "that `bench run --record` wrote") from None
+    if not lines or lines[0].get("replay") != FORMAT:
+        raise BenchError(f"{path}: no replay header (format {FORMAT}); give a file written by "
+                         "`bench run --record`")
+    return lines[0], [CallRecord.from_json(d) for d in lines[1:]]
+
+
+def load_calls(store: Any, records: list[CallRecord]) -> int:
+    """Put replayed records into ``store``'s call log; return how many."""
+    return CallLog(store).record_many(records)
+
+
+# ------------------------------------------------------------------ record and replay a run
+VOLATILE = ("wall_ms",)
+
+
+def comparable_scores(conn: Any, run_id: str) -> list[dict]:
+    """A run's stored scores without wall-clock fields: what a replay must reproduce exactly."""
+    from analogist.store import bench as rows
+
+    return [{k: v for k, v in s.items() if k not in VOLATILE} for s in rows.results(conn, run_id)]
+
+
+def run_options(bench: Any, config: Any) -> dict:
+    """The header's ``run``: how to regenerate the bench and rerun the configuration."""
+    from analogist.bench.files import file_hashes
+
+    m = dict(bench.manifest)
+    return {"seed": m.get("seed"), "split": m.get("split"), "size": m.get("size"),
+            "bench_hash": file_hashes(bench)["items.jsonl"], "config": config.to_json()}
+
+
+def record_run(store: Any, bench: Any, config: Any, spec: str, path: str | Path) -> int:
+    """Write the replay file of a finished run stored in ``store``.
+
+    The run is replayed once, in memory, from ``store``'s call log in replay-only mode, noting
+    every request: this both collects the calls of every session of a resumed run and proves the
+    file replays (a missing call raises here, not in CI). The replayed scores go in the header.
+    """
+    from analogist.bench.runner import Runner
+    from analogist.models.registry import open_llm
+    from analogist.store import Store
+
+    tracked = TrackedLLM(open_llm(f"replay:{spec}", store=store))
+    scratch = Store(":memory:")
+    run_id = Runner(scratch, bench, config, llm=tracked).run()
+    header_run = {**run_options(bench, config), "scores": comparable_scores(scratch.conn, run_id)}
+    return write_replay(path, tracked, header_run)
+
+
+def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
+    """Re-run a recorded run from its replay file alone, with zero model calls.
+
+    Returns (store, run id, header, runner). Raises :class:`BenchError` when the bench the file
+    names cannot be regenerated identically, and :class:`~analogist.errors.CacheMissError` when
+    the run asks for a call the file does not hold.
+    """
+    from analogist.bench import generate_bench
+    from analogist.bench.arms import ArmSettings
+    from analogist.bench.files import file_hashes
+    from analogist.bench.runner import RunConfig, Runner
+    from analogist.models.registry import open_llm
+    from analogist.store import Store
+
+    header, records = read_replay(path)
+    run = header["run"]
+    bench = generate_bench(run["seed"], run["split"], run["size"])
+    if file_hashes(bench)["items.jsonl"] != run["bench_hash"]:
+        raise BenchError(
+            f"{path}: the bench generated from seed {run['seed']} / {run['split']} / "
+            f"{run['size']} differs from the recorded one (the generator changed since); "
+            "record the run again with `bench run --record`")
+    c = dict(run["config"])
+    config = RunConfig(
+        arms=tuple(c["arms"]), answerers=tuple(c["answerers"]), seeds=tuple(c["seeds"]),
+        model=c.get("model"), encoder=c.get("encoder", "gold"),
+        settings=ArmSettings(**c["settings"]), contamination=c["contamination"],
+        concurrency=c["concurrency"])
+    store = Store(":memory:")
+    load_calls(store, records)
+    llm = open_llm(f"replay:{header['model']}", store=store)
+    runner = Runner(store, bench, config, llm=llm)
+    return store, runner.run(), header, runner

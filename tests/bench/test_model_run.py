@@ -1,0 +1,173 @@
+"""``bench run --encoder model`` and ``--replay`` end to end with a deterministic stand-in model.
+
+The stand-in answers any request from its JSON schema alone (enum choices picked by a hash of the
+request, entities taken from the episode's own words), so the runner, the staged encoder and the
+model answerer run their real code paths with no model. Checked here: the model encodes targets
+and stored episodes from their own records only; jobs go item by item; a recorded run replays
+with zero model calls and the same scores; a call missing from a replay file is one clear error.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from analogist.bench.replay import comparable_scores, read_replay, record_run, replay_run
+from analogist.bench.runner import RunConfig, Runner
+from analogist.errors import BenchError, CacheMissError
+from analogist.models.llm import Request, completion_from_text
+from analogist.models.logged import LoggedLLM
+from analogist.models.scripted import ScriptedLLM
+from analogist.store import Store
+from analogist.store.calls import CallLog
+from tests.bench.parb_helpers import bench
+
+ARMS = ("A0", "B", "C", "E")
+
+
+class SchemaModel(ScriptedLLM):
+    """Fills in whatever schema it is given; deterministic in the request."""
+
+    def __init__(self):
+        super().__init__(model="schema-model")
+
+    def generate(self, request: Request):
+        self.requests.append(request)
+        self.calls += 1
+        text = request.messages[-1][1]
+        words = [w for w in re.findall(r"[a-z]{4,}", _episode(text))][:12] or ["thing", "other"]
+        salt = hashlib.sha256(text.encode()).hexdigest()
+        value = _fill(request.schema or {}, salt, words, [0])
+        return completion_from_text(json.dumps(value), request, input_tokens=len(text) // 4,
+                                    output_tokens=20, latency_ms=1.0)
+
+
+def _episode(text: str) -> str:
+    m = re.search(r"(?:Episode|Current situation) \([^)]*\):\n(.*)", text)
+    return m.group(1) if m else text
+
+
+def _fill(s: dict, salt: str, words: list[str], n: list[int]):
+    n[0] += 1
+    pick = int(salt[(n[0] * 2) % 60:(n[0] * 2) % 60 + 4], 16)
+    if "enum" in s:
+        opts = [o for o in s["enum"] if o is not None] or [None]
+        return opts[pick % len(opts)]
+    if "anyOf" in s:
+        opts = [o for o in s["anyOf"] if o.get("type") != "null"]
+        return _fill(opts[pick % len(opts)], salt, words, n)
+    t = s.get("type")
+    if t == "object" or "properties" in s:
+        props = s.get("properties", {})
+        out = {}
+        for k in props:
+            if k == "entity" and "enum" not in props[k]:
+                out[k] = words[n[0] % len(words)]
+            else:
+                out[k] = _fill(props[k], salt, words, n)
+        return out
+    if t == "array" or "prefixItems" in s:
+        if "prefixItems" in s:
+            return [_fill(x, salt, words, n) for x in s["prefixItems"]]
+        k = max(s.get("minItems", 0), min(3, s.get("maxItems", 3) - 1))
+        return [_fill(s.get("items", {}), salt, words, n) for _ in range(k)]
+    if t == "string":
+        return "do_fix" if "pattern" in s else "a general description"
+    if t == "number":
+        return 0.5
+    if t == "boolean":
+        return pick % 2 == 0
+    return None
+
+
+def live_llm(store):
+    return LoggedLLM(SchemaModel(), CallLog(store), repair=False)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    b = bench(0, "dev", "small")
+    store = Store(":memory:")
+    llm = live_llm(store)
+    config = RunConfig(arms=ARMS, encoder="model", concurrency=1)
+    runner = Runner(store, b, config, llm=llm)
+    run_id = runner.run()
+    path = tmp_path_factory.mktemp("replay") / "run.jsonl.gz"
+    n = record_run(store, b, config, "scripted:schema-model", path)
+    return {"bench": b, "store": store, "llm": llm, "runner": runner, "run_id": run_id,
+            "path": path, "n": n, "config": config}
+
+
+def test_the_model_encodes_every_episode_from_its_own_record_and_each_target(recorded):
+    reqs = recorded["llm"].inner.requests
+    encode = [r for r in reqs if r.prompt_version.startswith("staged-v1")]
+    assert encode
+    targets = {it.inputs["target"]["text"] for it in recorded["bench"].items}
+    for r in encode:
+        user = r.messages[-1][1]
+        if user.startswith("Current situation"):
+            assert "Outcome" not in user and any(t in user for t in targets)
+        else:  # storage time: no target text anywhere in the request
+            assert not any(t in user for t in targets)
+    # model signatures replaced the generator's in what the answerers saw
+    enc = recorded["runner"].encoding.item(recorded["bench"].items[0])
+    sigs = [r.get("signature") for r in enc.item.inputs.get("memory", [])]
+    assert any(s and s["writer_model"].endswith("#staged-v1") for s in sigs)
+
+
+def test_jobs_run_item_by_item(recorded):
+    reqs = [r for r in recorded["llm"].inner.requests if r.prompt_version.startswith("model-answer")]
+    texts = [r.messages[-1][1] for r in reqs]
+    firsts = []
+    for it in recorded["bench"].items:
+        hits = [i for i, t in enumerate(texts) if it.inputs["target"]["text"] in t]
+        assert hits and hits == list(range(hits[0], hits[0] + len(hits)))  # contiguous
+        firsts.append(hits[0])
+    assert firsts == sorted(firsts)
+
+
+def test_the_run_reports_encoder_fidelity_against_gold(recorded):
+    fid = recorded["runner"].encoding.fidelity(recorded["bench"].items)
+    assert fid["targets"]["n"] == len(recorded["bench"].items)
+    assert fid["episodes"]["n"] > fid["targets"]["n"]
+    assert set(fid["episodes"]["steps"]) == {"roles", "relations", "causal_chain", "fix"}
+    assert 0.0 <= fid["episodes"]["micro_f1"] <= 1.0
+
+
+def test_a_recorded_run_replays_with_zero_calls_and_the_same_scores(recorded):
+    header, records = read_replay(recorded["path"])
+    assert header["calls"] == recorded["n"] == len(records) and not header["unanswered"]
+    store, run_id, _, runner = replay_run(recorded["path"])
+    assert runner.llm.stats.calls == 0 and runner.llm.stats.cache_hits > 0
+    want = comparable_scores(recorded["store"].conn, recorded["run_id"])
+    assert comparable_scores(store.conn, run_id) == want == header["run"]["scores"]
+
+
+def test_a_call_missing_from_the_replay_file_is_a_clear_error(recorded, tmp_path):
+    with gzip.open(recorded["path"], "rt", encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    cut = tmp_path / "cut.jsonl.gz"
+    with gzip.open(cut, "wt", encoding="utf-8") as f:
+        f.write("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(CacheMissError, match="replay-only"):
+        replay_run(cut)
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(b"not gzip")
+    with pytest.raises(BenchError, match="not a readable replay file"):
+        replay_run(bad)
+
+
+def test_the_cli_replays_a_file_and_says_no_model_was_called(recorded, tmp_path):
+    from analogist.cli.bench_run_cmd import run_cmd
+
+    res = CliRunner().invoke(run_cmd, ["--replay", str(recorded["path"]), "--out",
+                                       str(tmp_path / "rep"), "--n-boot", "50"],
+                             obj={"db": str(tmp_path / "x.db")}, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "0 model calls made" in res.output and "encoder fidelity (targets" in res.output
+    assert (tmp_path / "rep" / "encoder_fidelity.json").exists()
