@@ -4,8 +4,8 @@ Follows ``match-all-expressions`` and ``create-local-match`` (SME v4, match.lisp
 mhs.lisp), including the order in which hypotheses are made, because SME's tie-breaking
 everywhere later follows that order (hypothesis ids, list order of parents and arguments):
 
-1. Seeding: for each base functor bin (SME's bin order: a functor's bin is created when its
-   first expression is defined, newest bin first, newest expression first in a bin), every base
+1. Seeding: for each base functor bin (in the order the functors first occur; newest
+   expression first within a bin), every base
    expression is paired with every target expression of the same functor and arity, unless
    the functor is ubiquitous.
 2. Growth (``create-argument-expansion``): corresponding arguments are aligned. Two entities
@@ -260,9 +260,10 @@ class _Builder:
         mh.functor_mh = fmh
 
     def seed(self) -> None:
-        """``match-all-expressions``: same-functor pairs, bin by bin, in SME's order."""
+        """``match-all-expressions``: same-functor pairs, bin by bin, in SME's order (the base
+        bins as ``items-since`` rebuilds them: oldest bin first, newest expression first)."""
         t_bins = self.t.lisp_bins
-        for functor, b_nodes in self.b.lisp_bins_list:
+        for functor, b_nodes in reversed(self.b.lisp_bins_list):
             if self.b.ubiquitous[b_nodes[0]]:
                 continue
             t_nodes = t_bins.get(functor)
