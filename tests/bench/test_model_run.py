@@ -171,3 +171,18 @@ def test_the_cli_replays_a_file_and_says_no_model_was_called(recorded, tmp_path)
     assert res.exit_code == 0, res.output
     assert "0 model calls made" in res.output and "encoder fidelity (targets" in res.output
     assert (tmp_path / "rep" / "encoder_fidelity.json").exists()
+
+
+def test_bench_models_prints_tokens_and_seconds_per_kind_and_arm(recorded):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, str(root / "bench" / "models.py"), "--replay",
+                          str(recorded["path"]), "--json"], capture_output=True, text=True,
+                         check=True, cwd=root).stdout
+    rep = json.loads(out[out.index("{"):])
+    assert rep["kinds"]["encode"][0] > 0 and rep["kinds"]["answer"][0] > 0
+    assert set(rep["arms"]) == set(ARMS)
+    assert rep["arms"]["A0"][1] > 0  # input tokens of A0's answers

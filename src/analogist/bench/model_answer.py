@@ -117,7 +117,7 @@ class ModelAnswerer:
                                  entities=sorted((inputs.get("target") or {}).get("entities")
                                                   or {}),
                                  operators=[o["name"] for o in inputs.get("operators") or []])
-        parsed, error, calls, tokens = self._ask(brief, schema)
+        parsed, error, calls, tokens, key = self._ask(brief, schema)
         problems: list[str] = []
         fields = P.read_answer(family, parsed, brief.shown, brief.accept_ids,
                                brief.inference_ids, problems)
@@ -125,14 +125,15 @@ class ModelAnswerer:
                "messages": list(brief.messages), "response": parsed, "machinery": brief.machinery,
                "shown": list(brief.shown), "context_chars": brief.context_chars,
                "context_target": context_chars, "notes": list(brief.notes),
-               "problems": problems, "error": error}
+               "problems": problems, "error": error, "cache_key": key}
         return Answer(retrieved=brief.retrieved, **fields,
                       survived=self._survived(fields, brief.machinery), tokens=tokens,
                       calls=calls, wall_ms=(time.perf_counter() - t0) * 1000, run=run)
 
-    def _ask(self, brief: Brief, schema: dict) -> tuple[Any, str | None, int, int]:
-        """(parsed answer, error, calls, tokens). Cost is read off the completion, not a shared
-        counter, so concurrent answers through one LoggedLLM do not count each other's calls."""
+    def _ask(self, brief: Brief, schema: dict) -> tuple[Any, str | None, int, int, str | None]:
+        """(parsed answer, error, calls, tokens, call-log key). Cost is read off the completion,
+        not a shared counter, so concurrent answers through one LoggedLLM do not count each
+        other's calls; the key links the answer to its logged call (latency, tokens)."""
         try:
             c = self.llm.complete(list(brief.messages), schema=schema,
                                   temperature=self.settings.temperature,
@@ -141,15 +142,15 @@ class ModelAnswerer:
         except CacheMissError:
             raise
         except ModelError as e:
-            return None, str(e), 1, 0
+            return None, str(e), 1, 0, None
         tokens = (c.input_tokens or 0) + (c.output_tokens or 0)
         parsed = c.parsed
         if parsed is None:
             try:
                 parsed = parse_json_text(c.text)
             except ValueError as e:
-                return None, f"unreadable answer: {e}", 1, tokens
-        return parsed, None, 2 if c.repaired else 1, tokens
+                return None, f"unreadable answer: {e}", 1, tokens, c.cache_key
+        return parsed, None, 2 if c.repaired else 1, tokens, c.cache_key
 
     def _survived(self, fields: Mapping[str, Any], run: Mapping[str, Any] | None) -> bool | None:
         """Verifying arms: did the machinery's own checks keep the analogy the model chose?"""
