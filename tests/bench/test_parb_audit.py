@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import random
+
 import pytest
 
 from analogist.bench import run_audit
+from analogist.bench.adversary import adversarial_audit, wilson
+from analogist.bench.iso import isomorphism, name_free_form
 from analogist.bench.items import Item
 
 from .parb_helpers import bench
@@ -41,3 +46,74 @@ def test_audit_fails_a_bench_where_surface_gives_the_answer():
     audit = run_audit(leaky)
     assert not audit["checks"]["f2_surface_at_or_below_chance"]
     assert not audit["passed"]
+
+
+# ---------------------------------------------------------------- the adversarial audit
+
+TELL = "The file was closed on a Friday."
+
+
+def _relabelled(items, seed: int, plant: bool) -> list[Item]:
+    """F2 items whose key names a seeded-random candidate as the valid one: every real cue of
+    the generator is then noise with respect to the labels (the bench is clean by
+    construction). ``plant`` adds one tell: the valid candidate's outcome gains a sentence."""
+    rng = random.Random(seed)
+    out = []
+    for it in items:
+        if it.family != "F2":
+            continue
+        inputs, key = copy.deepcopy(dict(it.inputs)), copy.deepcopy(dict(it.key))
+        ids = [c["id"] for c in inputs["candidates"]]
+        valid = ids[rng.randrange(len(ids))]
+        key["valid"] = {i: i == valid for i in ids}
+        key["gold_source"] = valid
+        if plant:
+            for c in inputs["candidates"]:
+                if c["id"] == valid:
+                    c["outcome"] = f"{c.get('outcome', '')} {TELL}".strip()
+        out.append(Item(it.item_id, it.family, it.split, it.motif, inputs, key))
+    return out
+
+
+def _audit(plant: bool):
+    benches = [(s, _relabelled(bench(s, "dev", "mvp").items, 100 + s, plant)) for s in range(4)]
+    return adversarial_audit(benches, learners=("lr",), tasks=("F2",))
+
+
+def test_adversarial_audit_passes_when_labels_carry_no_surface_signal():
+    audit = _audit(plant=False)
+    assert audit.train_seeds == (0, 1) and audit.test_seeds == (2, 3)
+    attackers = [r for r in audit.results if r.kind != "reference"]
+    assert {r.adversary for r in attackers} >= {"lr:surface", "lr:transductive", "longer_outcome",
+                                               "qualifier_present", "combined"}
+    assert audit.passed, [r.to_json() for r in audit.failures]
+    n = {r.n_items for r in attackers}
+    assert len(n) == 1 and n.pop() >= 12 and {r.chance for r in attackers} == {0.5}
+
+
+def test_adversarial_audit_fails_a_bench_with_a_planted_tell():
+    audit = _audit(plant=True)
+    assert not audit.passed
+    failed = {r.adversary for r in audit.failures}
+    # the learned surface adversary finds the tell, and so does the named longer-outcome cheat
+    assert {"lr:surface", "longer_outcome"} <= failed, failed
+    best = audit.worst()[("F2", "F2")]
+    assert best.low > best.chance + 0.05 and best.estimate > 0.8
+
+
+def test_tiny_samples_cannot_give_a_degenerate_interval():
+    low, high = wilson(1.0, 4)
+    assert 0.45 < low < 0.55 and high == pytest.approx(1.0)
+    # four items all right is not evidence enough to fail a bench at chance 0.5
+    assert not low > 0.5 + 0.05
+
+
+def test_name_free_form_ignores_role_names_and_finds_the_isomorphism():
+    a = {"roles": {"R1": "x", "R2": "y"}, "relations": [["observes", "R1", "R2"]],
+         "causal_chain": [["fails(R2)", "causes", "silent(R1)"]]}
+    b = {"roles": {"Q9": "p", "Q3": "q"}, "relations": [["observes", "Q3", "Q9"]],
+         "causal_chain": [["fails(Q9)", "causes", "silent(Q3)"]]}
+    c = {**b, "causal_chain": [["fails(Q3)", "causes", "silent(Q9)"]]}
+    assert name_free_form(a) == name_free_form(b) != name_free_form(c)
+    assert isomorphism(a, b) == {"R1": "Q3", "R2": "Q9"}
+    assert isomorphism(a, c) is None

@@ -158,8 +158,11 @@ def _assignment_accuracy(left: list[str], right: list[str], score: Callable[[str
 def _role_row(it: Item) -> tuple[float, float, float, float]:
     """(surface, context-word, structure, chance) role-mapping accuracy for one item."""
     src, tgt, key = it.inputs["source"], it.inputs["target"], it.key["role_mapping"]
-    bindings, entities = src["signature"]["surface"]["bindings"], tgt["entities"]
-    roles = [r for r in sorted(bindings) if r in key]
+    # a source may name no entity for its roles (no bindings): name baselines then tie at chance
+    bindings = dict((src["signature"].get("surface") or {}).get("bindings") or {})
+    entities = tgt["entities"]
+    roles = [r for r in sorted(key) if r in src["signature"]["roles"]]
+    bindings = {r: bindings.get(r, "") for r in roles}
     ents = sorted(entities)
     s_ctx = _contexts(src["text"], [bindings[r] for r in roles])
     t_ctx = _contexts(tgt["text"], [entities[e] for e in ents])

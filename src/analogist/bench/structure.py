@@ -52,6 +52,11 @@ def _facts(sig: Mapping[str, Any], names: Mapping[str, str]) -> set[str]:
     return out
 
 
+def fact_set(sig: Mapping[str, Any], names: Mapping[str, str] | None = None) -> set[str]:
+    """A signature's relation facts and causal links as strings, roles renamed by ``names``."""
+    return _facts(sig, names or {})
+
+
 def align(a: Mapping[str, Any], b: Mapping[str, Any]) -> Alignment:
     """Best alignment of signature JSON ``a`` onto ``b`` (roles of the smaller into the larger)."""
     ra, rb = sorted(a["roles"]), sorted(b["roles"])

@@ -67,3 +67,62 @@ def _print_summary(manifest: dict, path: str) -> None:
                f"{ret['f8']['structure_as_written']:.2f}, re-abstracted {ret['f8']['structure_collapsed']:.2f}")
     verdict = "passed" if audit["passed"] else "FAILED"
     click.echo(f"  audit {verdict}")
+
+
+@bench.command("audit")
+@click.argument("dirs", nargs=-1, type=click.Path(file_okay=False, exists=True))
+@click.option("--seeds", help="Audit generated benches of these seeds instead, e.g. 0-19 "
+              "(lower half trains the adversary, upper half tests it).")
+@click.option("--split", "splits", multiple=True, type=click.Choice(["dev", "test"]),
+              help="With --seeds: the split(s) to generate (repeatable; default both).")
+@click.option("--size", type=click.Choice(SIZES), default="full", show_default=True,
+              help="With --seeds: the size to generate.")
+@click.option("--learners", default="lr,gbt", show_default=True,
+              help="Learned adversaries: lr (logistic regression), gbt (boosted trees).")
+@click.option("--out", "out", type=click.Path(dir_okay=False),
+              help="Also write the full audit (every adversary) as JSON to this file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the full audit as JSON.")
+@handle_errors
+def audit_cmd(dirs: tuple[str, ...], seeds: str | None, splits: tuple[str, ...], size: str,
+              learners: str, out: str | None, as_json: bool) -> None:
+    """Adversarial shortcut audit: can a learner that never reads structure solve the bench?
+
+    With DIRs: audits those benches (several of one split: the lower half of their seeds
+    trains, the upper half tests; one: five-fold cross-fitting) and writes
+    adversarial_audit.json beside each. Exits 1 when any adversary beats chance + 0.05.
+    """
+    import json as _json
+    from pathlib import Path
+
+    from analogist.bench import audit_set
+    from analogist.bench.adversary import table
+    from analogist.errors import BenchError
+
+    if bool(dirs) == bool(seeds):
+        raise BenchError("give bench directories or --seeds (e.g. --seeds 0-19), not both")
+    names = tuple(x.strip() for x in learners.split(",") if x.strip())
+    bad = [x for x in names if x not in ("lr", "gbt")]
+    if bad:
+        raise BenchError(f"--learners: unknown {', '.join(bad)}; use lr, gbt or lr,gbt")
+    if dirs:
+        benches = audit_set.load_dirs(dirs)
+    else:
+        benches = audit_set.generated(audit_set.parse_seeds(seeds or ""), splits or ("dev", "test"),
+                                      size, lambda msg: click.echo(f"  {msg}", err=True))
+    audits = audit_set.audit_benches(benches, learners=names)
+    doc = {"passed": all(a.passed for a in audits), "audits": [a.to_json() for a in audits]}
+    if dirs:
+        audit_set.write_sidecars(dirs, benches, audits)
+    if out:
+        Path(out).write_text(_json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if as_json:
+        echo_json(doc)
+    else:
+        for a in audits:
+            click.echo("\n".join(table(a)))
+    if not doc["passed"]:
+        failed = [f for a in audits for f in a.to_json()["failures"]]
+        click.echo(f"error: the adversarial audit failed ({len(failed)} adversaries beat chance "
+                   f"+ 0.05, e.g. {', '.join(failed[:4])}); fix the generator, not the audit",
+                   err=True)
+        sys.exit(1)
