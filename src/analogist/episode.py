@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from analogist.errors import EpisodeError, SignatureError
-from analogist.signature.model import _ID, KINDS, Signature, parse_signature
+from analogist.signature import limits as L
+from analogist.signature.model import _ID, KINDS, Signature, parse_signature, short
 from analogist.signature.vocabulary import Vocabulary
 
 _FIELDS = {"id", "kind", "text", "outcome", "time", "provenance", "signature"}
@@ -57,27 +58,32 @@ def parse_episode(obj: Any, vocab: Vocabulary) -> Episode:
     """
     if not isinstance(obj, Mapping):
         raise EpisodeError("each line must be a JSON object (an episode or a bare signature)")
+    L.check_depth(obj, "the episode")
     if is_bare_signature(obj):
         sig = parse_signature(obj, vocab)
         return Episode(sig.episode_id, sig.kind, sig.levels["L0"], signature=sig)
     eid = obj.get("id")
+    if isinstance(eid, str) and len(eid) > L.MAX_ID_CHARS:
+        raise EpisodeError(f"episode id {short(eid)}: " + L.over("characters", len(eid), "MAX_ID_CHARS"))
     if not isinstance(eid, str) or not _ID.match(eid):
         raise EpisodeError(
-            f"episode id {eid!r}: give a string id of letters, digits and _ . : - "
+            f"episode id {short(eid)}: give a string id of letters, digits and _ . : - "
             "(or a bare signature with episode_id)"
         )
     unknown = sorted(set(obj) - _FIELDS)
     if unknown:
-        raise EpisodeError(f"episode {eid}: unknown field {unknown[0]!r}; fields are {sorted(_FIELDS)}")
+        raise EpisodeError(f"episode {eid}: unknown field {short(unknown[0])}; fields are {sorted(_FIELDS)}")
     kind = obj.get("kind")
-    if kind not in KINDS:
-        raise EpisodeError(f"episode {eid}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise EpisodeError(f"episode {eid}: kind {short(kind)} is not one of {', '.join(KINDS)}")
     text = obj.get("text")
     if not isinstance(text, str) or not text.strip():
         raise EpisodeError(f"episode {eid}: text (the literal account, L0) is required")
-    for k in ("outcome", "time", "provenance"):
+    for k in ("text", "outcome", "time", "provenance"):
         if obj.get(k) is not None and not isinstance(obj[k], str):
             raise EpisodeError(f"episode {eid}: {k} must be a string")
+        if obj.get(k) is not None and len(obj[k]) > L.MAX_TEXT_CHARS:
+            raise EpisodeError(f"episode {eid}: {k} has " + L.over("characters", len(obj[k]), "MAX_TEXT_CHARS"))
     sig = None
     if obj.get("signature") is not None:
         sig = parse_signature(obj["signature"], vocab)

@@ -17,7 +17,6 @@ union of their hits with provenance, never a fused score.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from analogist.episode import Episode, parse_episode
-from analogist.errors import AnalogistError, ConfigError, EpisodeError
+from analogist.errors import AnalogistError, ConfigError
 from analogist.models.embedding import Embedder, HashingEmbedder
 from analogist.retrieve.base import Channel, ChannelUnavailable, Target, channel_params
 from analogist.retrieve.defaults import default_channels
@@ -35,6 +34,7 @@ from analogist.retrieve.pool import Pool
 from analogist.retrieve.schemas import Schema, parse_schema
 from analogist.retrieve.targets import Encoder, resolve_target, select_channels
 from analogist.signature.fingerprint import WLFingerprint
+from analogist.signature.limits import load_json
 from analogist.signature.model import Signature, parse_signature
 from analogist.store import AddReport as StoreAddReport
 from analogist.store import Derived, Store, index_reads
@@ -174,10 +174,7 @@ class Memory:
         if isinstance(item, Episode):
             return item
         if isinstance(item, str):
-            try:
-                item = json.loads(item)
-            except json.JSONDecodeError as e:
-                raise EpisodeError(f"not valid JSON ({e.msg} at column {e.colno})") from None
+            item = load_json(item, "the line")
         return parse_episode(item, self.store.vocabulary)
 
     def derive(self, episodes: Sequence[Episode], embedder: Embedder | None = None) -> dict[str, Derived]:

@@ -34,8 +34,8 @@ def _target(memory, arg: str, model: str | None):
         ) from None
     result = ModelEncoder(llm, store.vocabulary).encode_target(arg)
     if result.signature is None:
-        raise ModelError(f"{llm.name} could not encode the target text: {result.reason}; try a "
-                         "stronger model, or pass a stored episode id or a signature .json file")
+        raise ModelError(f"{llm.name} could not encode the target text ({result.reason}); "
+                         "pass a stored episode id or a signature .json file instead")
     return result.signature, []
 
 

@@ -28,14 +28,68 @@ def echo_json(data: Any) -> None:
 
 
 def handle_errors(fn: Callable) -> Callable:
-    """Print an AnalogistError as one clear line on stderr and exit 1, not a traceback."""
+    """Print an AnalogistError as one clear line on stderr and exit 1, not a traceback.
+
+    A file the command could not read or write (OSError) or text that is not UTF-8 is reported
+    the same way, naming the path and what to do.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except AnalogistError as e:
-            click.echo(f"error: {e}", err=True)
-            sys.exit(1)
+            message = str(e)
+        except UnicodeDecodeError as e:
+            message = f"{not_utf8(e)}; save the file as UTF-8 text"
+        except OSError as e:
+            where = f" {e.filename}" if e.filename else ""
+            message = f"cannot access{where}: {e.strerror or e}; check the path and permissions"
+        click.echo(f"error: {' '.join(message.split())}", err=True)
+        sys.exit(1)
 
     return wrapper
+
+
+def not_utf8(e: UnicodeDecodeError) -> str:
+    """One line for text that is not UTF-8 (binary data, another encoding)."""
+    return f"not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})"
+
+
+def read_text(path: str, what: str = "input") -> str:
+    """A UTF-8 text file (``-``: stdin), or one-line errors for unreadable or binary input."""
+    from analogist.errors import EpisodeError
+
+    try:
+        if path == "-":
+            return click.get_binary_stream("stdin").read().decode("utf-8")
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError as e:
+        raise EpisodeError(f"{what} {path} is {not_utf8(e)}; give UTF-8 JSONL, one episode "
+                           "per line") from None
+    except OSError as e:
+        raise EpisodeError(f"cannot read {what} {path}: {e.strerror or e}") from None
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """``0,1,2`` as run seeds; a one-line error for anything else."""
+    from analogist.errors import BenchError
+
+    parts = [p.strip() for p in text.split(",")]
+    bad = [p for p in parts if not p.lstrip("-").isdigit() or len(p) > 18]
+    if bad or not parts:
+        raise BenchError(f"--seeds {text!r}: {bad[0]!r} is not an integer; give seeds like 0,1,2")
+    return tuple(int(p) for p in parts)
+
+
+def open_bench(path: str):
+    """Load a bench directory; files that are not UTF-8 are one line, not a traceback."""
+    from analogist.bench import load_bench
+    from analogist.errors import BenchError
+
+    try:
+        return load_bench(path)
+    except UnicodeDecodeError as e:
+        raise BenchError(f"bench {path}: a file is {not_utf8(e)}; it was modified after "
+                         "generation: regenerate it (`analogist bench generate`)") from None

@@ -15,17 +15,24 @@ from analogist.cli import (
     models_cmd,
     search_cmd,
 )
-from analogist.config import DEFAULT_DB, setting
+from analogist.cli.common import handle_errors
+from analogist.config import DEFAULT_DB, config_path, configured_db, setting
+
+
+class DbOption(click.Option):
+    """``--db`` whose help shows the database actually configured, read when help is shown."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = (f"SQLite database; now {configured_db()} (from --db, else ANALOGIST_DB, "
+                     f"else \"db\" in {config_path()}, else {DEFAULT_DB}).")
+        return super().get_help_record(ctx)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--db",
-    metavar="PATH",
-    help=f"SQLite database (env ANALOGIST_DB; default {DEFAULT_DB}).",
-)
+@click.option("--db", metavar="PATH", cls=DbOption)
 @click.version_option(__version__, prog_name="analogist")
 @click.pass_context
+@handle_errors
 def cli(ctx: click.Context, db: str | None) -> None:
     """Analogical reasoning for agents: signatures, retrieval, mapping, and the PARB benchmark."""
     obj = ctx.ensure_object(dict)

@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from pathlib import Path
 
 import click
 
-from analogist.cli.common import echo_json, handle_errors, open_store
+from analogist.cli.common import echo_json, handle_errors, open_store, read_text
 from analogist.errors import AnalogistError
 
 
 def _read_lines(path: str) -> list[str]:
-    if path == "-":
-        return click.get_text_stream("stdin").read().splitlines()
-    try:
-        return Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise click.BadParameter(f"cannot read {path}: {e}") from None
+    return read_text(path, "episode file").splitlines()
 
 
 def _add(ctx: click.Context, lines: list[str], all_or_nothing: bool):

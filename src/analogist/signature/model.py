@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analogist.errors import SignatureError, TermSyntaxError
+from analogist.signature import limits as L
 from analogist.signature.terms import FixOperator, Term, parse_fix_operator, parse_term
 from analogist.signature.vocabulary import Vocabulary
 
@@ -22,6 +23,17 @@ KINDS = ("failure", "success", "plan", "observation")
 LEVELS = ("L0", "L1", "L2", "L3")
 _ROLE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$")
+
+
+def short(value: Any, n: int = 60) -> str:
+    """``repr(value)`` cut to about ``n`` characters, so an error message stays one short line."""
+    r = repr(value)
+    return r if len(r) <= n else r[: n - 5] + "...'" + f" ({len(str(value)):,} chars)"
+
+
+def clip(text: str, n: int = 40) -> str:
+    """``text`` cut to about ``n`` characters, for a field path in an error message."""
+    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -146,7 +158,7 @@ class _Checker:
         self.raw = raw
         self.vocab = vocab
         self.eid = episode_id if episode_id is not None else raw.get("episode_id")
-        if not isinstance(self.eid, str):
+        if not isinstance(self.eid, str) or len(self.eid) > L.MAX_ID_CHARS:
             self.eid = None
 
     def err(self, where: str, problem: str) -> SignatureError:
@@ -160,22 +172,38 @@ class _Checker:
             return None
         if not isinstance(v, str) or not v.strip():
             raise self.err(key, "must be a non-empty string")
+        self.length(key, v, "MAX_TEXT_CHARS")
         return v
+
+    def length(self, where: str, text: str, limit_name: str) -> None:
+        if len(text) > getattr(L, limit_name):
+            raise self.err(where, L.over("characters", len(text), limit_name))
+
+    def count(self, where: str, items: Any, what: str, limit_name: str) -> None:
+        if len(items) > getattr(L, limit_name):
+            raise self.err(where, L.over(what, len(items), limit_name))
 
     def roles(self) -> tuple[Role, ...]:
         raw = self.raw["roles"]
         if not isinstance(raw, dict) or not raw:
             raise self.err("roles", 'must be a non-empty object {"ROLE": "what it is", ...}')
+        self.count("roles", raw, "roles", "MAX_ROLES")
         out = []
         for name, v in raw.items():
+            if len(name) > L.MAX_NAME_CHARS:
+                raise self.err(f"roles.{clip(name)}", L.over("characters", len(name), "MAX_NAME_CHARS"))
             if not _ROLE.match(name):
-                raise self.err(f"roles.{name}", "role names are letters, digits and '_' (e.g. SRC)")
+                raise self.err(f"roles.{clip(name)}",
+                               "role names are letters, digits and '_' (e.g. SRC)")
             if isinstance(v, str) and v.strip():
+                self.length(f"roles.{name}", v, "MAX_TEXT_CHARS")
                 out.append(Role(name, v))
             elif isinstance(v, dict) and isinstance(v.get("description"), str):
                 rtype = v.get("type")
                 if rtype is not None and not isinstance(rtype, str):
                     raise self.err(f"roles.{name}.type", "role type must be a string")
+                self.length(f"roles.{name}.description", v["description"], "MAX_TEXT_CHARS")
+                self.length(f"roles.{name}.type", rtype or "", "MAX_NAME_CHARS")
                 out.append(Role(name, v["description"], rtype))
             else:
                 raise self.err(
@@ -185,7 +213,9 @@ class _Checker:
 
     def predicate(self, where: str, name: Any, n_args: int) -> str:
         if not isinstance(name, str):
-            raise self.err(where, f"predicate must be a string, got {name!r}")
+            raise self.err(where, f"predicate must be a string, got {short(name)}")
+        if len(name) > L.MAX_NAME_CHARS:
+            raise self.err(where, "predicate name has " + L.over("characters", len(name), "MAX_NAME_CHARS"))
         term = self.vocab.resolve(name)
         if term is None:
             hint = self.vocab.suggest(name)
@@ -202,16 +232,17 @@ class _Checker:
     def role_args(self, where: str, args: tuple[Any, ...], roles: set[str]) -> None:
         for a in args:
             if not isinstance(a, str):
-                raise self.err(where, f"argument {a!r} must be a role name")
+                raise self.err(where, f"argument {short(a)} must be a role name")
             if a not in roles:
                 raise self.err(
-                    where, f"role {a!r} is not declared in roles (declared: {', '.join(sorted(roles))})"
+                    where, f"role {short(a)} is not declared in roles (declared: {', '.join(sorted(roles))})"
                 )
 
     def relations(self, roles: set[str]) -> tuple[Relation, ...]:
         raw = self.raw["relations"]
         if not isinstance(raw, list):
             raise self.err("relations", 'must be a list like [["derives_from", "DER", "SRC"], ...]')
+        self.count("relations", raw, "relations", "MAX_RELATIONS")
         out = []
         for i, rel in enumerate(raw):
             where = f"relations[{i}]"
@@ -223,6 +254,8 @@ class _Checker:
         return tuple(out)
 
     def chain_term(self, where: str, text: Any, roles: set[str]) -> Term:
+        if isinstance(text, str):
+            self.length(where, text, "MAX_TERM_CHARS")
         try:
             t = parse_term(text)
         except TermSyntaxError as e:
@@ -244,6 +277,7 @@ class _Checker:
         raw = self.raw.get("causal_chain", [])
         if not isinstance(raw, list):
             raise self.err("causal_chain", 'must be a list of ["cause(ROLE)", "causes", "effect(ROLE)"]')
+        self.count("causal_chain", raw, "causal links", "MAX_CAUSAL_LINKS")
         out = []
         for i, entry in enumerate(raw):
             where = f"causal_chain[{i}]"
@@ -253,7 +287,7 @@ class _Checker:
             link = self.vocab.resolve(entry[1]) if isinstance(entry[1], str) else None
             if link is None or not link.is_causal_link:
                 links = ", ".join(t.term for t in self.vocab.by_kind("causal"))
-                raise self.err(f"{where}.link", f"{entry[1]!r} is not a causal link; use one of {links}")
+                raise self.err(f"{where}.link", f"{short(entry[1])} is not a causal link; use one of {links}")
             if link.term != entry[1]:
                 raise self.err(f"{where}.link", f"write {link.term!r} instead of its synonym {entry[1]!r}")
             effect = self.chain_term(f"{where}.effect", entry[2], roles)
@@ -264,6 +298,8 @@ class _Checker:
         v = self.raw.get("fix_operator")
         if v is None:
             return None
+        if isinstance(v, str):
+            self.length("fix_operator", v, "MAX_TERM_CHARS")
         try:
             fx = parse_fix_operator(v)
         except TermSyntaxError as e:
@@ -278,9 +314,10 @@ class _Checker:
             raise self.err("levels", 'must be an object with at least "L0" (and ideally L1-L3)')
         for k, v in raw.items():
             if k not in LEVELS:
-                raise self.err(f"levels.{k}", f"unknown level; use {', '.join(LEVELS)}")
+                raise self.err(f"levels.{clip(k)}", f"unknown level; use {', '.join(LEVELS)}")
             if not isinstance(v, str) or not v.strip():
                 raise self.err(f"levels.{k}", "must be a non-empty string")
+            self.length(f"levels.{k}", v, "MAX_TEXT_CHARS")
         return {k: raw[k] for k in raw}
 
     def surface(self) -> Surface:
@@ -290,9 +327,13 @@ class _Checker:
         ents = raw.get("entities", [])
         if not isinstance(ents, list) or not all(isinstance(e, str) for e in ents):
             raise self.err("surface.entities", "must be a list of strings")
+        self.count("surface.entities", ents, "entities", "MAX_ENTITIES")
+        for i, e in enumerate(ents):
+            self.length(f"surface.entities[{i}]", e, "MAX_TEXT_CHARS")
         domain = raw.get("domain", "")
         if not isinstance(domain, str):
             raise self.err("surface.domain", "must be a string")
+        self.length("surface.domain", domain, "MAX_TEXT_CHARS")
         extra = tuple((k, v) for k, v in raw.items() if k not in ("domain", "entities"))
         return Surface(domain, tuple(ents), extra)
 
@@ -311,18 +352,23 @@ def parse_signature(
     if not isinstance(raw, Mapping):
         raise SignatureError(episode_id, "(signature)", "must be a JSON object")
     c = _Checker(raw, vocab, episode_id)
+    if L.json_depth(raw) > L.MAX_JSON_DEPTH:
+        raise c.err("(signature)", f"nests objects and lists more than {L.MAX_JSON_DEPTH} deep; "
+                    "the limit is MAX_JSON_DEPTH (docs/limits.md)")
     for key in _REQUIRED:
         if key not in raw or raw[key] is None:
             raise c.err(key, "required field is missing")
     unknown = sorted(set(raw) - _KNOWN)
     if unknown:
-        raise c.err(unknown[0], f"unknown field; signature fields are {', '.join(sorted(_KNOWN))}")
+        raise c.err(clip(unknown[0]),
+                    f"unknown field; signature fields are {', '.join(sorted(_KNOWN))}")
     eid = c.text("episode_id", required=True)
+    c.length("episode_id", eid, "MAX_ID_CHARS")
     if not _ID.match(eid):
         raise c.err("episode_id", "use letters, digits and _ . : - (no spaces)")
     kind = raw["kind"]
-    if kind not in KINDS:
-        raise c.err("kind", f"{kind!r} is not one of {', '.join(KINDS)}")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise c.err("kind", f"{short(kind)} is not one of {', '.join(KINDS)}")
     roles = c.roles()
     names = {r.name for r in roles}
     verified = raw.get("verified", False)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from analogist.errors import TermSyntaxError
+from analogist.signature.limits import MAX_NAME_CHARS, MAX_TERM_DEPTH
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 
@@ -79,8 +80,9 @@ class _Parser:
         self.pos = 0
 
     def fail(self, what: str) -> TermSyntaxError:
+        text = self.text if len(self.text) <= 80 else self.text[:70] + f"... ({len(self.text):,} chars)"
         return TermSyntaxError(
-            f"malformed term {self.text!r}: {what} at position {self.pos}; "
+            f"malformed term {text!r}: {what} at position {self.pos}; "
             "write terms as name(ARG, ARG) with role names or nested terms as arguments"
         )
 
@@ -93,10 +95,15 @@ class _Parser:
         m = _NAME.match(self.text, self.pos)
         if not m:
             raise self.fail("expected a name")
+        if m.end() - m.start() > MAX_NAME_CHARS:
+            raise self.fail(f"a name longer than MAX_NAME_CHARS = {MAX_NAME_CHARS} (docs/limits.md)")
         self.pos = m.end()
         return m.group(0)
 
-    def term(self) -> Term:
+    def term(self, depth: int = 1) -> Term:
+        if depth > MAX_TERM_DEPTH:
+            raise self.fail(f"terms nested more than MAX_TERM_DEPTH = {MAX_TERM_DEPTH} deep "
+                            "(docs/limits.md)")
         functor = self.name()
         self.skip()
         if self.pos >= len(self.text) or self.text[self.pos] != "(":
@@ -112,7 +119,7 @@ class _Parser:
             self.skip()
             if self.pos < len(self.text) and self.text[self.pos] == "(":
                 self.pos -= len(arg)
-                args.append(self.term())
+                args.append(self.term(depth + 1))
             else:
                 args.append(arg)
             self.skip()
