@@ -7,9 +7,9 @@
   hypotheses are the union of its parts' (in SBCL's ``union`` order), its score the sum of
   their scores, then its commutative tables are combined, pruned and integrated.
 - *Base partitions* (``partition-mappings-via-roots``): kernels are grouped by the base roots
-  their root's base item lies under (SME's ``roots`` order); kernels rooted in attribute
-  statements are instead merged per entity correspondence and folded into every kernel
-  containing that correspondence (``fold-in-attributes``), and also kept as partitions.
+  their root's base item lies under (SME's ``roots`` order). SME's attribute folding is
+  switched off by its own default (``*minimal-ascend-attributes*``), so attribute statements
+  partition like any other.
 - ``greedy-merge``: every partition is merged with ``greedy-cream`` keeping every alternative
   (cutoff 0, as many as the partition has kernels); the results, sorted by score, are merged
   again with ``greedy-cutoff`` and ``greedy-max-#``.
@@ -33,7 +33,7 @@ from analogist.mapping.commutative import (
     make_entry,
     tables_consistent,
 )
-from analogist.mapping.hypotheses import ENTITY, MH, Forest
+from analogist.mapping.hypotheses import MH, Forest
 from analogist.mapping.params import SMEParams
 from analogist.mapping.scoring import cl_union
 
@@ -135,49 +135,25 @@ class Merger:
     # -- partitions -------------------------------------------------------------------------
 
     def partitions(self, usable: Callable[[PMap], bool]) -> list[list[PMap]]:
-        """``partition-mappings-via-roots`` followed by ``fold-in-attributes``."""
+        """``partition-mappings-via-roots``: for each base root (newest partition first), the
+        kernels whose root's base item lies under it, by descending score. SME's attribute
+        folding is off (``*minimal-ascend-attributes*`` is t), so ``fold-in-attributes`` only
+        re-sorts each partition."""
         b = self.forest.b
-        table: list[list] = []  # [root expr, kernels...], newest partition first
-        where: dict[int, list] = {}
-        attr: list[list] = []  # [entity mh or None, mapping]
-        attr_where: dict[object, list] = {}
+        table: list[list[PMap]] = []
+        where: dict[int, list[PMap]] = {}
         for k in self.kernels:
             if not usable(k):
                 continue
             for root_mh in k.roots:
                 for r in b.lisp_roots(root_mh.base):  # type: ignore[union-attr,arg-type]
-                    if b.kind[r] == 2:  # type: ignore[union-attr]  # attribute statement
-                        akey = root_mh.args[0].id if root_mh.args else None
-                        entry = attr_where.get(akey)
-                        if entry is not None:
-                            entry[1] = self.merge(k, entry[1])
-                        else:
-                            entry = [akey, k]
-                            attr_where[akey] = entry
-                            attr.insert(0, entry)
-                    else:
-                        entry = where.get(r)
-                        if entry is None:
-                            entry = [r, k]
-                            where[r] = entry
-                            table.insert(0, entry)
-                        elif not any(x is k for x in entry[1:]):
-                            entry[1:] = insert_sorted(k, entry[1:])
-        out = []
-        for entry in table:
-            updated = [self._fold_attributes(k, attr_where) for k in entry[1:]]
-            out.append(careful_sort(updated))
-        out += [[entry[1]] for entry in attr]
-        return out
-
-    def _fold_attributes(self, kernel: PMap, attr_where: dict[object, list]) -> PMap:
-        new = kernel
-        for m in kernel.mhs:
-            if m.kind == ENTITY:
-                entry = attr_where.get(m.id)
-                if entry is not None:
-                    new = self.merge(new, entry[1])
-        return new
+                    entry = where.get(r)
+                    if entry is None:
+                        entry = where[r] = [k]
+                        table.insert(0, entry)
+                    elif not any(x is k for x in entry):
+                        entry[:] = insert_sorted(k, entry)
+        return [careful_sort(entry) for entry in table]
 
     # -- greedy merge -----------------------------------------------------------------------
 

@@ -103,16 +103,23 @@ def possible_descendants(mh: MH, forest: Forest) -> list[MH]:
 
 
 def cl_union(l1: list, l2: list) -> list:
-    """SBCL's ``union`` of two duplicate-free lists, order included: the new elements of the
-    longer list (the second when equal) are pushed, in turn, onto the front of the other."""
+    """SBCL 2.2's ``union`` of two duplicate-free lists, order included (SME's mapping order
+    decides ties later). The shorter list (the second when equal) is ``short``; below 80
+    elements the new elements of the longer are pushed in turn onto ``short``, from 80 on
+    (SBCL's hashing path) the new elements of ``short`` are pushed onto the reversed longer."""
     if len(l1) < len(l2):
-        base, other = l1, l2
+        short, long_ = l1, l2
     else:
-        base, other = l2, l1
-    seen = set(map(id, base))
-    front = [x for x in other if id(x) not in seen]
+        short, long_ = l2, l1
+    if len(short) < 80:
+        seen = set(map(id, short))
+        front = [x for x in long_ if id(x) not in seen]
+        front.reverse()
+        return front + short
+    seen = set(map(id, long_))
+    front = [x for x in short if id(x) not in seen]
     front.reverse()
-    return front + base
+    return front + long_[::-1]
 
 
 def with_commutative_guesses(mhs: list[MH], desc: int, nogood: int, forest: Forest) -> list[MH]:
