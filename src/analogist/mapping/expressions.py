@@ -49,6 +49,9 @@ class DescriptionIndex:
         lisp_bins: the same as a dict.
         lisp_parents: node id -> parent expressions in SME's list order (newest first,
             repeated when the node is an argument twice).
+        canonical: node id -> the item rebuilt from its arguments' nodes (SME's ``lisp-form``;
+            differs from ``items`` only when a symmetric sub-expression was written in both
+            argument orders). ``items`` keeps the first-written form (SME's ``user-form``).
     """
 
     name: str
@@ -70,6 +73,7 @@ class DescriptionIndex:
     lisp_bins_list: tuple[tuple[str, tuple[int, ...]], ...] = ()
     lisp_bins: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     lisp_parents: tuple[tuple[int, ...], ...] = ()
+    canonical: tuple[Arg, ...] = ()
     _lisp_roots: dict[int, tuple[int, ...]] = field(default_factory=dict, repr=False)
     _under: dict[int, frozenset[int]] = field(default_factory=dict, repr=False)
     _self_scores: dict[tuple, float] = field(default_factory=dict, repr=False)
@@ -228,6 +232,12 @@ def _build(d: Description) -> DescriptionIndex:
             for a in args[i]:
                 mask[a] |= mask[i]
     lisp_bins_list = tuple((f, tuple(reversed(v))) for f, v in reversed(bins.items()))
+    canonical: list[Arg] = list(items)
+    for i in range(n_entities, n):
+        expr = items[i]  # type: ignore[assignment]
+        rebuilt = tuple(canonical[a] for a in args[i])
+        if rebuilt != expr.args:
+            canonical[i] = Expr(expr.functor, rebuilt)  # type: ignore[arg-type]
     return DescriptionIndex(
         name=d.name, items=tuple(items), node_of=node_of,
         is_entity=tuple(i < n_entities for i in range(n)), functor=tuple(functor),
@@ -237,4 +247,5 @@ def _build(d: Description) -> DescriptionIndex:
         symmetric=tuple(symm), n_ary=tuple(nary), lisp_bins_list=lisp_bins_list,
         lisp_bins=dict(lisp_bins_list),
         lisp_parents=tuple(tuple(reversed(p)) for p in lisp_parents),
+        canonical=tuple(canonical),
     )

@@ -102,7 +102,7 @@ def _construct(node: int, proj: Projection, skolems: dict[int, Skolem]) -> Arg:
     src = proj.source
     mapped = proj.node_map.get(node)
     if mapped is not None:
-        return proj.other.items[mapped]
+        return proj.other.canonical[mapped]
     if src.is_entity[node]:
         if node not in skolems:
             skolems[node] = Skolem(src.items[node])  # type: ignore[arg-type]
