@@ -35,7 +35,7 @@ from analogist.mapping.commutative import (
 )
 from analogist.mapping.hypotheses import MH, Forest
 from analogist.mapping.params import SMEParams
-from analogist.mapping.scoring import cl_union
+from analogist.mapping.scoring import cl_union, f32, sum_scores
 
 
 class PMap:
@@ -59,7 +59,7 @@ class PMap:
         self.ids.add(m.id)
         self.desc |= m.desc
         self.nogood |= m.nogood
-        self.score += m.score
+        self.score = f32(self.score + m.score)
 
     def __repr__(self) -> str:
         return f"<PMap {self.id} {self.key} {self.score:.4g}>"
@@ -114,7 +114,7 @@ class Merger:
 
     def score_kernels(self) -> None:
         for k in self.kernels:
-            k.score = sum(m.score for m in k.mhs)
+            k.score = sum_scores(k.mhs)
 
     def merge(self, m1: PMap, m2: PMap) -> PMap:
         """``merge-mapping-pair`` / ``find-or-create-merged-mapping``."""
@@ -126,7 +126,7 @@ class Merger:
         new = PMap(self.counter, cl_union(m1.roots, m2.roots), cl_union(m1.mhs, m2.mhs),
                    m1.desc | m2.desc, m1.nogood | m2.nogood)
         new.key = key
-        new.score = sum(m.score for m in new.mhs)
+        new.score = sum_scores(new.mhs)
         self.cache[key] = new
         new.comm = combine_tables([m1, m2], new.nogood)
         check_constraints(new, self.forest)

@@ -19,8 +19,28 @@ Scores are not clamped unless ``max-local-score`` is set.
 
 from __future__ import annotations
 
+import struct
+
 from analogist.mapping.hypotheses import FUNCTOR, MH, Forest
 from analogist.mapping.params import SMEParams
+
+_F32 = struct.Struct("f")
+
+
+def f32(x: float) -> float:
+    """``x`` rounded to single precision. SME v4 computes every score in Lisp single-floats,
+    and its sorts and cutoffs see their rounding (sums of equal-looking scores differ in the
+    last bit depending on the order of addition); each operation here is rounded the same
+    way (exact for + and *, since a double holds the exact result before rounding)."""
+    return _F32.unpack(_F32.pack(x))[0]
+
+
+def sum_scores(mhs: list[MH]) -> float:
+    """A mapping's score: its hypotheses' scores added left to right in single precision."""
+    total = 0.0
+    for m in mhs:
+        total = f32(total + m.score)
+    return total
 
 
 def local_score(mh: MH, forest: Forest, params: SMEParams) -> float:
@@ -30,14 +50,14 @@ def local_score(mh: MH, forest: Forest, params: SMEParams) -> float:
     b, t = forest.b, forest.t
     if b.kind[mh.base] == 1:  # type: ignore[union-attr,index]  # a function
         if b.functor[mh.base] == t.functor[mh.target]:  # type: ignore[union-attr,index]
-            return params.same_functor
-        return params.same_function
-    return params.same_functor
+            return f32(params.same_functor)
+        return f32(params.same_function)
+    return f32(params.same_functor)
 
 
 def _add(score: float, amount: float, cap: float | None) -> float:
-    s = score + amount
-    return s if cap is None or s < cap else cap
+    s = f32(score + amount)
+    return s if cap is None or s < cap else f32(cap)
 
 
 def evaluate(forest: Forest, params: SMEParams) -> None:
@@ -46,7 +66,7 @@ def evaluate(forest: Forest, params: SMEParams) -> None:
     queue.sort(key=lambda m: -m.order)  # stable, as SBCL's list sort
     for mh in queue:
         mh.score = mh.local = local_score(mh, forest, params)
-    td, cap = params.trickle_down, params.max_local_score
+    td, cap = f32(params.trickle_down), params.max_local_score
     if params.block_most_out_of_mapping_contributions:
         functor_td = params.functor_trickle_down
         for mh in queue:
@@ -62,7 +82,7 @@ def evaluate(forest: Forest, params: SMEParams) -> None:
                     continue
                 used_b.add(p.base)
                 used_t.add(p.target)
-                mh.score = _add(mh.score, td * p.score, cap)
+                mh.score = _add(mh.score, f32(td * p.score), cap)
     else:
         for mh in queue:
             _trickle_to_children(mh, mh.score, params, None)
@@ -74,8 +94,8 @@ def _trickle_to_children(mh: MH, score: float, params: SMEParams,
     children of a commutative hypothesis that has no fixed arguments."""
     if mh.kind != 1:
         return
-    td, cap = params.trickle_down, params.max_local_score
-    amount = td * score
+    cap = params.max_local_score
+    amount = f32(f32(params.trickle_down) * score)
     if params.functor_trickle_down and mh.functor_mh is not None:
         f = mh.functor_mh
         if within is None or f.id in within:
@@ -156,6 +176,6 @@ def mapping_score(mhs: list[MH], desc: int, nogood: int, forest: Forest,
         _trickle_to_children(mh, mh.score, params, within)
     total = 0.0
     for mh in queue:
-        total += mh.score
+        total = f32(total + mh.score)
         mh.score = max(mh.score, saved[mh.id])
     return total
