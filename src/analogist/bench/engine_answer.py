@@ -18,7 +18,7 @@ from analogist.bench.answer import Answer, shuffled
 from analogist.bench.arms import Arm
 from analogist.memory import Memory
 from analogist.reason.analogizer import Analogizer
-from analogist.reason.run import AnalogyRun
+from analogist.reason.run import AnalogyRun, new_run_id
 from analogist.reason.triggers import Trigger
 from analogist.signature import Signature, parse_fix_operator, parse_signature
 from analogist.verify.predict import CheckResult, Prediction
@@ -79,19 +79,23 @@ class EngineAnswerer:
                oracle_source: str | None = None) -> Answer:
         """Answer one item. ``sources`` overrides the given source (source-dependence test);
         ``oracle_source`` is G's gold source id (None: the oracle knows there is none)."""
-        memory = self.memory(inputs)
-        vocab = memory.store.vocabulary
-        if self.arm.oracle:
-            given = [memory.store.get_signature(oracle_source)] if oracle_source else []
-        elif sources is not None:
-            given = [parse_signature(s["signature"], vocab) for s in sources]
-        elif inputs.get("source") and family != "F2":
-            given = [memory.store.get_signature(inputs["source"]["id"])]
-        else:  # memory families retrieve; F2 ranks its candidates with the arm's channels
-            given = None
-        analogizer = Analogizer(memory, self.arm.pipeline, check=world_check(probe), log=False)
-        run = analogizer.run(target, trigger=Trigger.manual(2 if self.arm.rerep else 1, "benchmark item"),
-                             sources=given)
+        with self.memory(inputs) as memory:  # closed after each answer
+            vocab = memory.store.vocabulary
+            if self.arm.oracle:
+                given = [memory.store.get_signature(oracle_source)] if oracle_source else []
+            elif sources is not None:
+                given = [parse_signature(s["signature"], vocab) for s in sources]
+            elif inputs.get("source") and family != "F2":
+                given = [memory.store.get_signature(inputs["source"]["id"])]
+            else:  # memory families retrieve; F2 ranks its candidates with the arm's channels
+                given = None
+            analogizer = Analogizer(memory, self.arm.pipeline, check=world_check(probe), log=False)
+            # a run id from what was asked, so a rerun stores the same answer row by row
+            run_id = new_run_id("parb", self.arm.name, self.seed, family, target.to_json(),
+                                sources, oracle_source)
+            run = analogizer.run(target, trigger=Trigger.manual(2 if self.arm.rerep else 1,
+                                                                "benchmark item"),
+                                 sources=given, run_id=run_id)
         return self._answer(family, inputs, run)
 
     def _answer(self, family: str, inputs: Mapping[str, Any], run: AnalogyRun) -> Answer:
