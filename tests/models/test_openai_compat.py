@@ -45,7 +45,9 @@ def test_chat_with_schema_sends_response_format_and_counts_tokens(server):
         "qwen2.5", 0.3, 64, 4)
 
 
-@pytest.mark.parametrize("mode,expected", [("json_object", {"type": "json_object"}), ("none", None)])
+@pytest.mark.parametrize("mode,expected", [
+    ("json_object", {"type": "json_object"}), ("none", None),
+    ("json_object_schema", {"type": "json_object", "schema": SCHEMA})])
 def test_json_mode_for_servers_without_json_schema(server, mode, expected):
     server.push(CHAT, 200, chat_reply('{"a": 1}'))
     open_llm("openai-compat:qwen2.5", settings=settings(server, json_mode=mode)).complete(
@@ -109,3 +111,58 @@ def test_embeddings_are_batched_and_normalised(server):
     assert v.shape == (5, 3) and emb.name == "openai:text-embedding-3-small"
     assert [len(b["input"]) for _, b in server.requests] == [2, 2]
     assert abs(float((v[1] ** 2).sum()) - 1) < 1e-6 and not v[2].any()
+
+
+class LlamaServerLike(FakeOpenAI):
+    """Answers like llama.cpp's Python server: HTTP 500 for a json_schema response_format,
+    accepts json_object with or without a schema."""
+
+    def next_reply(self, path, body):
+        fmt = body.get("response_format") or {}
+        if path == CHAT and fmt.get("type") == "json_schema":
+            return 500, {}, {"error": {"message": "1 validation error for ResponseFormat"}}
+        return super().next_reply(path, body)
+
+
+def test_auto_json_mode_switches_once_loudly_when_the_server_refuses_json_schema(capsys):
+    with LlamaServerLike() as server:
+        for _ in range(2):
+            server.push(CHAT, 200, chat_reply('{"a": 1}'))
+        store = Store(":memory:")
+        llm = LoggedLLM(OpenAICompatServerLLM("qwen2.5", settings(server)), CallLog(store))
+        first = llm.complete(MSG, schema=SCHEMA)
+        llm.complete([{"role": "user", "content": "again"}], schema=SCHEMA)
+    sent = [b.get("response_format") for _, b in server.requests]
+    assert [f["type"] for f in sent] == ["json_schema", "json_object", "json_object"]
+    assert sent[1]["schema"] == SCHEMA and first.attempts == 2
+    assert "refused response_format json_schema" in capsys.readouterr().err
+    assert CallLog(store).count(errors=True) == 1  # the refused request is logged as an attempt
+
+
+def test_a_fixed_json_mode_never_switches(server):
+    for _ in range(3):
+        server.push(CHAT, 500, {"error": {"message": "boom"}})
+    llm = OpenAICompatServerLLM("qwen2.5", settings(server, json_mode="json_schema"),
+                                sleep=lambda s: None)
+    with pytest.raises(ModelError, match="gave up after 3"):
+        llm.complete(MSG, schema=SCHEMA)
+    assert {b["response_format"]["type"] for _, b in server.requests} == {"json_schema"}
+
+
+def test_a_server_that_refuses_every_format_gets_advice(server):
+    for _ in range(3):
+        server.push(CHAT, 400, {"error": {"message": "response_format not supported"}})
+    with pytest.raises(ModelError, match="ANALOGIST_JSON_MODE=none"):
+        OpenAICompatServerLLM("qwen2.5", settings(server)).complete(MSG, schema=SCHEMA)
+    assert [b["response_format"]["type"] for _, b in server.requests] == [
+        "json_schema", "json_object", "json_object"]
+
+
+def test_a_real_500_after_the_format_is_confirmed_is_retried_not_switched(server):
+    server.push(CHAT, 200, chat_reply('{"a": 1}'))
+    server.push(CHAT, 500, {"error": {"message": "oops"}})
+    server.push(CHAT, 200, chat_reply('{"a": 2}'))
+    llm = OpenAICompatServerLLM("qwen2.5", settings(server), sleep=lambda s: None)
+    llm.complete(MSG, schema=SCHEMA)
+    assert llm.complete(MSG, schema=SCHEMA).parsed == {"a": 2}
+    assert {b["response_format"]["type"] for _, b in server.requests} == {"json_schema"}

@@ -63,9 +63,23 @@ def cached_wheel() -> Path | None:
     return found[-1] if found else None
 
 
+# The extra ``[server]`` of llama-cpp-python: its OpenAI-compatible server, which the tests
+# start on 127.0.0.1 to check the OpenAI-compatible backend against a real server.
+SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings")
+
+
+def _server_missing() -> bool:
+    import importlib.util
+
+    return any(importlib.util.find_spec(m) is None for m in SERVER_MODULES)
+
+
 def ensure_llama_cpp(*, force_build: bool = False) -> str:
-    """Install llama-cpp-python at the pinned version, building the wheel only if not cached."""
+    """Install llama-cpp-python at the pinned version (with its server's dependencies),
+    building the wheel only if it is not cached."""
     if installed_version("llama-cpp-python") == LLAMA_CPP_VERSION and not force_build:
+        if _server_missing():  # pip sees llama-cpp-python satisfied: installs only the extra
+            _pip("install", f"llama-cpp-python[server]=={LLAMA_CPP_VERSION}")
         return f"llama-cpp-python {LLAMA_CPP_VERSION} already installed"
     target = wheel_dir()
     target.mkdir(parents=True, exist_ok=True)
@@ -87,7 +101,9 @@ def ensure_llama_cpp(*, force_build: bool = False) -> str:
             wheel, built = cached_wheel(), True
             if wheel is None:
                 raise SystemExit(f"the build left no wheel in {tmp}; see the pip output above")
-    _pip("install", "--force-reinstall" if force_build else "--upgrade", str(wheel))
+    if force_build:
+        _pip("install", "--force-reinstall", "--no-deps", str(wheel))
+    _pip("install", f"{wheel}[server]")
     return f"llama-cpp-python {LLAMA_CPP_VERSION} installed from {'a new' if built else 'the cached'} wheel {wheel}"
 
 
@@ -106,12 +122,13 @@ def main(argv: list[str] | None = None) -> int:
         description="Install llama-cpp-python (built once per machine) and local model weights.",
     )
     ap.add_argument("--models", default=DEFAULT_MODEL,
-                    help=f"comma-separated names from {', '.join(CATALOGUE)} or 'all' "
+                    help=f"comma-separated names from {', '.join(CATALOGUE)}, 'default' or 'all' "
                          f"(default {DEFAULT_MODEL}; ANALOGIST_LOCAL_MODELS overrides)")
     ap.add_argument("--force-build", action="store_true", help="rebuild the wheel even if cached")
     args = ap.parse_args(argv)
     chosen = os.environ.get("ANALOGIST_LOCAL_MODELS") or args.models
-    names = list(CATALOGUE) if chosen == "all" else [n.strip() for n in chosen.split(",") if n.strip()]
+    names = list(CATALOGUE) if chosen == "all" else [
+        DEFAULT_MODEL if n.strip() == "default" else n.strip() for n in chosen.split(",") if n.strip()]
     unknown = [n for n in names if n not in CATALOGUE]
     if unknown:
         print(f"unknown local model(s) {', '.join(unknown)}; choose from {', '.join(CATALOGUE)} "

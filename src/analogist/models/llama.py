@@ -7,9 +7,10 @@ shape and needs no repair round trip (its content is still checked client-side).
 names the file by its base name, so recorded calls replay on any machine
 (``replay:llama:model.gguf``).
 
-Threads default to every core this process may use and the context to 8192 tokens
-(``ANALOGIST_THREADS`` / ``ANALOGIST_CTX``); the first call prints which file, threads and
-context were used. One ``Llama`` object answers one call at a time (a lock): llama.cpp reuses
+Threads default to the cores this process may use that are not busy (see
+:func:`~analogist.models.settings.auto_threads`) and the context to 8192 tokens
+(``ANALOGIST_THREADS`` / ``ANALOGIST_CTX``); the first call prints which file, threads (and
+why) and context were used. One ``Llama`` object answers one call at a time (a lock): llama.cpp reuses
 the KV cache of the longest prefix a call shares with the previous one, so callers should order
 calls that share a prefix back to back. A caller that runs several threads is told, once and
 loudly, that the calls are serialised (:attr:`LlamaCppLLM.max_parallel` is 1).
@@ -29,7 +30,7 @@ from typing import Any, ClassVar
 from analogist.errors import ConfigError, ModelError
 from analogist.models.backend import BaseLLM, Identity, Ping
 from analogist.models.llm import Completion, Request, completion_from_text
-from analogist.models.settings import ModelSettings, available_cores
+from analogist.models.settings import ModelSettings, auto_threads
 
 INSTALL_HINT = (
     "run `make local` or `python -m analogist.models.install` (builds llama-cpp-python once per "
@@ -48,14 +49,14 @@ class LlamaSettings:
     top_p: float = 0.95
     top_k: int = 40
     repeat_penalty: float = 1.0
-    n_threads: int = 0  # 0 = every core in this process's affinity
+    n_threads: int = 0  # 0 = the idle cores in this process's affinity (auto_threads)
 
     def sampling(self) -> dict[str, Any]:
         return {"top_p": self.top_p, "top_k": self.top_k, "repeat_penalty": self.repeat_penalty}
 
     @classmethod
     def from_settings(cls, settings: ModelSettings) -> LlamaSettings:
-        return cls(n_ctx=settings.n_ctx, n_threads=settings.cpu_threads())
+        return cls(n_ctx=settings.n_ctx, n_threads=settings.threads)
 
 
 def _perf(llm: Any) -> dict[str, float]:
@@ -110,16 +111,18 @@ class LlamaCppLLM(BaseLLM):
                 from llama_cpp import Llama
             except ImportError:
                 raise ConfigError(f"{self.provider}:{self.model} needs llama-cpp-python: {INSTALL_HINT}") from None
-            threads = self.settings.n_threads or available_cores()
+            threads, why = self.settings.n_threads, "ANALOGIST_THREADS"
+            if not threads:
+                threads, why = auto_threads()
             t0 = time.perf_counter()
             self._llama = Llama(
                 model_path=str(self.path), n_ctx=self.settings.n_ctx, n_threads=threads,
                 n_threads_batch=threads, verbose=False,
             )
-            self.runtime = {"file": str(self.path), "threads": threads,
+            self.runtime = {"file": str(self.path), "threads": threads, "threads_from": why,
                             "n_ctx": self._llama.n_ctx(), "load_s": round(time.perf_counter() - t0, 2)}
             print(f"{self.provider}:{self.model}: loaded {self.path.name} "
-                  f"({self.path.stat().st_size / 1e6:.0f} MB) with {threads} threads, "
+                  f"({self.path.stat().st_size / 1e6:.0f} MB) with {threads} thread(s) ({why}), "
                   f"n_ctx {self.runtime['n_ctx']}, in {self.runtime['load_s']:.1f} s",
                   file=sys.stderr, flush=True)
         return self._llama

@@ -24,7 +24,7 @@ from typing import ClassVar
 from analogist.errors import ConfigError
 from analogist.models.backend import Identity, Ping
 from analogist.models.llama import LlamaCppLLM, LlamaSettings
-from analogist.models.settings import ModelSettings
+from analogist.models.settings import ModelSettings, auto_threads
 
 
 def cache_root() -> Path:
@@ -269,6 +269,7 @@ class LocalLLM(LlamaCppLLM):
         if not entry.installed():
             return Ping(cls.provider, spec, "missing dependency",
                         f"weights not installed; run {install_command(entry.name)}")
+        threads = settings.threads or f"{auto_threads()[0]} (auto)"
         return Ping(cls.provider, spec, "ok",
-                    f"{entry.title}, {entry.size / 1e6:.0f} MB; {settings.cpu_threads()} threads, "
+                    f"{entry.title}, {entry.size / 1e6:.0f} MB; threads {threads}, "
                     f"n_ctx {settings.n_ctx}; loads on first call")

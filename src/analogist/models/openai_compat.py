@@ -237,6 +237,8 @@ class OpenAICompatLLM(BaseLLM):
                         self._on_timeout()
                         err = TimedOut(f"{what}: no answer within {timeout:g} s")
                     raise err from None
+                except (ValueError, TypeError, KeyError) as e:  # the SDK's JSON parse of garbage
+                    raise Transient(f"{what}: unreadable reply ({type(e).__name__}: {e})") from None
                 if not getattr(resp, "choices", None) or resp.choices[0].message is None:
                     raise Transient(f"{what}: unreadable reply (no choices): {str(resp)[:120]!r}")
                 return resp
