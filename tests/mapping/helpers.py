@@ -12,8 +12,8 @@ from analogist.signature.description import (
     load_predicates,
 )
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "sme"
-EXTRA = Path(__file__).resolve().parent / "sme_extra"
+PUBLISHED = Path(__file__).resolve().parent / "sme_published"
+
 
 PREDS = {
     **{r: PredicateInfo(r, "relation", 2) for r in ("above", "hits", "cause", "greater", "near")},

@@ -5,8 +5,9 @@
 Writes ``tests/mapping/sme4_gold/<set>.jsonl.gz``: one line per pair with the pair itself
 (``name``, ``kind``, inline ``base`` and ``target`` descriptions) and ``expected``, the real
 SME v4's result in the ``*.expected.json`` layout, plus ``predicates.json``. Sets: ``dev``
-(seed 1001, the pairs the engine was debugged against) and ``heldout`` (seed 2002, evaluated
-only at the end). The test suite reads these files and never runs sbcl.
+(seed 1001, the pairs the engine was debugged against), ``heldout`` (seed 2002, evaluated
+only at the end) and ``params`` (seed 3003: pairs of at most 30 facts, each run with one to
+three non-default SME parameters). The test suite reads these files and never runs sbcl.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import random
 import subprocess
 import sys
 import tempfile
@@ -24,7 +26,24 @@ sys.path.insert(0, str(HERE))
 from sme4_pairs import PREDICATES, make_pairs  # noqa: E402
 
 GOLD = HERE / "sme4_gold"
-SETS = {"dev": (1001, 2000), "heldout": (2002, 800)}
+SETS = {"dev": (1001, 2000), "heldout": (2002, 800), "params": (3003, 300)}
+#: Non-default SME parameters drawn for the pairs of the ``params`` set.
+PARAM_CHOICES = {
+    "greedy-cutoff": [0.0, 0.5, 0.95], "greedy-max-#": [1, 2, 5],
+    "greedy-merge-overlap-only?": [True], "allow-out-of-mapping-score-contributions?": [False],
+    "block-most-out-of-mapping-contributions?": [False], "functor-trickle-down?": [True],
+    "max-local-score": [1.0, 0.05], "trickle-down": [8.0, 2.0], "same-functor": [0.0005],
+    "same-function": [0.0002, 0.004],
+}
+
+
+def with_params(pairs: list[dict], seed: int) -> list[dict]:
+    """Gives each pair one to three non-default parameters (seeded)."""
+    rng = random.Random(seed)
+    for p in pairs:
+        keys = rng.sample(sorted(PARAM_CHOICES), rng.randint(1, 3))
+        p["params"] = {k: rng.choice(PARAM_CHOICES[k]) for k in keys}
+    return pairs
 
 
 def run_oracle(oracle: str, pairs: list[dict]) -> list[dict]:
@@ -33,7 +52,8 @@ def run_oracle(oracle: str, pairs: list[dict]) -> list[dict]:
         preds = Path(tmp) / "predicates.json"
         preds.write_text(json.dumps(PREDICATES))
         inp = Path(tmp) / "pairs.jsonl"
-        inp.write_text("".join(json.dumps({k: p[k] for k in ("name", "base", "target")}) + "\n"
+        keys = ("name", "base", "target", "params")
+        inp.write_text("".join(json.dumps({k: p[k] for k in keys if k in p}) + "\n"
                                for p in pairs))
         out = Path(tmp) / "out.jsonl"
         subprocess.run([oracle, "--predicates", str(preds), "--pairs", str(inp), "--out",
@@ -51,6 +71,9 @@ def main() -> None:
     for name in args.sets:
         seed, count = SETS[name]
         pairs = make_pairs(seed, count)
+        if name == "params":
+            pairs = [p for p in pairs if len(p["base"]["facts"]) <= 30]
+            pairs = with_params(pairs, seed)
         results = run_oracle(args.oracle, pairs)
         errors = [r for r in results if "error" in r]
         for e in errors:  # SME v4 itself crashes on a few inputs; those pairs are left out
@@ -63,7 +86,7 @@ def main() -> None:
                 expected = {k: v for k, v in res.items() if k not in ("name", "_notes")}
                 expected["_notes"] = res.get("_notes", [])[1:]
                 f.write(json.dumps({**pair, "expected": expected}, separators=(",", ":")) + "\n")
-        print(f"{name}: {len(pairs)} pairs -> {GOLD / (name + '.jsonl.gz')}")
+        print(f"{name}: {len(pairs) - len(errors)} pairs -> {GOLD / (name + '.jsonl.gz')}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from analogist.cli.map_cmd import map_cmd
-from tests.mapping.helpers import EXTRA, desc
+from tests.mapping.helpers import PUBLISHED, desc
 
 
 @pytest.fixture
@@ -44,8 +44,8 @@ def test_json_output_uses_the_fixture_notation(group, files):
 
 
 def test_params_by_lisp_name(group):
-    args = ["map", str(EXTRA / "ct6base.json"), str(EXTRA / "ct6target.json"),
-            "--vocab", str(EXTRA / "predicates.json"), "--json"]
+    args = ["map", str(PUBLISHED / "ct6base.json"), str(PUBLISHED / "ct6target.json"),
+            "--vocab", str(PUBLISHED / "predicates.json"), "--json"]
     runner = CliRunner()
     assert json.loads(runner.invoke(group, args).output)["mapping_count"] == 2
     one = runner.invoke(group, [*args, "--param", "greedy-max-#=1",
@@ -70,7 +70,7 @@ def test_bad_params_are_usage_errors(group, files, param, message):
 
 
 def test_description_without_predicates_asks_for_vocab(group):
-    args = ["map", str(EXTRA / "ct5base.json"), str(EXTRA / "ct5target.json")]
+    args = ["map", str(PUBLISHED / "ct5base.json"), str(PUBLISHED / "ct5target.json")]
     result = CliRunner().invoke(group, args)
     assert result.exit_code == 2
     assert "pass --vocab PREDICATES.json" in result.output

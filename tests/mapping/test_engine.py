@@ -7,9 +7,9 @@ import pytest
 from analogist.errors import MappingError
 from analogist.mapping import MatchFilters, SMEParams, match
 from analogist.signature.description import Description, Expr, PredicateInfo, Skolem
-from tests.mapping.helpers import EXTRA, SHARED, desc, fixture_pair
+from tests.mapping.helpers import PUBLISHED, desc, fixture_pair
 
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"no SME fixtures at {SHARED}")
+needs_shared = pytest.mark.skipif(not PUBLISHED.is_dir(), reason=f"no SME fixtures at {PUBLISHED}")
 
 
 def entity_pairs(mapping) -> set[tuple[str, str]]:
@@ -109,7 +109,7 @@ def test_reverse_inferences_project_target_structure_onto_the_base():
 
 @needs_shared
 def test_less_greedy_merge_adds_kernels_of_earlier_mappings():
-    b, t = fixture_pair(SHARED, "solar", "ruther")
+    b, t = fixture_pair(PUBLISHED, "solar", "ruther")
     greedy = match(b, t, SMEParams(use_less_greedy_greedy_merge=False))
     # The first mapping absorbs the attracts and revolve-around kernels, so without step 3.3
     # the second is greater(temperature)~greater(mass) alone: 0.005 + 2*0.082 + 2*16*0.082.
@@ -119,7 +119,7 @@ def test_less_greedy_merge_adds_kernels_of_earlier_mappings():
 
 @needs_shared
 def test_greedy_max_and_cutoff_limit_the_mappings():
-    b, t = fixture_pair(SHARED, "solar", "ruther")
+    b, t = fixture_pair(PUBLISHED, "solar", "ruther")
     assert match(b, t, SMEParams(greedy_max=1)).mapping_count == 1
     # The cutoff applies while merging, to network scores (3.219 vs 3.225 here), as in SME v4.
     assert match(b, t, SMEParams(greedy_cutoff=0.99)).mapping_count == 2
@@ -128,7 +128,7 @@ def test_greedy_max_and_cutoff_limit_the_mappings():
 
 @needs_shared
 def test_excluded_and_required_correspondences_filter_kernels():
-    b, t = fixture_pair(SHARED, "solar", "ruther")
+    b, t = fixture_pair(PUBLISHED, "solar", "ruther")
     excluded = match(b, t, filters=MatchFilters(excluded=(("sun", "nucleus"),)))
     assert all(("sun", "nucleus") not in entity_pairs(m) for m in excluded.mappings)
     required = match(b, t, filters=MatchFilters(required=(("sun", "electron"),)))
@@ -155,7 +155,7 @@ def test_commutative_arguments_are_paired_consistently():
 
 
 def test_logical_connectives_are_seeded_like_sme_v4_and_ubiquitous_ones_are_not():
-    b, t = fixture_pair(EXTRA, "ct5base", "ct5target")
+    b, t = fixture_pair(PUBLISHED, "ct5base", "ct5target")
     assert match(b, t).mh_count == 15  # SME v4's count needs the and~and seed
     preds = dict(b.predicates, **{"and": PredicateInfo("and", "logical", None, True, True,
                                                         ubiquitous=True)})

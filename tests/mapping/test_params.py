@@ -8,7 +8,7 @@ import pytest
 
 from analogist.errors import MappingError
 from analogist.mapping import SMEParams
-from tests.mapping.helpers import SHARED
+from tests.mapping.helpers import PUBLISHED
 
 
 def test_lisp_names_round_trip():
@@ -23,9 +23,9 @@ def test_lisp_names_round_trip():
     assert len(out) == 19
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason=f"no SME fixtures at {SHARED}")
+@pytest.mark.skipif(not PUBLISHED.is_dir(), reason=f"no SME fixtures at {PUBLISHED}")
 def test_every_fixture_parameter_is_known_and_defaults_equal_the_regression_runs():
-    for path in SHARED.glob("*.expected.json"):
+    for path in PUBLISHED.glob("*.expected.json"):
         given = json.loads(path.read_text())["params"]
         assert SMEParams.from_fixture_dict(given).to_fixture_dict() == given
         assert SMEParams().to_fixture_dict() == given

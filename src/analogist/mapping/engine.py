@@ -37,7 +37,7 @@ from analogist.mapping.kernels import filter_mask
 from analogist.mapping.merge import Merger, PMap
 from analogist.mapping.params import MatchFilters, SMEParams
 from analogist.mapping.results import KIND_NAMES, Mapping, MatchHypothesis, MatchResult
-from analogist.mapping.scoring import evaluate, mapping_score
+from analogist.mapping.scoring import evaluate
 from analogist.signature.description import Description
 
 DEFAULT_PARAMS = SMEParams()
@@ -107,7 +107,7 @@ class _Run:
             rcis = find_inferences(self._projection(pm, reverse=True), p,
                                    self._support(pm, reverse=True), reverse=True)
         if p.block_most_out_of_mapping_contributions:
-            total = mapping_score(pm.mhs, pm.desc, pm.nogood, self.forest, p)
+            total = self.merger.evaluate(pm, global_=True)
         else:
             total = pm.score
         members = sorted(pm.mhs, key=lambda m: m.index)

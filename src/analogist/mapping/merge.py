@@ -35,7 +35,7 @@ from analogist.mapping.commutative import (
 )
 from analogist.mapping.hypotheses import MH, Forest
 from analogist.mapping.params import SMEParams
-from analogist.mapping.scoring import cl_union, f32, sum_scores
+from analogist.mapping.scoring import cl_union, f32, structural_evaluation
 
 
 class PMap:
@@ -114,7 +114,10 @@ class Merger:
 
     def score_kernels(self) -> None:
         for k in self.kernels:
-            k.score = sum_scores(k.mhs)
+            k.score = self.evaluate(k)
+
+    def evaluate(self, m: PMap, global_: bool = False) -> float:
+        return structural_evaluation(m.mhs, m.desc, m.nogood, self.forest, self.params, global_)
 
     def merge(self, m1: PMap, m2: PMap) -> PMap:
         """``merge-mapping-pair`` / ``find-or-create-merged-mapping``."""
@@ -126,7 +129,7 @@ class Merger:
         new = PMap(self.counter, cl_union(m1.roots, m2.roots), cl_union(m1.mhs, m2.mhs),
                    m1.desc | m2.desc, m1.nogood | m2.nogood)
         new.key = key
-        new.score = sum_scores(new.mhs)
+        new.score = self.evaluate(new)
         self.cache[key] = new
         new.comm = combine_tables([m1, m2], new.nogood)
         check_constraints(new, self.forest)

@@ -163,17 +163,42 @@ def with_commutative_guesses(mhs: list[MH], desc: int, nogood: int, forest: Fore
     return added + new
 
 
-def mapping_score(mhs: list[MH], desc: int, nogood: int, forest: Forest,
-                  params: SMEParams) -> float:
-    """Score of a finished mapping re-evaluated from its own members (``global?`` = t)."""
+def structural_evaluation(mhs: list[MH], desc: int, nogood: int, forest: Forest,
+                          params: SMEParams, global_: bool) -> float:
+    """SME's ``mapping-structural-evaluation`` of a kernel or mapping.
+
+    The sum of its hypotheses' scores, unless out-of-mapping contributions are disallowed, or
+    ``global_`` (a finished mapping) with ``block-most-out-of-mapping-contributions?``: then the
+    mapping (with its commutative guesses) is re-scored from its own members, one-to-one
+    parents first unless ``global_``. As in SME, each member keeps the larger of its new and
+    previous score afterwards (later integrations of commutative choices add those scores)."""
+    block = params.block_most_out_of_mapping_contributions
+    if not ((global_ and block) or not params.allow_out_of_mapping_score_contributions):
+        return sum_scores(mhs)
     queue = with_commutative_guesses(mhs, desc, nogood, forest)
     queue.sort(key=lambda m: -m.order)
     saved = {m.id: m.score for m in queue}
     within = {m.id: m for m in queue}
     for mh in queue:
         mh.score = local_score(mh, forest, params)
-    for mh in queue:
-        _trickle_to_children(mh, mh.score, params, within)
+    if not global_ and block:
+        td, cap = f32(params.trickle_down), params.max_local_score
+        for mh in queue:
+            if mh.kind == FUNCTOR and not params.functor_trickle_down:
+                continue
+            parents = [p for p in mh.parents[::-1] if p.id in within]
+            parents.sort(key=lambda p: -p.score)
+            used_b: set = set()
+            used_t: set = set()
+            for p in parents:
+                if p.base in used_b or p.target in used_t:
+                    continue
+                used_b.add(p.base)
+                used_t.add(p.target)
+                mh.score = _add(mh.score, f32(td * p.score), cap)
+    else:
+        for mh in queue:
+            _trickle_to_children(mh, mh.score, params, within)
     total = 0.0
     for mh in queue:
         total = f32(total + mh.score)
