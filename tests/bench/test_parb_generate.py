@@ -57,7 +57,8 @@ def test_mvp_is_spec_23_weighting():
     b = bench(5, "test", "mvp")
     assert len(b.items) == 48
     assert dict(Counter(it.family for it in b.items)) == MVP_COUNTS
-    assert sum(MVP_COUNTS[f] for f in ("F2", "F3", "F5", "F7")) == 36
+    assert sum(MVP_COUNTS[f] for f in ("F2", "F3", "F5", "F7")) == 32  # concentrated there (spec §23)
+    assert MVP_COUNTS["F4"] == 6  # every F4 kind, three of which exact isomorphism cannot solve
     nonce = b.manifest["counts"]["skin_kind"]["nonce"]
     assert 0.35 <= nonce / 48 <= 0.6
 
@@ -85,7 +86,8 @@ def test_development_and_held_out_motifs_never_mix(split, allowed):
     assert set(b.manifest["counts"]["motif"]) <= set(allowed)
     for it in b.items:
         assert it.split == split and it.motif in allowed
-        assert _invariant(it.key["target_signature"]) in index or it.key["target_variant"] == "split"
+        assert (_invariant(it.key["target_signature"]) in index or it.key["target_variant"] == "split"
+                or it.key["extra_mechanism"])
         for ep in _episodes(it):
             assert index[_invariant(ep["signature"])] in allowed, (it.item_id, ep["id"])
 

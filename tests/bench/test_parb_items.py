@@ -92,8 +92,11 @@ def test_f2_has_one_valid_and_one_decoy_one_edit_from_the_target():
         decoy = next(c for c in it.inputs["candidates"] if c["id"] == it.key["decoy"])
         target = parse_signature(it.key["target_signature"], vocab)
         mapping = align(decoy["signature"], it.key["target_signature"]).mapping
-        renamed = _rename(decoy["signature"], mapping)
-        edit = classify_edit(target, parse_signature(renamed, vocab))
+        renamed = parse_signature(_rename(decoy["signature"], mapping), vocab)
+        # the key names the decoy structure's edit; when the target is itself the decoy
+        # structure, the invalid candidate is the true one and the edit runs the other way
+        pair = (renamed, target) if it.key["decoy_variant"] == "true" else (target, renamed)
+        edit = classify_edit(*pair)
         assert edit is not None and edit.kind == it.key["edit"], it.item_id
         assert it.key["decoy_twin_overlap"] >= 0.5
 
@@ -144,8 +147,9 @@ def test_every_transfer_keyed_unsafe_fails_in_simulation():
             for inf in it.inputs["inferences"]:
                 if inf["kind"] != "fix":
                     continue
-                t = parse_term(inf["claim"])
-                result = check_fix(it.key["check"], t.functor, [str(a) for a in t.args]).result
+                t = parse_term(inf["claim"])  # in the source's role names
+                args = [it.key["role_mapping"][str(a)] for a in t.args]
+                result = check_fix(it.key["check"], t.functor, args).result
                 keyed = it.key["decisions"][inf["id"]]
                 assert (result == "resolved") == (keyed == "transfer"), it.item_id
                 unsafe += keyed == "withhold"
@@ -157,7 +161,11 @@ def test_f5_mixes_transfer_and_withhold_and_keys_the_edited_part():
     for it in _items():
         if it.family == "F5":
             decisions = set(it.key["decisions"].values())
-            assert decisions == {"transfer", "withhold"}
+            # a source whose structure the target contains (partial>true, or a deletion decoy
+            # against the true target) transfers everything; otherwise something is withheld
+            if it.key["pair"] in ("true>decoy", "true>partial"):
+                assert decisions == {"transfer", "withhold"}, it.item_id
+            assert "transfer" in decisions
             fix = next(c for c in it.inputs["inferences"] if c["kind"] == "fix")
             kinds.add(it.key["decisions"][fix["id"]])
     assert kinds == {"transfer", "withhold"}

@@ -7,7 +7,7 @@ from itertools import combinations
 
 import pytest
 
-from analogist.bench.asides import ASIDES
+from analogist.bench.asides import EVENTS as ASIDES
 from analogist.bench.edits import classify_edit
 from analogist.bench.library import LIBRARY
 from analogist.bench.motif import COPIED, DECOY_EDITS, DELETE, FLIP, MEDIATOR, REVERSE

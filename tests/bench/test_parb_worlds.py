@@ -115,3 +115,13 @@ def test_run_with_no_links_returns_standing_conditions():
     g = Graph(gold_signature(motif("version_skew")))
     values = run(g, Dynamics(), [], seed=0)
     assert all(v >= 0 for v in values.values())
+
+
+@pytest.mark.parametrize("m", all_motifs(), ids=lambda m: m.name)
+def test_f8_split_fix_is_what_the_search_finds_and_resolves_the_split_world(m):
+    from analogist.bench.families_memory import SPLIT_FIXES, search_split_fix
+
+    assert SPLIT_FIXES[m.name] == search_split_fix(m.name)
+    if SPLIT_FIXES[m.name] is not None:
+        w = world_for(m, "split")
+        assert all(w.simulate(SPLIT_FIXES[m.name], s).result == "resolved" for s in range(6))

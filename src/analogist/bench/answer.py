@@ -7,7 +7,6 @@ encoder, the target's gold signature); the runner scores it against the key afte
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -58,25 +57,18 @@ class Answer:
 def rename_target(raw: Mapping[str, Any], roles: Mapping[str, str]) -> dict:
     """A gold target signature with its role names replaced by the target's entity ids.
 
-    ``roles`` is the key's ``target_roles`` (entity id -> gold role); the result names no
-    motif role, so role names carry nothing a system could exploit.
+    ``roles`` is the key's ``target_roles`` (entity id -> gold role). The result is what a
+    perfect encoder of the target's text could write: structure over entity ids, each role
+    described by its entity's name, the note's symptom sentence, invariant and L1-L3 written
+    from the structure by the generator's one renderer, no fix (the system must find it), and
+    no motif role name, motif symptom or invariant string anywhere.
     """
+    from analogist.bench.signatures import rename_roles
+
     to_eid = {role: eid for eid, role in roles.items()}
-    text = json.dumps(raw)
-    sig = json.loads(text)
-    sig["roles"] = {to_eid.get(r, r): v for r, v in sig["roles"].items()}
-    sig["relations"] = [[rel[0], *[to_eid.get(a, a) for a in rel[1:]]] for rel in sig["relations"]]
-
-    def term(t: str) -> str:
-        from analogist.signature import parse_term
-
-        return parse_term(t).rename(to_eid).canonical()
-
-    sig["causal_chain"] = [[term(c), k, term(e)] for c, k, e in sig.get("causal_chain", [])]
-    sig.pop("fix_operator", None)  # the target's own fix is what the system must find
-    # Keep only L0 (the text the system sees): the generator's L1-L3 are motif templates whose
-    # wording repeats across skins, so handing them over would turn S2 into a text-identity test.
-    sig["levels"] = {"L0": sig["levels"]["L0"]}
+    sig = rename_roles({k: v for k, v in raw.items() if k != "fix_operator"}, to_eid)
+    sig["surface"] = {**sig.get("surface", {}), "bindings": {e: sig["roles"][e] for e in sig["roles"]},
+                      "entities": sorted(sig["roles"].values())}
     return sig
 
 

@@ -1,118 +1,271 @@
 """Asides: structurally irrelevant sentences that make incident notes read like real ones.
 
-Each domain has a small pool shared by every motif rendered in it, so two notes from the same
-domain share background vocabulary whatever their structure (which strengthens the surface
-trap), and about half the asides carry a negation. :func:`~analogist.bench.render.render` drops
-some of a variant's asides to match its true twin's length and negation count, so neither text
-length nor negation words give a decoy away (the audit checks both).
+An aside is a time phrase joined to a domain event ("The Tuesday before, a locum registrar
+covered two of the night shifts."): every domain has its own events, about a third of them with
+a negation, so a domain's pool holds a few hundred distinct sentences. A bench deals asides from
+one seeded :class:`Dealer` without replacement, so no aside is ever shared by two texts of one
+bench (tested), and how many asides a note gets is drawn the same way whatever its structure, so
+neither length nor negation words tell a decoy from a true analogue.
 """
 
 from __future__ import annotations
 
-ASIDES: dict[str, tuple[str, ...]] = {
+import random
+from dataclasses import dataclass, field
+
+TIMES: tuple[str, ...] = (
+    "Earlier that week", "The day before", "That morning", "A fortnight earlier",
+    "The previous Tuesday", "In the small hours before", "Two days earlier", "Over the weekend before",
+    "At the start of the month", "A month earlier", "The same afternoon", "Shortly before",
+    "Three weeks earlier", "On the Monday", "The week before", "Earlier that day",
+    "Some days before", "On the Friday before", "That same week", "Just after midnight",
+)
+
+EVENTS: dict[str, tuple[str, ...]] = {
     "software": (
-        "The on-call handover notes from the previous week were complete.",
-        "No deploys were scheduled for that window.",
-        "The status page was updated twice during the day.",
-        "Nobody on the team had touched the configuration in the previous month.",
-        "Traffic was about average for the time of year.",
-        "There was no planned maintenance in any region that day.",
-        "A certificate warning seen that morning turned out to be unrelated.",
-        "The brief network blip at noon was irrelevant, and the team had already ruled it out on its own evidence.",
-        "A second alarm came first, though not because of anything in this service.",
+        "the on-call engineer had swapped a shift with a colleague",
+        "nobody had deployed anything to that cluster",
+        "a certificate on an unrelated site was renewed",
+        "the team moved its stand-up to the afternoon",
+        "the status page was redesigned",
+        "a brief network blip in another region was logged and closed",
+        "no maintenance was scheduled in any region",
+        "two engineers were away at a conference",
+        "the build server was given more disk",
+        "a new starter shadowed the on-call rota",
+        "the logging vendor sent its usual monthly report",
+        "the office wifi dropped out for an hour",
+        "the payments side stayed quiet",
+        "a library upgrade was postponed to the next sprint",
+        "the team closed a backlog of old tickets",
+        "the staging database was refreshed as usual",
+        "nobody changed the firewall rules",
+        "a customer asked for a copy of the uptime report",
+        "the quarterly security scan came back clean",
+        "the runbook for an older service was archived",
+        "the team lead was on leave",
     ),
     "finance": (
-        "The quarter had otherwise been uneventful.",
-        "No regulatory deadlines fell in that week.",
-        "The team had just finished its annual controls review.",
-        "Nobody was away from the desk at the time.",
-        "Market volumes were close to normal.",
-        "There had been no change to the chart of accounts.",
-        "An audit query raised that week was unrelated.",
-        "A currency movement that day proved irrelevant; the desk had already checked it on its own.",
-        "A reporting deadline came first, though not because of anything here.",
+        "the desk moved to the fourth floor",
+        "no regulatory deadline fell in the period",
+        "the controls review was signed off",
+        "a junior analyst joined the team",
+        "market volumes were close to normal",
+        "nobody changed the chart of accounts",
+        "an auditor asked about petty cash",
+        "the currency desk reported a quiet session",
+        "the office closed early for a fire drill",
+        "the payroll run went out on time",
+        "a supplier sent a corrected invoice",
+        "the finance director was travelling",
+        "no new bank accounts were opened",
+        "the team finished migrating old spreadsheets",
+        "the tax adviser sent a routine memo",
+        "interest rates did not move",
+        "a board pack was printed and bound",
+        "the expense system was briefly offline",
+        "two invoices were queried and settled",
+        "the insurers renewed the usual cover",
+        "nobody from the bank called about the account",
     ),
     "medicine": (
-        "Staffing on the unit was at the planned level.",
-        "No agency nurses were on shift that night.",
-        "The ward had passed its infection-control audit the week before.",
-        "Nobody involved was new to the unit.",
-        "Bed occupancy was close to the usual figure.",
-        "There were no transfers in from other hospitals that day.",
-        "A fire drill earlier that evening was unrelated.",
-        "A pharmacy stock shortage that week proved irrelevant; the team had already ruled it out on its own.",
-        "A handover came first, though not because of anything on this ward.",
+        "the ward passed its infection-control audit",
+        "a locum registrar covered two night shifts",
+        "no agency nurses were on the rota",
+        "bed occupancy sat close to the usual figure",
+        "a fire drill ran in the outpatient block",
+        "the pharmacy was short of one brand of saline",
+        "nobody new joined the nursing team",
+        "the consultant was away at a meeting",
+        "the hospital switched its catering supplier",
+        "a porter strike was called off",
+        "no patients transferred in from other hospitals",
+        "the ward kitchen was repainted",
+        "a student nurse began her placement",
+        "the lifts in the east wing were serviced",
+        "visiting hours were extended for the holiday",
+        "the chaplain held a service on the ward",
+        "the car park barrier broke and was mended",
+        "the matron ran her usual spot checks",
+        "the blood bank reported normal stock",
+        "no one called in sick",
+        "the ward ordered new pillows",
     ),
     "logistics": (
-        "Volumes were in line with the forecast for the week.",
-        "No drivers called in sick that day.",
-        "The weather was dry and the roads were clear.",
-        "Nobody had changed the shift pattern recently.",
-        "The site had been audited by the customer a month earlier.",
-        "There were no public holidays in the period.",
-        "A forklift inspection that morning was unrelated.",
-        "Roadworks on the ring road proved irrelevant; the planners had already ruled them out on their own.",
-        "A customer audit came first, though not because of anything in this depot.",
+        "volumes ran in line with the forecast",
+        "no drivers called in sick",
+        "the roads were dry and clear",
+        "nobody had changed the shift pattern",
+        "a forklift passed its inspection",
+        "the canteen reopened after a refit",
+        "a customer audited the site",
+        "roadworks closed one lane of the ring road",
+        "the yard was resurfaced",
+        "a new racking aisle was labelled",
+        "the fuel card supplier changed its terms",
+        "no public holiday fell in the period",
+        "two agency pickers joined the night shift",
+        "the depot manager was on leave",
+        "the loading bay doors were serviced",
+        "a trailer was returned to the hire company",
+        "no pallets were damaged in transit",
+        "the weighbridge was recalibrated",
+        "the site ran its annual fire drill",
+        "a driver retired after thirty years",
+        "the parcel carrier moved its collection time",
     ),
     "manufacturing": (
-        "The line had completed its planned maintenance two weeks earlier.",
-        "No new operators were on the shift.",
-        "Raw material came from the usual supplier.",
-        "Nobody had altered the control settings that month.",
-        "Output for the week was close to plan.",
-        "There had been no safety incidents on site that quarter.",
-        "A power dip recorded that week was unrelated.",
-        "A supplier change that month proved irrelevant; the engineers had already ruled it out on their own.",
-        "A tool change came first, though not because of anything on this line.",
+        "the line finished its planned maintenance",
+        "no new operators were on shift",
+        "raw material came from the usual supplier",
+        "nobody altered the control settings",
+        "output ran close to plan",
+        "a power dip was recorded and cleared",
+        "the canteen changed its menu",
+        "the quality manager hosted a customer visit",
+        "a tool change took place on another line",
+        "the site had no safety incidents",
+        "the compressor was serviced",
+        "a batch of packaging arrived a day behind but complete",
+        "the plant manager was on holiday",
+        "the paint shop ran a trial colour",
+        "no overtime was booked",
+        "an apprentice started in the toolroom",
+        "the fire alarm was tested",
+        "the union rep met the shift leads",
+        "a pallet of spares was counted and shelved",
+        "the floor was marked out afresh",
+        "the warehouse took a delivery of steel",
     ),
     "ecology": (
-        "Rainfall for the season was close to the long-term average.",
-        "No new survey staff joined that year.",
-        "The site boundaries had not changed since the last survey.",
-        "Access tracks were open throughout.",
-        "Volunteer numbers were about the same as the previous year.",
-        "There was no grazing on the site during the period.",
-        "A storm earlier in the month was unrelated.",
-        "A change of survey method that year proved irrelevant; the team had already ruled it out on its own.",
-        "A flood warning came first, though not because of anything on this site.",
+        "rainfall ran close to the long-term average",
+        "no new survey staff joined",
+        "the site boundaries did not change",
+        "the access tracks stayed open",
+        "volunteer numbers matched the previous year",
+        "there was no grazing on the site",
+        "a storm felled a hedge on the far side",
+        "the survey method was written up again",
+        "a school group visited the reserve",
+        "the warden's van was repaired",
+        "no fires were reported nearby",
+        "the river ran a little higher than usual",
+        "a photographer asked for access to the hide",
+        "the footpath signs were replaced",
+        "a neighbouring farm changed hands",
+        "the bird ringers held their annual meeting",
+        "nobody reported any trespass",
+        "the ponds froze for two nights",
+        "a grant report went to the trust",
+        "the car park was cleared of litter",
+        "the reserve's website was updated",
     ),
     "education": (
-        "The term had started on time.",
-        "No staff changes had taken place since September.",
-        "Attendance was close to the usual figure.",
-        "Nobody on the committee had a conflict of interest.",
-        "The timetable had been published a month in advance.",
-        "There were no exam board changes that year.",
-        "A timetable clash that week was unrelated.",
-        "A change of exam board proved irrelevant; the staff had already ruled it out on their own.",
-        "A parents evening came first, though not because of anything in this matter.",
+        "the term started on time",
+        "no staff changes took place",
+        "attendance sat close to the usual figure",
+        "nobody on the committee declared a conflict",
+        "the timetable was published early",
+        "the exam board did not change",
+        "a timetable clash was sorted out",
+        "the school hall was repainted",
+        "a parents' evening overran",
+        "the head was away at a conference",
+        "the library extended its opening hours",
+        "a supply teacher covered two classes",
+        "the sports day was moved for rain",
+        "the canteen began serving breakfast",
+        "no inspections were announced",
+        "the governors met as usual",
+        "a new printer was installed in the staff room",
+        "the school bus ran ten minutes behind",
+        "the drama club put on its play",
+        "nobody lost any coursework",
+        "the heating failed in one classroom",
     ),
     "aviation": (
-        "The weather was fine with light winds.",
-        "No aircraft were on the deferred-defect list that day.",
-        "The crew were all current on their training.",
-        "Nobody involved was working beyond normal hours.",
-        "Traffic levels were typical for the season.",
-        "There were no notices in force for the airfield.",
-        "A bird strike report that day was unrelated.",
-        "A radio fault earlier that week proved irrelevant; the engineers had already ruled it out on their own.",
-        "A runway inspection came first, though not because of anything in this event.",
+        "the weather was fine with light winds",
+        "no aircraft sat on the deferred-defect list",
+        "the crew were all current on their training",
+        "nobody worked beyond normal hours",
+        "traffic ran at typical levels",
+        "no notices were in force for the airfield",
+        "a bird strike was reported on another aircraft",
+        "a radio fault was logged and closed",
+        "a runway inspection took place",
+        "the catering truck would not start",
+        "the terminal ran a fire drill",
+        "the chief pilot was on leave",
+        "a new first officer joined the base",
+        "the hangar doors were serviced",
+        "no diversions came in",
+        "fuel prices did not change",
+        "the de-icing rig was tested",
+        "the crew room was refurbished",
+        "a simulator session was rescheduled",
+        "nobody reported a near miss",
+        "the airport changed its parking contractor",
     ),
     "nonce": (
-        "The {w11} had been calm for many days.",
-        "No strangers had come through {w8} that month.",
-        "The {w12} came neither early nor tardy that year.",
-        "Nobody in {w8} remembered anything like it.",
-        "Folk went about the {w11} as on any other day.",
-        "There was no feast or fast at the time.",
-        "A quarrel at the {w12} that week was unrelated.",
-        "A change in the wind proved irrelevant; the elders had already ruled it out on their own.",
-        "A wedding came first, though not because of anything here.",
+        "the {w11} lay calm",
+        "no strangers came through {w8}",
+        "nobody in {w8} remembered anything like it",
+        "folk went about the {w11} as usual",
+        "there was no feast or fast",
+        "a quarrel broke out at the {w12} and was settled",
+        "the wind changed and changed back",
+        "a wedding was held at the {w12}",
+        "the elders met and agreed on nothing new",
+        "a cart lost a wheel on the road to {w8}",
+        "the children of {w8} held their games",
+        "nobody fell ill",
+        "the well was cleaned",
+        "a traveller sold ribbons at the {w12}",
+        "the {w11} flooded a little and drained again",
+        "the old bell-ringer took a day off",
+        "no one moved house",
+        "the bakers of {w8} baked twice as much bread",
+        "a goat got loose and was caught",
+        "the lamp-lighters changed their round",
+        "the roof of the {w12} was patched",
     ),
 }
-MAX_ASIDES = 4
 
 
 def pool(domain: str, kind: str) -> tuple[str, ...]:
-    """The asides for a skin: by domain, or the nonce pool for nonce skins."""
-    return ASIDES["nonce" if kind == "nonce" else domain]
+    """Every aside sentence for a skin: its domain's events (the nonce pool for nonce skins),
+    each after every time phrase."""
+    events = EVENTS["nonce" if kind == "nonce" else domain]
+    return tuple(f"{t}, {e}." for e in events for t in TIMES)
+
+
+@dataclass
+class Dealer:
+    """Hands out asides without replacement, per domain pool, from one seeded shuffle.
+
+    One dealer serves a whole bench, so no aside appears in two of its texts. When a pool runs
+    out a note simply gets fewer asides.
+    """
+
+    seed: int | str
+    _decks: dict[str, list[str]] = field(default_factory=dict)
+
+    def deal(self, domain: str, kind: str, n: int) -> list[str]:
+        key = "nonce" if kind == "nonce" else domain
+        if key not in self._decks:
+            deck = list(pool(domain, kind))
+            random.Random(f"asides|{self.seed}|{key}").shuffle(deck)
+            self._decks[key] = deck
+        deck, out, events = self._decks[key], [], set()
+        for aside in list(deck):
+            if len(out) == n:
+                break
+            event = aside.split(", ", 1)[1]
+            if event not in events:  # one text never tells the same event twice
+                events.add(event)
+                out.append(aside)
+                deck.remove(aside)
+        return out
+
+
+MAX_ASIDES = 3

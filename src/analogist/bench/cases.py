@@ -4,9 +4,12 @@ A :class:`Case` is a motif variant rendered in one skin with one seed: its L0 te
 bindings and its gold signature. It is shown in one of two ways:
 
 - as a stored **episode** (:func:`episode`): the example-memory format ``{id, kind, text,
-  outcome, time, provenance, signature}``, where the signature is the gold one with neutral
-  role names (``R1``.. in a seeded order) so role names never reveal the motif, and the outcome
-  reports the variant's own fix in plain words;
+  outcome, time, provenance, signature}``. The signature keeps only structure and what the
+  note itself says: roles are renamed ``R1``.. in a seeded order, role descriptions, invariant
+  and L1-L3 are written from the structure (:func:`~analogist.bench.signatures.describe`), the
+  symptom is the note's own symptom sentence, and no entity name appears outside the text. The
+  recorded fix carries a free-text qualifier half the time, drawn from one pool for every
+  variant, and the outcome reports the case's own fix in words, in one of several forms;
 - as a **target** (:func:`target`): text plus an entity table ``{entity id: name}`` and nothing
   else; its signature and role bindings stay on the key side.
 
@@ -16,18 +19,23 @@ Every id is seeded random hex, so ids say nothing about motifs, roles or decoys.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from analogist.bench.library import operator
 from analogist.bench.motif import Motif, Skin
-from analogist.bench.render import Rendering, jaccard, render
-from analogist.bench.signatures import gold_raw, rename_roles
+from analogist.bench.render import Rendering, fill, jaccard, render
+from analogist.bench.signatures import describe, gold_raw, rename_roles
 from analogist.signature import parse_term
 
 PROVENANCE = "parb:synthetic"
 _EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+QUALIFIERS = ("at once", "from then on", "before each use", "as a standing rule",
+              "on every shift", "for a trial month", "until further notice",
+              "with a weekly review", "after sign-off", "in the next window")
+OUTCOMES = ("Resolved: {p}.", "What worked in the end: {p}.", "Closed: {p}.",
+            "The fix: {p}.", "Since the review, {p}.")
 
 
 def new_id(rng: random.Random, prefix: str, taken: set[str] | None = None) -> str:
@@ -41,6 +49,16 @@ def new_id(rng: random.Random, prefix: str, taken: set[str] | None = None) -> st
 
 
 @dataclass(frozen=True)
+class Extra:
+    """An irrelevant mechanism added to a note: one fact borrowed from another motif's skin
+    in the same domain, its roles renamed ``X1``.., its relations and its sentence."""
+
+    roles: dict[str, str]
+    relations: tuple[str, ...]
+    sentence: str
+
+
+@dataclass(frozen=True)
 class Case:
     """A motif variant rendered in one skin with one seed."""
 
@@ -51,6 +69,8 @@ class Case:
     lexicon: int
     rendering: Rendering
     recorded_fix: str | None = None
+    asides: tuple[str, ...] = ()
+    extra: Extra | None = field(default=None)
 
     @property
     def text(self) -> str:
@@ -58,7 +78,7 @@ class Case:
 
     @property
     def bindings(self) -> dict[str, str]:
-        return self.rendering.bindings
+        return {**self.rendering.bindings, **(self.extra.roles if self.extra else {})}
 
     @property
     def domain(self) -> str:
@@ -75,11 +95,14 @@ class Case:
         return self.motif.variant(self.variant).fix
 
     def raw_signature(self, episode_id: str) -> dict[str, Any]:
-        """Gold signature JSON with the motif's role names."""
+        """Gold signature JSON with the motif's role names (role descriptions are placeholders)."""
         raw = gold_raw(self.motif, self.variant, episode_id=episode_id, l0=self.text,
-                       bindings=self.bindings, domain=self.domain)
-        if self.recorded_fix is not None:
-            raw["fix_operator"] = self.recorded_fix
+                       domain=self.domain, symptom=self.rendering.symptom, fix=self.fix)
+        if self.extra is not None:
+            raw["roles"] = {**raw["roles"], **{r: r for r in self.extra.roles}}
+            raw["relations"] = raw["relations"] + [
+                [parse_term(r).functor, *[str(a) for a in parse_term(r).args]]
+                for r in self.extra.relations]
         return raw
 
     def twin(self) -> Case:
@@ -88,25 +111,52 @@ class Case:
 
 
 def twin_overlap(case: Case) -> float:
-    """Word overlap (Jaccard) of a variant's text with its true twin's: how minimal the pair is."""
-    return round(jaccard(case.text, case.twin().text), 4)
+    """Word overlap (Jaccard) of a variant's text with its true twin's: how minimal the pair is
+    (asides left out, since a bench never repeats one)."""
+    bare = make_case(case.motif, case.variant, case.skin, case.seed, case.lexicon)
+    return round(jaccard(bare.text, case.twin().text), 4)
 
 
 def make_case(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | None = None,
-              fix: str | None = None) -> Case:
-    """Render a case; ``lexicon`` (default: ``seed``) seeds a nonce skin's invented words and
-    ``fix`` overrides the fix the case records."""
+              fix: str | None = None, asides: tuple[str, ...] = (),
+              extra: Extra | None = None) -> Case:
+    """Render a case; ``lexicon`` (default: ``seed``) seeds a nonce skin's invented words,
+    ``fix`` overrides the fix the case records and ``asides`` go between its facts."""
     lex = seed if lexicon is None else lexicon
-    return Case(motif, variant, skin, seed, lex, render(motif, variant, skin, seed, lex), fix)
+    placed = asides + ((extra.sentence,) if extra else ())
+    return Case(motif, variant, skin, seed, lex, render(motif, variant, skin, seed, lex, placed),
+                fix, asides, extra)
 
 
 def outcome_text(case: Case, rng: random.Random) -> str:
-    """What was done and that it worked, in plain words over entity names."""
+    """What was done and that it worked, in plain words over entity names.
+
+    The wording is chosen from the operator's phrasings, several opening forms and optional
+    closing remarks to land near a length drawn from one range for every case, so an outcome's
+    length says nothing about which fix (or which structure) it reports.
+    """
     term = parse_term(case.fix)
     op = operator(term.functor)
-    names = [case.bindings[str(a)] for a in term.args]
-    phrase = op.phrases[rng.randrange(len(op.phrases))].format(*names)
-    return f"Resolved: {phrase}."
+    values = {f"A{i}": case.bindings[str(a)] for i, a in enumerate(term.args)}
+    want = rng.uniform(*OUTCOME_LENGTH)
+    options = []
+    for phrase in op.phrases:
+        for i in range(len(term.args)):
+            phrase = phrase.replace(f"{{{i}}}", f"{{A{i}}}")
+        text = fill(phrase, values)
+        if not text.startswith(tuple(values.values())) or text.startswith("The "):
+            text = text[:1].lower() + text[1:]
+        for form in OUTCOMES:
+            for tail in TAILS:
+                options.append(fill(form.replace("{p}", "{P}"), {"P": text}) + tail)
+    rng.shuffle(options)
+    return min(options, key=lambda o: abs(len(o) - want))
+
+
+TAILS = ("", " Nothing else needed changing.", " It was written into the standing orders.",
+         " The change was checked again a week later and had held.", " Nobody has seen it since.",
+         " The same check now runs every week, and it has not come back since then.")
+OUTCOME_LENGTH = (70.0, 190.0)
 
 
 def _time(rng: random.Random) -> str:
@@ -125,15 +175,18 @@ class Shown:
 
 
 def episode(case: Case, rng: random.Random, taken: set[str]) -> Shown:
-    """``case`` as a stored episode with a role-renamed gold signature."""
+    """``case`` as a stored episode with a role-renamed, re-described gold signature."""
     eid = new_id(rng, "ep", taken)
-    order = list(case.raw_signature(eid)["roles"])
+    raw = case.raw_signature(eid)
+    order = list(raw["roles"])
     rng.shuffle(order)
     mapping = {role: f"R{i + 1}" for i, role in enumerate(order)}
+    sig = rename_roles(raw, mapping)
+    if rng.random() < 0.5:
+        sig["fix_operator"] = f"{sig['fix_operator']} {QUALIFIERS[rng.randrange(len(QUALIFIERS))]}"
     record = {
         "id": eid, "kind": "failure", "text": case.text, "outcome": outcome_text(case, rng),
-        "time": _time(rng), "provenance": PROVENANCE,
-        "signature": rename_roles(case.raw_signature(eid), mapping),
+        "time": _time(rng), "provenance": PROVENANCE, "signature": sig,
     }
     return Shown(case, record, mapping)
 
@@ -144,3 +197,12 @@ def target(case: Case, rng: random.Random, taken: set[str]) -> Shown:
     entities = {roles[r]: case.bindings[r] for r in case.bindings}
     record = {"text": case.text, "entities": dict(sorted(entities.items()))}
     return Shown(case, record, roles)
+
+
+def target_raw(case: Case) -> dict[str, Any]:
+    """The key's gold target signature: motif role names, each role described by the entity
+    name the note gives it, the note's own symptom; no fix (the system must find it)."""
+    raw = case.raw_signature("target")
+    raw["roles"] = {r: case.bindings[r] for r in raw["roles"]}
+    raw.pop("fix_operator", None)
+    return describe(raw)

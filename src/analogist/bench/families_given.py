@@ -3,16 +3,32 @@ F5 partial analogy and F6 false-analogy rejection (spec §16.1).
 
 Every source is a stored episode in a *different* skin (so a different surface domain) from the
 target; only F2's near candidate shares the target's skin, because it is the surface trap.
-F2 alternates two layouts so that no surface strategy beats chance: in the standard layout the
-near candidate is a minimal-pair decoy and the far one the true analogue; in the control layout
-the near candidate is a true analogue and the far one a decoy.
+
+Structures are drawn symmetrically so that nothing about a candidate on its own says whether it
+is valid: a target is the motif itself half the time and one of its decoys otherwise (each an
+honest world with its own symptom and fix), and the invalid candidate is always the target's
+minimal-pair partner — a decoy of a true target, the true structure of a decoy target. So every
+structure, fix operator, outcome wording and text length appears on the valid side as often as
+on the invalid side.
+
+F2 alternates two layouts: in the standard layout the near (same-skin) candidate is the invalid
+partner and the far one valid; in the control layout the near candidate is valid. The near
+candidate's wording is matched to a drawn overlap level (shared sentences, then word overlap)
+from a few renderings, so how close it reads to the target does not depend on its validity.
+
+F4 mixes four kinds: the same structure; a target lacking one causal link the source has
+(source with extra structure); a target with one more causal link than the source (target with
+an extra mechanism); and a target with an extra, irrelevant mechanism borrowed from another
+motif in its domain. Exact isomorphism fails in all but the first; the source's fix resolves
+every one.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from analogist.bench.cases import episode, new_id, target, twin_overlap
+from analogist.bench.cases import Case, Extra, episode, new_id, target, twin_overlap
 from analogist.bench.edits import edited_structure
 from analogist.bench.engine import canonical, vocabulary
 from analogist.bench.items import (
@@ -22,83 +38,161 @@ from analogist.bench.items import (
     check_spec,
     fix_in_target,
     operator_menu,
+    partner,
     role_mapping,
     target_key,
+    target_variant,
     transfer_outcome,
 )
-from analogist.bench.motif import FLIP, MEDIATOR, REVERSE
-from analogist.bench.render import jaccard
+from analogist.bench.motif import FLIP, MEDIATOR, REVERSE, Motif, Skin
+from analogist.bench.render import fill, jaccard
 from analogist.bench.world import world_for
 from analogist.signature import parse_term
 
 SAME_SIZE = (REVERSE, FLIP, MEDIATOR)
-NEAR_TRIES = 4
-
-
-def _pair(ctx: Context, slot: Slot, variant: str = "true"):
-    """A target (in ``variant``) and a true source episode in another skin."""
-    m = slot.motif
-    t_case = ctx.case(m, variant, ctx.skin(m, nonce=slot.nonce))
-    s_case = ctx.case(m, "true", ctx.skin(m, avoid=(t_case.skin,)))
-    return episode(s_case, ctx.rng, ctx.taken), target(t_case, ctx.rng, ctx.taken)
+NEAR_TRIES = 8
+F4_KINDS = ("same", "source_extra", "target_extra_link", "target_extra_mechanism")
 
 
 def _source_key(source, tgt) -> dict[str, Any]:
     far = source.case.domain != tgt.case.domain
     return {"gold_source": source.record["id"], "keyed_matches": [], "has_valid_source": True,
             "far": far, "role_mapping": role_mapping(source, tgt), "check": check_spec(tgt),
-            "fix": fix_in_target(tgt.case.fix, tgt)}
+            "fix": fix_in_target(source_fix_for(source.case, tgt.case), tgt)}
+
+
+def source_fix_for(source: Case, tgt: Case) -> str:
+    """The keyed fix: the source's own fix when it resolves the target world, else the
+    target's own fix (the source's fix always resolves a valid target; tested)."""
+    w = world_for(tgt.motif, tgt.variant)
+    if all(w.simulate(source.fix, s).result == "resolved" for s in range(tgt.seed, tgt.seed + 3)):
+        return source.fix
+    return tgt.fix
+
+
+def _fix_resolves(m: Motif, s_var: str, t_var: str) -> bool:
+    """Whether the fix a ``s_var`` episode records by default resolves the ``t_var`` world."""
+    fix = m.fix if s_var in ("true", m.partial.name) else m.variant(s_var).fix
+    return any(world_for(m, t_var).simulate(fix, s).result == "resolved" for s in range(6))
+
+
+def _pair(ctx: Context, slot: Slot, t_variant: str, s_variant: str, extra: Extra | None = None,
+          plain_source: bool = False):
+    """A target (in ``t_variant``) and a source episode (``s_variant``) in another skin; a
+    ``plain_source`` records its variant's own fix, never an alternative."""
+    m = slot.motif
+    t_skin = ctx.skin(m, nonce=slot.nonce)
+    t_case = ctx.case(m, t_variant, t_skin, extra=extra(t_skin) if callable(extra) else extra)
+    fix = None if plain_source else ctx.stored_fix(m, s_variant)
+    s_case = ctx.case(m, s_variant, ctx.skin(m, avoid=(t_case.skin,)), fix=fix)
+    return episode(s_case, ctx.rng, ctx.taken), target(t_case, ctx.rng, ctx.taken)
 
 
 def build_f1(ctx: Context, slot: Slot) -> Item:
-    """F1: source and target given; key: role mapping and the transferred fix."""
-    source, tgt = _pair(ctx, slot)
+    """F1: source and target of one structure given; key: role mapping and the transferred fix."""
+    v = target_variant(slot.motif, slot.ordinal)
+    source, tgt = _pair(ctx, slot, v, v)
     inputs = {"source": source.record, "target": tgt.record}
     return ctx.item(slot, inputs, {**_source_key(source, tgt), **target_key(tgt)})
 
 
+def extra_mechanism(ctx: Context, motif: Motif, skin: Skin) -> Extra | None:
+    """One fact of another motif in ``skin``'s domain, stated over its own entities: an
+    irrelevant mechanism (its relations never reach the symptom). None when no other motif of
+    the split has a skin in that domain."""
+    others = [m for m in ctx.pool if m is not motif]
+    ctx.rng.shuffle(others)
+    for m in others:
+        for s in m.skins:
+            if s.kind != "ordinary" or s.domain != skin.domain:
+                continue
+            for key in sorted(m.facts, key=lambda _: ctx.rng.random()):
+                rels = [e for e in m.facts[key] if not (e.startswith("c") and e[1:].isdigit())]
+                used = sorted({str(a) for r in rels for a in parse_term(r).args})
+                template = s.facts[key][ctx.rng.randrange(len(s.facts[key]))]
+                named = set(re.findall(r"\{([A-Z][A-Z0-9_]*)\}", template))
+                if not rels or not named <= set(used):
+                    continue
+                ids = {r: f"X{i + 1}" for i, r in enumerate(used)}
+                sentence = fill(template, {r: s.entities[r] for r in used})
+                return Extra({ids[r]: s.entities[r] for r in used},
+                             tuple(parse_term(r).rename(ids).canonical() for r in rels), sentence)
+    return None
+
+
 def build_f4(ctx: Context, slot: Slot) -> Item:
-    """F4: adapt the source fix to the target (true or partial variant); checked by simulation."""
-    variant = "true" if slot.ordinal % 2 == 0 else slot.motif.partial.name
-    source, tgt = _pair(ctx, slot, variant)
+    """F4: adapt the source fix to the target; the four kinds of :data:`F4_KINDS`."""
+    m = slot.motif
+    kind = F4_KINDS[slot.ordinal % len(F4_KINDS)]
+    t_var, s_var = {"same": ("true", "true"), "source_extra": (m.partial.name, "true"),
+                    "target_extra_link": ("true", m.partial.name),
+                    "target_extra_mechanism": ("true", "true")}[kind]
+    extra = None
+    if kind == "target_extra_mechanism":
+        slot = Slot(slot.family, m, slot.ordinal, False)  # borrowed facts come from ordinary skins
+
+        def extra(skin: Skin) -> Extra | None:
+            return extra_mechanism(ctx, m, skin)
+    source, tgt = _pair(ctx, slot, t_var, s_var, extra)
+    if kind == "target_extra_mechanism" and tgt.case.extra is None:
+        kind = "same"  # no other motif of the split has a skin in the target's domain
     inputs = {"source": source.record, "target": tgt.record,
-              "operators": operator_menu([slot.motif], ctx.rng)}
-    return ctx.item(slot, inputs, {**_source_key(source, tgt), **target_key(tgt)})
+              "operators": operator_menu([m], ctx.rng)}
+    key = {**_source_key(source, tgt), **target_key(tgt), "kind": kind,
+           "source_variant": s_var}
+    return ctx.item(slot, inputs, key)
 
 
-def _decoy(slot: Slot, *, same_size: bool = False):
-    """The slot's decoy. With ``same_size``, prefer edits that keep the number of facts (a
-    reversal, a flip, a mediator turned confounder), so a candidate's signature size cannot
-    give a deletion decoy away when two candidates are compared side by side."""
-    decoys = slot.motif.decoys
-    if same_size:
-        decoys = tuple(d for d in decoys if d.edit.kind in SAME_SIZE) or decoys
-    return decoys[(slot.ordinal // 2) % len(decoys)]
+def _decoy_pair(slot: Slot, *, same_size: bool = False) -> tuple[str, str]:
+    """(valid structure, invalid partner) for the slot. With ``same_size``, prefer decoys that
+    keep the number of facts, so signature size says little when two candidates are compared."""
+    m = slot.motif
+    v = target_variant(m, slot.ordinal)
+    if same_size and v != "true":
+        sized = [d.name for d in m.decoys if d.edit.kind in SAME_SIZE]
+        if sized:
+            v = sized[(slot.ordinal // 4) % len(sized)]
+    p = partner(m, v, slot.ordinal)
+    if same_size and p != "true":
+        sized = [d.name for d in m.decoys if d.edit.kind in SAME_SIZE]
+        if sized:
+            p = sized[(slot.ordinal // 4) % len(sized)]
+    return v, p
+
+
+def _shared(a: str, b: str) -> int:
+    sa = {x.strip() for x in a.split(". ")}
+    return sum(1 for x in b.split(". ") if x.strip() in sa)
 
 
 def build_f2(ctx: Context, slot: Slot) -> Item:
     """F2: a near (same-skin) and a far (other-skin) candidate; exactly one is valid."""
     m, control = slot.motif, slot.ordinal % 2 == 1
-    decoy = _decoy(slot, same_size=True)
-    t_case = ctx.case(m, "true", ctx.skin(m, nonce=slot.nonce))
+    valid_v, fake_v = _decoy_pair(slot, same_size=True)
+    t_case = ctx.case(m, valid_v, ctx.skin(m, nonce=slot.nonce))
     far_skin = ctx.skin(m, avoid=(t_case.skin,))
-    near_variant, far_variant = ("true", decoy.name) if control else (decoy.name, "true")
-    # the near candidate is the closest in wording of a few renderings, whichever layout
+    near_variant, far_variant = (valid_v, fake_v) if control else (fake_v, valid_v)
+    want_shared, want_overlap = ctx.rng.randrange(1, 3), ctx.rng.uniform(0.3, 0.5)
     near_fix = ctx.stored_fix(m, near_variant)
-    near_case = max((ctx.case(m, near_variant, t_case.skin, t_case.lexicon, near_fix)
-                     for _ in range(NEAR_TRIES)), key=lambda c: jaccard(c.text, t_case.text))
+    tries = [ctx.case(m, near_variant, t_case.skin, t_case.lexicon, near_fix)
+             for _ in range(NEAR_TRIES)]
+    near_case = min(tries, key=lambda c: (abs(_shared(c.text, t_case.text) - want_shared),
+                                          abs(jaccard(c.text, t_case.text) - want_overlap)))
     far_case = ctx.case(m, far_variant, far_skin, fix=ctx.stored_fix(m, far_variant))
     near, far = (episode(c, ctx.rng, ctx.taken) for c in (near_case, far_case))
     tgt = target(t_case, ctx.rng, ctx.taken)
     valid, fake = (near, far) if control else (far, near)
     candidates = sorted([near.record, far.record], key=lambda r: r["id"])
+    edit = m.variant(fake_v if fake_v != "true" else valid_v).edit.kind
     key = {
         "gold_source": valid.record["id"], "keyed_matches": [], "has_valid_source": True,
         "far": valid is far, "control": control,
         "valid": {valid.record["id"]: True, fake.record["id"]: False},
-        "near": near.record["id"], "decoy": fake.record["id"], "edit": decoy.edit.kind,
+        "near": near.record["id"], "decoy": fake.record["id"], "edit": edit,
+        "decoy_variant": fake_v,
         "decoy_twin_overlap": twin_overlap(fake.case),
         "role_mapping": role_mapping(valid, tgt), "check": check_spec(tgt),
+        "fix": fix_in_target(source_fix_for(valid.case, t_case), tgt),
         "transfer_outcomes": {valid.record["id"]: transfer_outcome(valid.case, tgt),
                               fake.record["id"]: transfer_outcome(fake.case, tgt)},
         **target_key(tgt),
@@ -107,17 +201,29 @@ def build_f2(ctx: Context, slot: Slot) -> Item:
 
 
 def build_f6(ctx: Context, slot: Slot) -> Item:
-    """F6: the offered source is a true case but the target is a decoy (no valid source
-    exists); every third item is a valid control so that always rejecting does not win."""
+    """F6: is the offered source valid? Two items in three offer the target's minimal-pair
+    partner (no valid source exists), every third the same structure (a valid control); the
+    target is the true structure half the time either way. The key holds the target's own fix,
+    so a system that rejects the source and solves the target anyway can be credited."""
+    m = slot.motif
     valid = slot.ordinal % 3 == 1
-    variant = "true" if valid else _decoy(slot).name
-    source, tgt = _pair(ctx, slot, variant)
+    t_var = target_variant(m, slot.ordinal, salt=slot.ordinal // 3)
+    if valid:
+        s_var = t_var
+    else:  # the offered source's own fix must fail in the target world (a real false analogy)
+        pairs = [(t_var, partner(m, t_var, slot.ordinal))]
+        pairs += [("true", d.name) for d in m.decoys] + [(d.name, "true") for d in m.decoys]
+        t_var, s_var = next(((t, s) for t, s in pairs if not _fix_resolves(m, s, t)), pairs[0])
+    source, tgt = _pair(ctx, slot, t_var, s_var, plain_source=not valid)
+    changed = s_var if s_var != "true" else t_var
     key = {"gold_source": source.record["id"] if valid else None, "keyed_matches": [],
            "has_valid_source": valid, "offered_is_valid": valid,
            "far": source.case.domain != tgt.case.domain,
-           "edit": None if valid else slot.motif.variant(variant).edit.kind,
-           "decoy_twin_overlap": None if valid else twin_overlap(tgt.case),
+           "edit": None if valid else m.variant(changed).edit.kind,
+           "source_variant": s_var,
+           "decoy_twin_overlap": None if valid else twin_overlap(tgt.case if t_var != "true" else source.case),
            "check": check_spec(tgt), "source_fix": fix_in_target(source.case.fix, tgt),
+           "fix": fix_in_target(tgt.case.fix, tgt),
            "transfer_outcome": transfer_outcome(source.case, tgt), **target_key(tgt)}
     if valid:
         key["role_mapping"] = role_mapping(source, tgt)
@@ -133,37 +239,54 @@ def _canonical_sets(structure) -> tuple[set[str], set[tuple[str, str, str]]]:
              for c, k, e in chain})
 
 
-def _term(text: str, ids: dict[str, str]) -> str:
-    return parse_term(text).rename(ids).canonical()
+def _structure(m: Motif, variant: str):
+    return edited_structure(m, None if variant == "true" else m.variant(variant).edit)
+
+
+F5_PAIRS = ("true>decoy", "decoy>true", "true>partial", "partial>true")
 
 
 def build_f5(ctx: Context, slot: Slot) -> Item:
-    """F5: the target lacks or changes one part of the source mechanism (a decoy, where the fix
-    must be withheld, or the partial variant, where it transfers); one decision per inference."""
+    """F5: source and target differ in one part of the mechanism, in either direction (a decoy
+    or the partial variant against the true structure). One decision per inference: every
+    relation and causal link of the source, and its fix, stated in the *source's* role names
+    (the system must map them); an inference transfers when its image holds in the target (for
+    the fix: when it resolves the target world)."""
     m = slot.motif
-    variant = _decoy(slot).name if slot.ordinal % 2 == 0 else m.partial.name
-    source, tgt = _pair(ctx, slot, variant)
-    t_rels, t_links = _canonical_sets(edited_structure(m, m.variant(variant).edit))
-    vocab, ids = vocabulary(), tgt.roles
+    pair = F5_PAIRS[slot.ordinal % len(F5_PAIRS)]
+    decoy = m.decoys[(slot.ordinal // 4) % len(m.decoys)].name
+    names = {"true": "true", "decoy": decoy, "partial": m.partial.name}
+    s_var, t_var = (names[x] for x in pair.split(">"))
+    source, tgt = _pair(ctx, slot, t_var, s_var)
+    t_rels, t_links = _canonical_sets(_structure(m, t_var))
+    s_rels, s_chain = _structure(m, s_var)
+    vocab, ids = vocabulary(), source.roles
     claims: list[tuple[dict, bool]] = []
-    for r in m.relations:
+    for r in s_rels:
         t = parse_term(r)
         claims.append(({"kind": "relation", "claim": [t.functor, *[ids[str(a)] for a in t.args]]},
                        canonical(t, vocab) in t_rels))
-    for c, k, e in m.chain:
+    for c, k, e in s_chain:
         link = (canonical(parse_term(c), vocab), k, canonical(parse_term(e), vocab))
         claims.append(({"kind": "link", "claim": [_term(c, ids), k, _term(e, ids)]}, link in t_links))
-    results = {world_for(m, variant).simulate(m.fix, s).result for s in check_spec(tgt)["seeds"]}
-    claims.append(({"kind": "fix", "claim": _term(m.fix, ids)}, results == {"resolved"}))
+    fix = source.case.fix
+    results = {world_for(m, t_var).simulate(fix, s).result for s in check_spec(tgt)["seeds"]}
+    claims.append(({"kind": "fix", "claim": _term(fix, ids)}, results == {"resolved"}))
     shown, decisions = [], {}
     for claim, keep in claims:
         cid = new_id(ctx.rng, "inf", ctx.taken)
         shown.append({"id": cid, **claim})
         decisions[cid] = "transfer" if keep else "withhold"
     shown.sort(key=lambda c: c["id"])
-    key = {**_source_key(source, tgt), "decisions": decisions,
-           "edit": m.variant(variant).edit.kind, "twin_overlap": twin_overlap(tgt.case),
+    changed = s_var if s_var != "true" else t_var
+    key = {**_source_key(source, tgt), "decisions": decisions, "pair": pair,
+           "source_variant": s_var, "edit": m.variant(changed).edit.kind,
+           "twin_overlap": twin_overlap(tgt.case if t_var != "true" else source.case),
            **target_key(tgt)}
     key["fix"] = fix_in_target(tgt.case.fix, tgt)
     inputs = {"source": source.record, "target": tgt.record, "inferences": shown}
     return ctx.item(slot, inputs, key)
+
+
+def _term(text: str, ids: dict[str, str]) -> str:
+    return parse_term(text).rename(ids).canonical()

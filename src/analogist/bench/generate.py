@@ -3,8 +3,10 @@
 Sizes:
 
 - ``small``: two items per family (16), for tests; generation takes well under two seconds.
-- ``mvp``: spec §23's 48 items, weighted to F2, F3, F5 and F7 (nine each; three each for F1,
-  F4, F6, F8), with close to half the targets in nonce skins (all of F7, a third of the rest).
+- ``mvp``: spec §23's 48 items, weighted to F2, F3, F5 and F7 (eight each), with six F4 (every
+  kind of :data:`~analogist.bench.families_given.F4_KINDS`, three of which exact isomorphism
+  cannot solve), four F6, three F1 and three F8; close to half the targets in nonce skins (all
+  of F7, a third of the rest).
 - ``full``: every motif of the split × every family, twice (192 dev / 128 test items).
 
 Every random choice comes from ``random.Random`` instances seeded from (seed, split, size, item
@@ -18,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from analogist.bench.asides import Dealer
 from analogist.bench.audit import run_audit
 from analogist.bench.families_given import build_f1, build_f2, build_f4, build_f5, build_f6
 from analogist.bench.families_memory import build_f3, build_f7, build_f8
@@ -26,9 +29,9 @@ from analogist.bench.items import FAMILIES, Context, Item, Slot
 from analogist.bench.motifs import DEV_MOTIFS, HELDOUT_MOTIFS, split_motifs
 from analogist.errors import BenchError
 
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "2.0.0"
 SIZES = ("small", "mvp", "full")
-MVP_COUNTS = {"F1": 3, "F2": 9, "F3": 9, "F4": 3, "F5": 9, "F6": 3, "F7": 9, "F8": 3}
+MVP_COUNTS = {"F1": 3, "F2": 8, "F3": 8, "F4": 6, "F5": 8, "F6": 4, "F7": 8, "F8": 3}
 SMALL_PER_FAMILY = 2
 FULL_PER_CELL = 2
 
@@ -75,10 +78,11 @@ def generate_bench(seed: int, split: str = "dev", size: str = "small") -> Bench:
     """
     pool = split_motifs(split)
     taken: set[str] = set()
+    dealer = Dealer(f"{seed}|{split}|{size}")  # one deck per bench: no aside repeats
     items = []
     for slot in plan(seed, split, size):
         rng = random.Random(f"item|{seed}|{split}|{size}|{slot.family}|{slot.ordinal}")
-        items.append(BUILDERS[slot.family](Context(rng, split, pool, taken), slot))
+        items.append(BUILDERS[slot.family](Context(rng, split, pool, taken, dealer), slot))
     items.sort(key=lambda it: it.item_id)
     audit = run_audit(items)
     manifest = {

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from analogist.bench.cases import Case, Shown, make_case, new_id
+from analogist.bench.asides import MAX_ASIDES, Dealer
+from analogist.bench.cases import Case, Extra, Shown, make_case, new_id, target_raw
 from analogist.bench.library import LIBRARY
 from analogist.bench.motif import Motif, Skin
 from analogist.bench.world import world_for
@@ -38,8 +39,8 @@ QUESTIONS = {
           "transfers to the target or must be withheld.",
     "F6": "Is the source episode a valid structural analogue of the target?",
     "F7": "Find a valid analogue of the target in memory, map it, and propose a fix from the menu.",
-    "F8": "Which stored episode is a valid structural analogue of the target, and at which "
-          "abstraction level does the match appear?",
+    "F8": "Which stored episode is a valid structural analogue of the target, at which "
+          "abstraction level does the match appear, and what fix from the menu carries over?",
 }
 
 
@@ -82,15 +83,19 @@ class Context:
     split: str
     pool: tuple[Motif, ...]
     taken: set[str] = field(default_factory=set)
+    dealer: Dealer = field(default_factory=lambda: Dealer("item"))
 
     def case(self, motif: Motif, variant: str, skin: Skin, lexicon: int | None = None,
-             fix: str | None = None) -> Case:
-        """A case with a fresh seed; pass ``lexicon`` to share an invented world's words."""
-        return make_case(motif, variant, skin, self.rng.randrange(10**9), lexicon, fix)
+             fix: str | None = None, extra: Extra | None = None) -> Case:
+        """A case with a fresh seed and fresh asides from the bench's dealer (how many does
+        not depend on the variant); pass ``lexicon`` to share an invented world's words."""
+        seed = self.rng.randrange(10**9)
+        asides = tuple(self.dealer.deal(skin.domain, skin.kind, self.rng.randrange(MAX_ASIDES + 1)))
+        return make_case(motif, variant, skin, seed, lexicon, fix, asides, extra)
 
     def stored_fix(self, motif: Motif, variant: str) -> str | None:
         """The fix a stored episode of ``variant`` records: for a true episode, the motif's fix or
-        (two times in five) one of its alternatives, so operators do not mark decoys."""
+        (two times in five) one of its alternatives; a decoy records its own fix."""
         if variant != "true" or not motif.alt_fixes or self.rng.random() < 0.6:
             return None
         return motif.alt_fixes[self.rng.randrange(len(motif.alt_fixes))]
@@ -110,6 +115,28 @@ class Context:
         key = {"family": slot.family, "item_source": "synthetic", **key}
         return Item(new_id(self.rng, "it", self.taken), slot.family, self.split, slot.motif.name,
                     inputs, key)
+
+
+def variants(motif: Motif) -> list[str]:
+    """The structures a motif's episodes take: the motif itself and each minimal-pair decoy."""
+    return ["true", *(d.name for d in motif.decoys)]
+
+
+def partner(motif: Motif, variant: str, ordinal: int) -> str:
+    """The minimal-pair partner of ``variant``: a decoy of the true structure, or the true
+    structure of a decoy. Both directions occur, so neither structure marks the invalid side."""
+    if variant != "true":
+        return "true"
+    return motif.decoys[(ordinal // 4) % len(motif.decoys)].name
+
+
+def target_variant(motif: Motif, ordinal: int, salt: int = 0) -> str:
+    """The target's structure for an item: the motif itself for half the ordinals, a decoy for
+    the other half (each decoy in turn), balanced against ``ordinal % 2`` layouts. A decoy is
+    an honest world of its own, with its own symptom and its own fix."""
+    if (ordinal // 2 + ordinal + salt) % 2 == 0:
+        return "true"
+    return motif.decoys[(ordinal // 4 + salt) % len(motif.decoys)].name
 
 
 def check_spec(shown: Shown) -> dict[str, Any]:
@@ -145,7 +172,8 @@ def target_key(target: Shown) -> dict[str, Any]:
     """Key facts about a target: its variant, gold signature and role of each entity."""
     c = target.case
     return {"target_variant": c.variant, "nonce": c.skin.kind == "nonce",
-            "target_signature": c.raw_signature("target"),
+            "extra_mechanism": c.extra is not None,
+            "target_signature": target_raw(c),
             "target_roles": {eid: role for role, eid in target.roles.items()}}
 
 

@@ -1,18 +1,21 @@
 """Rendering: a motif variant in one skin becomes an L0 incident note and its role bindings.
 
 Every random choice is drawn from ``random.Random(seed)`` in a fixed sequence that does not
-depend on the variant: nonce words, the opening, one phrasing per fact, the order of the fact
-sentences and the layout (symptom first or last). So a decoy rendered with the same seed as its
-true twin differs from it in exactly the sentence that states the edited element — a minimal
-pair in wording as well as in structure.
+depend on the variant: nonce words, the opening, one phrasing per fact, where the symptom goes
+and where asides go. So a decoy rendered with the same seed as its true twin differs from it in
+exactly the sentence that states the edited element — a minimal pair in wording as well as in
+structure.
 
-Each note also carries one to four domain asides (:mod:`asides`). A variant other than "true"
-keeps the subset of its twin's asides that best matches the twin's negation count and length, so
-the edited sentence does not make decoys systematically longer or more negative than true notes.
+Notes read in a natural order: the opening (setting) comes first; the symptom either follows it
+at once ("what happened, then why") or closes the note; the facts keep the motif's causal order.
+Asides (:mod:`asides`) are handed in by the caller — a bench deals them so that none repeats —
+and slot in between facts.
 
-Nonce skins write ``{w1}``..``{w12}`` for invented words; :func:`nonce_words` draws them from
-syllables that spell no English word, seeded by a ``lexicon`` so that notes meant to come from
-the same invented world (a target and its surface traps) share them.
+Agreement is fixed at render time with ``inflect``: a verb that follows an entity name (after an
+optional adverb) takes the entity's number ("the handheld scanners now wait"), and "a"/"an"
+follow the next word's sound. Nonce skins write ``{w1}``..``{w12}`` for invented words;
+:func:`nonce_words` draws them from syllables that spell no English word, seeded by a
+``lexicon`` so that notes meant to come from the same invented world share them.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from itertools import combinations
+from functools import cache
 
-from analogist.bench.asides import MAX_ASIDES, pool
+import inflect
+
 from analogist.bench.motif import Motif, Skin
 from analogist.errors import BenchError
 
@@ -34,6 +38,12 @@ _WORD = re.compile(r"[a-z0-9]+")
 NONCE_SLOTS = 12
 NEGATIONS = frozenset({"not", "no", "never", "nothing", "nobody", "none", "without", "neither",
                        "nor", "cannot", "t"})
+ADVERBS = frozenset({"now", "often", "also", "never", "only", "still", "then", "simply", "always",
+                     "just", "already", "soon", "usually", "rarely", "quietly", "itself",
+                     "themselves", "alone"})
+PLURAL_HEADS = frozenset({"folk", "people", "staff", "police", "cattle", "crew", "livestock"})
+SINGULAR_HEADS = frozenset({"news", "series", "species", "means", "data"})
+_ENGINE = inflect.engine()
 
 
 def nonce_words(rng: random.Random, n: int = NONCE_SLOTS) -> dict[str, str]:
@@ -49,21 +59,93 @@ def nonce_words(rng: random.Random, n: int = NONCE_SLOTS) -> dict[str, str]:
     return out
 
 
+@cache
+def is_plural(name: str) -> bool:
+    """Whether an entity name is grammatically plural (its head noun, by ``inflect``)."""
+    words_ = re.findall(r"[A-Za-z][A-Za-z'-]*", name)
+    if not words_:
+        return False
+    if " and " in f" {name} ":
+        return True
+    head = words_[-1].lower()
+    if head in PLURAL_HEADS:
+        return True
+    if head in SINGULAR_HEADS or head.endswith(("ss", "us", "is", "ics")):
+        return False
+    single = _ENGINE.singular_noun(head)
+    return bool(single) and single != head
+
+
+_SUBJECT_VERB = re.compile(r"\{([A-Z][A-Z0-9_]*)\}(\s+)([a-z][a-z'-]*)(?:(\s+)([a-z][a-z'-]*))?")
+
+
+PREPOSITIONS = frozenset({"from", "of", "by", "with", "to", "for", "at", "in", "on", "than",
+                          "into", "onto", "over", "under", "about", "through", "behind"})
+NOT_VERBS = frozenset({"as", "this", "thus", "its", "his", "hers", "us", "yes", "always",
+                       "perhaps", "sometimes", "plus", "across", "towards", "afterwards",
+                       "unless", "less", "whereas", "besides", "nowadays", "upstairs"})
+
+
+def _singular_verb(word: str) -> bool:
+    """Whether ``word`` looks like a third-person singular verb form."""
+    return word in ("is", "was", "has", "does") or (
+        word.endswith("s") and not word.endswith("ss") and word not in NOT_VERBS
+        and _ENGINE.plural_verb(word) != word)
+
+
+def _agree(template: str, values: dict[str, str]) -> str:
+    """Make the verb after a ``{ROLE}`` placeholder (and an optional adverb) agree with the
+    entity's number."""
+    def fix(m: re.Match[str]) -> str:
+        role, gap, first, gap2, second = m.groups()
+        name = values.get(role)
+        before = template[max(0, m.start() - 12):m.start()].lower()
+        last = before.split()[-1] if before.split() else ""
+        if (name is None or not is_plural(name) or before.endswith(("each of ", "one of "))
+                or last in PREPOSITIONS):  # the entity is not the subject
+            return m.group(0)
+        if first in ADVERBS and second is not None:
+            if _singular_verb(second):
+                second = _ENGINE.plural_verb(second)
+        elif _singular_verb(first):
+            first = _ENGINE.plural_verb(first)
+        tail = f"{gap2}{second}" if second is not None else ""
+        return f"{{{role}}}{gap}{first}{tail}"
+    return _SUBJECT_VERB.sub(fix, template)
+
+
+_ARTICLE = re.compile(r"\b([Aa]n?) ([A-Za-z][\w-]*)")
+
+
+def articles(text: str) -> str:
+    """Every "a"/"an" before a word made to match its sound (``inflect``)."""
+    def fix(m: re.Match[str]) -> str:
+        art = _ENGINE.a(m.group(2)).split(" ", 1)[0]
+        if m.group(1)[0].isupper():
+            art = art.capitalize()
+        return f"{art} {m.group(2)}"
+    return _ARTICLE.sub(fix, text)
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """A template filled in, with subject-verb agreement and articles fixed, capitalised."""
+    try:
+        text = _agree(template, values).format(**values)
+    except (KeyError, IndexError) as e:
+        raise BenchError(f"skin template {template!r} names an unknown placeholder {e}") from None
+    text = articles(text)
+    return text[:1].upper() + text[1:]
+
+
 @dataclass(frozen=True)
 class Rendering:
-    """One rendered text: the L0 note, role -> entity name, and the surface domain."""
+    """One rendered text: the L0 note, role -> entity name, the surface domain and the symptom
+    sentence as written in the note."""
 
     text: str
     bindings: dict[str, str]
     domain: str
-
-
-def _fill(template: str, values: dict[str, str]) -> str:
-    try:
-        text = template.format(**values)
-    except (KeyError, IndexError) as e:
-        raise BenchError(f"skin template {template!r} names an unknown placeholder {e}") from None
-    return text[:1].upper() + text[1:]
+    symptom: str
 
 
 def _roles_for(motif: Motif, variant: str) -> list[str]:
@@ -71,19 +153,14 @@ def _roles_for(motif: Motif, variant: str) -> list[str]:
     return roles + [motif.split.part] if variant == "split" else roles
 
 
-@dataclass(frozen=True)
-class _Parts:
-    sentences: list[str]
-    asides: list[int]
-    bindings: dict[str, str]
-    domain: str
+def render(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | None = None,
+           asides: tuple[str, ...] = ()) -> Rendering:
+    """Render ``variant`` of ``motif`` in ``skin``; the same arguments give the same text.
 
-    def text(self, keep: set[int] | None = None) -> str:
-        drop = set(self.asides) - (set(self.asides) if keep is None else keep)
-        return " ".join(p for i, p in enumerate(self.sentences) if i not in drop)
-
-
-def _parts(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | None) -> _Parts:
+    ``lexicon`` seeds a nonce skin's invented words separately from everything else, so notes
+    from one invented world can share its vocabulary (None: the words follow ``seed``).
+    ``asides`` are aside templates (which may name nonce words) placed between facts.
+    """
     rng = random.Random(f"render|{motif.name}|{skin.name}|{seed}")
     lex = random.Random(f"lexicon|{seed if lexicon is None else lexicon}")
     words_ = nonce_words(lex) if skin.kind == "nonce" else {}
@@ -92,56 +169,24 @@ def _parts(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | Non
     setting_pick = rng.randrange(1000)
     symptom_pick = rng.randrange(1000)
     picks = {key: rng.randrange(1000) for key in motif.facts}
-    keys = list(motif.facts)
-    rng.shuffle(keys)
-    layout = rng.randrange(3)
-    asides = pool(skin.domain, skin.kind)
-    chosen = rng.sample(range(len(asides)), 1 + rng.randrange(MAX_ASIDES))
-    slots = [rng.randrange(len(keys) + 1) for _ in chosen]
+    symptom_early = rng.random() < 0.5
+    slots = [rng.randrange(len(motif.facts) + 1) for _ in range(len(asides))]
     overrides = {} if variant == "true" else skin.variants.get(variant, {})
-    body: list[tuple[str, bool]] = []
-    for key in keys:
+    body: list[str] = []
+    for key in motif.facts:
         options = overrides.get(key) or skin.facts[key]
-        body.append((_fill(options[picks[key] % len(options)], values), False))
-    for a, slot in sorted(zip(chosen, slots), key=lambda x: -x[1]):
-        body.insert(slot, (_fill(asides[a], values), True))
-    setting = (_fill(skin.setting[setting_pick % len(skin.setting)], values), False)
-    symptom = (_fill(skin.symptom[symptom_pick % len(skin.symptom)], values), False)
-    order = ([setting, *body, symptom], [setting, symptom, *body], [symptom, setting, *body])[layout]
-    return _Parts([p for p, _ in order], [i for i, (_, a) in enumerate(order) if a], bindings,
-                  skin.domain.format(**words_))
+        body.append(fill(options[picks[key] % len(options)], values))
+    for aside, slot in sorted(zip(asides, slots), key=lambda x: -x[1]):
+        body.insert(slot, fill(aside, values))
+    setting = fill(skin.setting[setting_pick % len(skin.setting)], values)
+    symptom = fill(skin.symptom[symptom_pick % len(skin.symptom)], values)
+    order = [setting, symptom, *body] if symptom_early else [setting, *body, symptom]
+    return Rendering(" ".join(order), bindings, skin.domain.format(**words_), symptom)
 
 
 def negations(text: str) -> int:
     """How many negation words a text contains."""
     return sum(1 for w in _WORD.findall(text.lower()) if w in NEGATIONS)
-
-
-def _balanced(parts: _Parts, twin: str) -> str:
-    """The text with the subset of asides whose negations and length best match ``twin``."""
-    best, best_cost = parts.text(), None
-    for k in range(len(parts.asides), -1, -1):
-        for keep in combinations(parts.asides, k):
-            text = parts.text(set(keep))
-            cost = 40 * abs(negations(text) - negations(twin)) + abs(len(text) - len(twin))
-            if best_cost is None or cost < best_cost:
-                best, best_cost = text, cost
-    return best
-
-
-def render(motif: Motif, variant: str, skin: Skin, seed: int,
-           lexicon: int | None = None) -> Rendering:
-    """Render ``variant`` of ``motif`` in ``skin``; the same arguments give the same text.
-
-    ``lexicon`` seeds a nonce skin's invented words separately from everything else, so notes
-    from one invented world can share its vocabulary (None: the words follow ``seed``).
-    """
-    parts = _parts(motif, variant, skin, seed, lexicon)
-    if variant == "true":
-        text = parts.text()
-    else:
-        text = _balanced(parts, _parts(motif, "true", skin, seed, lexicon).text())
-    return Rendering(text, parts.bindings, parts.domain)
 
 
 def words(text: str) -> set[str]:
@@ -153,4 +198,3 @@ def jaccard(a: str, b: str) -> float:
     """Word-set Jaccard overlap of two texts."""
     wa, wb = words(a), words(b)
     return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
-

@@ -4,7 +4,8 @@
 variant or the F8 "split"); :func:`gold_signature` validates it with :func:`parse_signature`
 against the default vocabulary, so every generated signature is one the rest of analogist
 accepts. :func:`rename_roles` gives a stored episode neutral role names, so role names never
-reveal which motif an episode was built from.
+reveal which motif an episode was built from; every text field of a shown signature is
+written from its structure by :func:`describe` (rename first, then describe).
 """
 
 from __future__ import annotations
@@ -37,45 +38,90 @@ def gold_raw(
     *,
     episode_id: str = "world",
     l0: str | None = None,
-    bindings: Mapping[str, str] | None = None,
     domain: str = "",
+    symptom: str | None = None,
+    fix: str | None = None,
 ) -> dict[str, Any]:
-    """The gold signature JSON of one motif variant (role names as in the motif).
+    """The gold signature JSON of one motif variant, role names as in the motif.
 
-    Args:
-        motif: the motif.
-        variant: "true", "split", or the name of a decoy or the partial variant.
-        episode_id: the id to write.
-        l0: the rendered text (level L0); a placeholder when None.
-        bindings: role -> entity name, used for L1 and the surface metadata.
-        domain: the surface domain.
+    Only structure and what the rendered note says are taken over: relations, causal chain,
+    the variant's own fix (``fix`` overrides it), the note (L0), its domain and its symptom
+    sentence. Role descriptions, the violated invariant and L1-L3 are written later from the
+    structure by :func:`describe`, over whatever role names are shown, so no string copied from
+    the motif (the same in every skin) ever reaches a system under test.
     """
     rels, chain = _structure(motif, variant)
-    roles = dict(motif.roles)
-    if variant == "split":
-        roles[motif.split.part] = motif.split.description
-    names = dict(bindings or {r: r for r in roles})
-    levels = {"L0": l0 or f"{motif.title} ({variant})",
-              "L1": motif.levels["L1"].format(**{r: names.get(r, r) for r in roles}),
-              "L2": motif.levels["L2"], "L3": motif.levels["L3"]}
-    fix = f"{motif.fix} {motif.qualifier}".strip()
-    if variant not in ("true", "split", motif.partial.name):
-        v = motif.variant(variant)
-        levels["L2"], levels["L3"], fix = v.l2, v.l3, v.fix
-    return {
+    roles = list(motif.roles) + ([motif.split.part] if variant == "split" else [])
+    if fix is None:
+        fix = motif.fix if variant in ("true", "split", motif.partial.name) else motif.variant(variant).fix
+    raw = {
         "episode_id": episode_id,
         "kind": "failure",
-        "roles": roles,
+        "roles": {r: r for r in roles},
         "relations": [_relation_json(r) for r in rels],
         "causal_chain": [list(link) for link in chain],
-        "violated_invariant": motif.invariant,
-        "symptom": motif.symptom,
         "fix_operator": fix,
-        "levels": levels,
-        "surface": {"domain": domain, "entities": sorted(names[r] for r in roles if r in names),
-                    "bindings": {r: names[r] for r in roles if r in names}},
+        "levels": {"L0": l0 or f"{motif.title} ({variant})"},
+        "surface": {"domain": domain},
         "verified": True,
     }
+    if symptom is not None:
+        raw["symptom"] = symptom
+    return raw
+
+
+def _sinks(chain: list[list[str]]) -> list[str]:
+    causes = {c for c, _, _ in chain}
+    return [e for _, _, e in chain if e not in causes] or [chain[-1][2]] if chain else []
+
+
+def _functor(term: str) -> str:
+    return parse_term(term).functor
+
+
+def describe(raw: Mapping[str, Any], *, symptom: str | None = None,
+             labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Signature JSON with role descriptions, violated invariant and L1-L3 written from its own
+    structure, over the role names it uses (or ``labels`` for L1), so the same renderer serves
+    stored episodes and gold targets and nothing depends on the motif's wording.
+
+    Role descriptions that are not placeholders (the role's own name) are kept: a gold target
+    describes each role by the entity name the text gives it.
+    """
+    out = dict(raw)
+    chain = [list(link) for link in raw.get("causal_chain", [])]
+    rel_terms = [f"{r[0]}({','.join(r[1:])})" for r in raw["relations"]]
+    roles = {}
+    for role, desc in raw["roles"].items():
+        if desc != role:
+            roles[role] = desc
+            continue
+        mine = [t for t in rel_terms if role in parse_term(t).roles()]
+        mine += sorted({t for link in chain for t in (link[0], link[2])
+                        if role in parse_term(t).roles() and t not in mine})
+        roles[role] = "takes part in " + "; ".join(mine[:3]) if mine else "a party to the incident"
+    out["roles"] = dict(sorted(roles.items()))
+    sinks = _sinks(chain)
+    if sinks:
+        out["violated_invariant"] = f"{sinks[-1]} should not arise"
+    if symptom is not None:
+        out["symptom"] = symptom
+    names = dict(labels or {})
+
+    def lab(term: str) -> str:
+        return parse_term(term).rename(names).canonical() if names else term
+
+    levels = {"L0": raw["levels"]["L0"]}
+    if chain:
+        levels["L1"] = "; ".join(f"{lab(c)} {k} {lab(e)}" for c, k, e in chain)
+        levels["L2"] = "; ".join(f"{_functor(c)} {k} {_functor(e)}" for c, k, e in chain)
+        effects = {e for _, _, e in chain}
+        roots = sorted({_functor(c) for c, _, _ in chain if c not in effects})
+        kinds = sorted({k for _, k, _ in chain})
+        levels["L3"] = (f"{', '.join(roots) or 'a loop'} lead to {_functor(sinks[-1])} "
+                        f"through {', '.join(kinds)} links")
+    out["levels"] = levels
+    return out
 
 
 def gold_signature(motif: Motif, variant: str = "true", **kw: Any) -> Signature:
@@ -84,12 +130,14 @@ def gold_signature(motif: Motif, variant: str = "true", **kw: Any) -> Signature:
 
 
 def rename_roles(raw: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, Any]:
-    """A copy of signature JSON with every role name replaced through ``mapping``."""
+    """A copy of signature JSON with every role name replaced through ``mapping``, its text
+    fields then written afresh from the renamed structure (:func:`describe`)."""
     def term(text: str) -> str:
         return parse_term(text).rename(dict(mapping)).canonical()
 
     out = dict(raw)
-    out["roles"] = {mapping[r]: d for r, d in raw["roles"].items()}
+    # a description equal to the role's own name is a placeholder: it follows the rename
+    out["roles"] = {mapping[r]: mapping[r] if d == r else d for r, d in raw["roles"].items()}
     out["relations"] = [[r[0], *[mapping[a] for a in r[1:]]] for r in raw["relations"]]
     out["causal_chain"] = [[term(c), link, term(e)] for c, link, e in raw["causal_chain"]]
     if "fix_operator" in raw:
@@ -100,4 +148,4 @@ def rename_roles(raw: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str
     if "bindings" in surface:
         surface["bindings"] = {mapping[r]: n for r, n in surface["bindings"].items()}
     out["surface"] = surface
-    return out
+    return describe(out, labels=None)
