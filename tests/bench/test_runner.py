@@ -50,9 +50,16 @@ def test_gold_target_signature_hides_role_names_fix_and_templates(small, vocab):
     sig = target_signature(item.key, vocab)
     assert set(sig.role_names) == set(item.inputs["target"]["entities"])
     assert sig.fix_operator is None
-    assert set(sig.levels) == {"L0"}
     raw = rename_target(item.key["target_signature"], item.key["target_roles"])
-    assert item.motif not in json.dumps(raw)
+    text = json.dumps(raw)
+    assert item.motif not in text
+    # L1-L3, invariant and role descriptions are written from the structure (entity ids and
+    # names), never copied from the motif: none of its templates or role names appears
+    from analogist.bench.motifs import motif
+    m = motif(item.motif)
+    for s in (m.levels["L2"], m.levels["L3"], m.symptom, m.invariant, *m.roles.values()):
+        assert s not in text
+    assert not set(m.roles) & set(raw["roles"])
 
 
 def test_shuffle_moves_every_signature():

@@ -121,22 +121,29 @@ class EngineAnswerer:
         )
 
 
-def _norm_claim(claim: Any) -> str:
-    """A shown inference claim as comparable text: ``pred(a,b)`` or ``c --link--> e``."""
+def _norm_claim(claim: Any, names: Mapping[str, str] | None = None) -> str:
+    """A shown inference claim as comparable text: ``pred(a,b)`` or ``c --link--> e``, its role
+    names (the source's, as PARB states them) renamed through ``names`` (the run's role map)."""
     from analogist.signature import parse_term
 
+    ren = dict(names or {})
+
+    def term(text: str) -> str:
+        return parse_term(text).rename(ren).canonical()
+
     if isinstance(claim, str):
-        return parse_term(claim).canonical()
+        return term(claim)
     if len(claim) == 3 and isinstance(claim[0], str) and "(" in claim[0]:
-        return f"{parse_term(claim[0]).canonical()} --{claim[1]}--> {parse_term(claim[2]).canonical()}"
-    return f"{claim[0]}({','.join(claim[1:])})"
+        return f"{term(claim[0])} --{claim[1]}--> {term(claim[2])}"
+    return f"{claim[0]}({','.join(ren.get(a, a) for a in claim[1:])})"
 
 
 def _inference_decisions(shown: Sequence[Mapping[str, Any]], run: AnalogyRun) -> dict[str, bool]:
     """F5: decide each shown inference from the run's matches and gate decisions.
 
-    A claim the mapping found already true in the target transfers; a projected claim transfers
-    when the gate said YES; anything else is withheld.
+    Claims are stated in the source's role names; they are carried into the target through the
+    run's own role map. A claim the mapping found already true in the target transfers; a
+    projected claim transfers when the gate said YES; anything else is withheld.
     """
     if not shown:
         return {}
@@ -150,8 +157,9 @@ def _inference_decisions(shown: Sequence[Mapping[str, Any]], run: AnalogyRun) ->
             text = text.replace(", ", ",")
         (yes if t["decision"] == "YES" else no).add(text)
     held = set(rec.get("target_matches", []))
+    names = dict((run.mapping or {}).get("role_map", {}))
     out = {}
     for inf in shown:
-        c = _norm_claim(inf["claim"]).replace(", ", ",")
+        c = _norm_claim(inf["claim"], names).replace(", ", ",")
         out[inf["id"]] = c in yes or c in held
     return out
