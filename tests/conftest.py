@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 
 import pytest
+
+# Tests embed with the deterministic hashing embedder (fast, no model files); tests of the
+# configured/auto embedder choice set ANALOGIST_EMBEDDER themselves.
+os.environ["ANALOGIST_EMBEDDER"] = "hashing"
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

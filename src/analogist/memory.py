@@ -25,9 +25,10 @@ from typing import Any, Self
 
 from analogist.episode import Episode, parse_episode
 from analogist.errors import AnalogistError, ConfigError
-from analogist.models.embedding import Embedder, HashingEmbedder
+from analogist.models.embedding import Embedder
 from analogist.retrieve.base import Channel, ChannelUnavailable, Target, channel_params
 from analogist.retrieve.defaults import default_channels
+from analogist.retrieve.embedder_choice import configured_embedder
 from analogist.retrieve.indexes import Indexes
 from analogist.retrieve.mac import graph_mac_features, mac_features
 from analogist.retrieve.pool import Pool
@@ -60,7 +61,9 @@ class Memory:
 
     Args:
         store: a :class:`Store` or a database path.
-        embedder: embeds L0/L2/L3 text (default: the deterministic :class:`HashingEmbedder`).
+        embedder: embeds L0/L2/L3 text (default: the configured one — ``ANALOGIST_EMBEDDER``,
+            the config file, else MiniLM where installed, else the hashing embedder with a
+            warning; see :mod:`analogist.retrieve.embedder_choice`).
         channels: channel objects (default: S3, S0, S1, S2.L2, S2.L3, M.emb, M.bm25, and P when
             ``llm`` is given). A channel dataclass whose ``source`` is None is bound to this
             memory's indexes, and a parametric channel without a model gets ``llm``.
@@ -82,7 +85,7 @@ class Memory:
     ):
         self._owns_store = not isinstance(store, Store)
         self.store = store if isinstance(store, Store) else Store(store)
-        self.embedder = embedder or HashingEmbedder()
+        self.embedder = embedder or configured_embedder()
         self.encoder = encoder
         self.llm = llm
         self.indexes = Indexes(self.store, self.embedder, wl or WLFingerprint())

@@ -28,6 +28,7 @@ from analogist.bench.files import Bench, file_hashes
 from analogist.bench.items import Item
 from analogist.bench.scoring import score
 from analogist.errors import BenchError
+from analogist.retrieve.embedder_choice import configured_embedder
 from analogist.store import Store
 from analogist.store import bench as rows
 
@@ -73,8 +74,8 @@ def code_digest() -> str:
 
 
 def run_id_for(bench: Bench, config: RunConfig) -> str:
-    """Bench hash + configuration + code digest: the same three resume the same run."""
-    parts = [file_hashes(bench), config.to_json(), code_digest()]
+    """Bench hash + configuration + code digest + embedder: the same four resume the same run."""
+    parts = [file_hashes(bench), config.to_json(), code_digest(), configured_embedder().name]
     return "bench_" + hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -126,7 +127,8 @@ class Runner:
     def run(self) -> str:
         """Run everything not yet stored; return the run id."""
         config = {**self.config.to_json(), "skipped": self.plan.skipped,
-                  "bench": dict(self.bench.manifest), "code_digest": code_digest()}
+                  "bench": dict(self.bench.manifest), "code_digest": code_digest(),
+                  "embedders": arm_embedders(self.plan.pairs)}
         rows.start_run(self.store.conn, self.run_id, file_hashes(self.bench)["items.jsonl"], config)
         done = rows.done_keys(self.store.conn, self.run_id)
         jobs = [j for j in self._jobs() if j[:5] not in done]
@@ -201,6 +203,18 @@ class Runner:
             rows.put_result(self.store.conn, self.run_id, arm, answerer, item.item_id, seed, cond,
                             sc.to_json(), ans.to_json())
         return job
+
+
+def arm_embedders(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The embedder each arm's memory retrieval used ("none" for arms without memory or
+    without an embedding channel), stored with the run."""
+    name, out = configured_embedder().name, {}
+    for arm_name, _ in pairs:
+        arm = get_arm(arm_name)
+        embeds = arm.memory and (not arm.channels
+                                 or any(c.startswith(("S2", "M")) for c in arm.channels))
+        out[arm.name] = name if embeds else "none"
+    return out
 
 
 def _probe(item: Item):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from analogist.cli.common import echo_json, handle_errors, open_store
+from analogist.cli.common import echo_json, handle_errors, open_memory, open_store
 from analogist.errors import ConfigError, ModelError
 from analogist.verify.ldu import render_record
 
@@ -69,11 +69,10 @@ def analogize_cmd(ctx: click.Context, target: str, tier: int, model: str | None,
                   as_json: bool) -> None:
     """Run the analogy loop on TARGET (episode id, signature .json file, or text) and print the
     likeness / difference / unknown record. Every run is logged (`analogist log`)."""
-    from analogist.memory import Memory
     from analogist.reason.analogizer import Analogizer, AnalogizerConfig
     from analogist.reason.triggers import Trigger
 
-    memory = Memory(open_store(ctx))
+    memory = open_memory(ctx)
     sig, exclude = _target(memory, target, model)
     config = AnalogizerConfig(rerep_attempts=2 if tier == 2 else 0)
     run = Analogizer(memory, config).run(sig, trigger=Trigger.manual(tier, why), exclude=exclude)

@@ -23,6 +23,22 @@ def open_store(ctx: click.Context) -> Store:
     return obj["store"]
 
 
+def open_memory(ctx: click.Context, store: Store | None = None):
+    """A Memory on the store with the embedder of ``--embedder`` / ANALOGIST_EMBEDDER / config /
+    auto; when auto had to fall back to the hashing embedder, one note on stderr says so."""
+    import warnings
+
+    from analogist.memory import Memory
+    from analogist.retrieve.embedder_choice import choose_embedder
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        choice = choose_embedder(ctx.ensure_object(dict).get("embedder"))
+    if choice.note:
+        click.echo(f"note: {choice.note}", err=True)
+    return Memory(store if store is not None else open_store(ctx), embedder=choice.embedder)
+
+
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 

@@ -30,12 +30,16 @@ class DbOption(click.Option):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", metavar="PATH", cls=DbOption)
+@click.option("--embedder", metavar="NAME",
+              help="hashing[:DIM] | minilm | openai:MODEL (else ANALOGIST_EMBEDDER, else config, "
+                   "else MiniLM where installed, else hashing with a note).")
 @click.version_option(__version__, prog_name="analogist")
 @click.pass_context
 @handle_errors
-def cli(ctx: click.Context, db: str | None) -> None:
+def cli(ctx: click.Context, db: str | None, embedder: str | None) -> None:
     """Analogical reasoning for agents: signatures, retrieval, mapping, and the PARB benchmark."""
     obj = ctx.ensure_object(dict)
+    obj["embedder"] = embedder
     obj["db"] = setting("db", db, DEFAULT_DB)
     obj[map_cmd.RESOLVER_KEY] = _episode_description
 

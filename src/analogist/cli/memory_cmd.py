@@ -7,7 +7,7 @@ from importlib import resources
 
 import click
 
-from analogist.cli.common import echo_json, handle_errors, open_store, read_text
+from analogist.cli.common import echo_json, handle_errors, open_memory, open_store, read_text
 from analogist.errors import AnalogistError
 
 
@@ -16,9 +16,7 @@ def _read_lines(path: str) -> list[str]:
 
 
 def _add(ctx: click.Context, lines: list[str], all_or_nothing: bool):
-    from analogist.memory import Memory
-
-    return Memory(open_store(ctx)).add(lines, all_or_nothing=all_or_nothing)
+    return open_memory(ctx).add(lines, all_or_nothing=all_or_nothing)
 
 
 @click.command("add")
@@ -144,14 +142,18 @@ def example_memory_lines() -> list[str]:
 @click.pass_context
 @handle_errors
 def demo_cmd(ctx: click.Context, as_json: bool) -> None:
-    """Load the bundled example memory (if not loaded) and print a summary."""
+    """Load the bundled example memory (the episodes not stored yet) and print a summary.
+
+    Running it again restores example episodes that were deleted; nothing else is touched.
+    """
     store = open_store(ctx)
-    lines = example_memory_lines()
-    ids = [json.loads(ln)["id"] for ln in lines]
-    if not all(store.has_episode(i) for i in ids):
-        report = _add(ctx, lines, True)
+    missing = [ln for ln in example_memory_lines() if not store.has_episode(json.loads(ln)["id"])]
+    if missing:
+        report = _add(ctx, missing, True)
         if report.rejected:
             raise AnalogistError(f"example memory rejected: {report.rejected[0]}")
+        if len(missing) < len(example_memory_lines()):
+            click.echo(f"restored {len(missing)} example episode(s)", err=True)
     summary = store.summary()
     if as_json:
         echo_json(summary)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import click
 
-from analogist.cli.common import echo_json, handle_errors
+from analogist.cli.common import echo_json, handle_errors, open_memory
 from analogist.config import DEFAULT_DB, setting
-from analogist.memory import Memory
 from analogist.store import Store
 
 
@@ -44,12 +43,16 @@ def search(ctx: click.Context, target: str, channels: str | None, k: int,
     No fused score: each candidate shows the channels that found it and its best structural
     (S0-S3) and semantic (M) rank; rows are ordered by structural rank, then semantic rank.
     """
-    memory = Memory(_store(ctx, db))
+    memory = open_memory(ctx, _store(ctx, db))
     pool = memory.search(target, channels=channels, k=k, exclude=exclude)
+    as_text = pool.target.get("episode_id") is None
+    if as_text and not any(c.isspace() for c in target.strip()):
+        click.echo(f"note: {target!r} is not a stored episode id; searched it as text "
+                   "(`analogist list` shows ids)", err=True)
     if as_json:
         data = pool.to_json()
         echo_json({
-            "target": data["target"],
+            "target": {**data["target"], "kind": "text" if as_text else "episode"},
             "candidates": [
                 {key: c[key] for key in ("episode_id", "found_by", "ranks", "scores",
                                          "semantic_rank", "structural_rank")}
@@ -60,7 +63,7 @@ def search(ctx: click.Context, target: str, channels: str | None, k: int,
             "excluded": data["excluded"],
         })
         return
-    shown = pool.target.get("episode_id") or repr(pool.target["text"][:60])
+    shown = pool.target.get("episode_id") or f"text {pool.target['text'][:60]!r}"
     click.echo(f"target {shown}  channels ran: {', '.join(pool.channels) or 'none'}")
     if pool.excluded:
         click.echo(f"excluded: {', '.join(sorted(pool.excluded))}")
