@@ -129,7 +129,9 @@ class Merger:
         new = PMap(self.counter, cl_union(m1.roots, m2.roots), cl_union(m1.mhs, m2.mhs),
                    m1.desc | m2.desc, m1.nogood | m2.nogood)
         new.key = key
-        new.score = self.evaluate(new)
+        # SME scores a merged mapping before it sets the mapping's descendants and nogoods,
+        # so its commutative guesses are checked against empty sets.
+        new.score = structural_evaluation(new.mhs, 0, 0, self.forest, self.params, False)
         self.cache[key] = new
         new.comm = combine_tables([m1, m2], new.nogood)
         check_constraints(new, self.forest)
