@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 
 import pytest
 
@@ -150,3 +151,18 @@ def test_migrations_are_functions_and_a_trigger_body_survives():
                      "('causes', 'd', 'link', 2)")
         CallLog(conn).record(rec(1))
     assert conn.execute("SELECT count FROM vocab WHERE term='causes'").fetchone()[0] == 1
+
+
+def test_readers_are_not_blocked_by_a_writer_holding_the_lock(tmp_path):
+    path = tmp_path / "a.db"
+    writer, reader = Store(path), Store(path)
+    CallLog(writer).record(rec(1))
+    with writer.transaction():
+        CallLog(writer).record(rec(2))
+        t0 = time.monotonic()
+        assert CallLog(reader).count() == 1  # the last committed state, at once
+        assert reader.count() == 0
+        assert time.monotonic() - t0 < 0.5
+    assert CallLog(reader).count() == 2
+    writer.close()
+    reader.close()
