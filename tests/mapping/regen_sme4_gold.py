@@ -23,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from sme4_pairs import PREDICATES, make_pairs  # noqa: E402
+from sme4_pairs import PREDICATES, make_pairs
 
 GOLD = HERE / "sme4_gold"
 SETS = {"dev": (1001, 2000), "heldout": (2002, 800), "params": (3003, 300)}

@@ -23,7 +23,6 @@ def test_lisp_names_round_trip():
     assert len(out) == 19
 
 
-@pytest.mark.skipif(not PUBLISHED.is_dir(), reason=f"no SME fixtures at {PUBLISHED}")
 def test_every_fixture_parameter_is_known_and_defaults_equal_the_regression_runs():
     for path in PUBLISHED.glob("*.expected.json"):
         given = json.loads(path.read_text())["params"]

@@ -37,7 +37,7 @@ from analogist.mapping.kernels import filter_mask
 from analogist.mapping.merge import Merger, PMap
 from analogist.mapping.params import MatchFilters, SMEParams
 from analogist.mapping.results import KIND_NAMES, Mapping, MatchHypothesis, MatchResult
-from analogist.mapping.scoring import evaluate
+from analogist.mapping.scoring import evaluate, f32
 from analogist.signature.description import Description
 
 DEFAULT_PARAMS = SMEParams()
@@ -78,7 +78,8 @@ class _Run:
         p = self.params
         norm = 0.5 * (self.b.self_score(p.trickle_down, p.same_functor, p.max_local_score)
                       + self.t.self_score(p.trickle_down, p.same_functor, p.max_local_score))
-        mappings = [self._mapping(m, norm) for m in merged]
+        inferences = [self._inferences(m) for m in merged]  # SME: all inferences, then scores
+        mappings = [self._mapping(m, norm, cis, rcis) for m, (cis, rcis) in zip(merged, inferences)]
         if p.block_most_out_of_mapping_contributions:
             mappings.sort(key=lambda m: -m.score)  # stable, as SME's final sort
         return MatchResult(
@@ -98,14 +99,20 @@ class _Run:
     def _all_hypotheses(self) -> tuple[MatchHypothesis, ...]:
         return tuple(self._hypothesis(mh) for mh in self.forest.mhs)
 
-    def _mapping(self, pm: PMap, norm: float) -> Mapping:
+    def _inferences(self, pm: PMap) -> tuple[tuple[CandidateInference, ...],
+                                             tuple[CandidateInference, ...]]:
         p = self.params
         cis = find_inferences(self._projection(pm, reverse=False), p,
-                              self._support(pm, reverse=False))
+                              self._scores(pm, reverse=False))
         rcis: tuple[CandidateInference, ...] = ()
         if p.compute_reverse_inferences:
             rcis = find_inferences(self._projection(pm, reverse=True), p,
-                                   self._support(pm, reverse=True), reverse=True)
+                                   self._scores(pm, reverse=True), reverse=True)
+        return cis, rcis
+
+    def _mapping(self, pm: PMap, norm: float, cis: tuple[CandidateInference, ...],
+                 rcis: tuple[CandidateInference, ...]) -> Mapping:
+        p = self.params
         if p.block_most_out_of_mapping_contributions:
             total = self.merger.evaluate(pm, global_=True)
         else:
@@ -131,19 +138,71 @@ class _Run:
         source, other = (self.t, self.b) if reverse else (self.b, self.t)
         return Projection(source, other, node_map, functor_map)
 
-    def _support(self, pm: PMap, reverse: bool) -> Callable[[int], float]:
-        """Support of the inference from a root: the network scores of the mapping's
-        correspondences inside that root (SME v4 scores support by its own trickle-down over
-        the inference's hypotheses; this figure is not part of the SME comparison)."""
+    def _scores(self, pm: PMap, reverse: bool) -> Callable[[int], tuple[float, float]]:
+        """Support and extrapolation of the inference from a root, as SME v4's ciscore.lisp
+        computes them. Support: over the correspondences the inference was built from (each
+        mapped item met while rewriting the root, functor correspondences included), each
+        scores its local evidence (same-functor; same-function for non-identical functions)
+        plus trickle-down times that for each of its arguments; with
+        ``ci-support-scores-global?`` it is the sum of those correspondences' descendants'
+        scores instead. Extrapolation: outside / (outside + inside), inside being the local
+        support and outside the new top statement scored the same way (SME's shadow cache
+        keeps only that entry)."""
+        p, f = self.params, self.forest
         index = self.t if reverse else self.b
+        by_node: dict[int, MH] = {}
+        by_functor: dict[str, MH] = {}
+        for mh in reversed(pm.mhs):  # the first in SME's list order wins
+            src = mh.target if reverse else mh.base
+            if mh.kind == FUNCTOR:
+                by_functor[src] = mh  # type: ignore[index]
+            else:
+                by_node[src] = mh  # type: ignore[index]
+        td = f32(p.trickle_down)
 
-        def support(root: int) -> float:
-            under = index.under_root(root)
+        def used(node: int, acc: dict[int, MH]) -> None:
+            mh = by_node.get(node)
+            if mh is not None:
+                acc.setdefault(mh.id, mh)
+            elif not index.is_entity[node]:
+                fmh = by_functor.get(index.functor[node])
+                if fmh is not None:
+                    acc.setdefault(fmh.id, fmh)
+                for a in index.args[node]:
+                    used(a, acc)
+
+        def ci_local(mh: MH) -> float:
+            if mh.kind != 1:
+                return f32(p.same_functor)
+            b_f, t_f = self.b.functor[mh.base], self.t.functor[mh.target]  # type: ignore[index]
+            if self.t.kind[mh.target] == 1 and b_f != t_f:  # type: ignore[index]
+                return f32(p.same_function)
+            return f32(p.same_functor)
+
+        def evidence(local: float, children: int) -> float:
+            score, step = local, f32(td * local)
+            for _ in range(children):
+                score = f32(score + step)
+            return score
+
+        def scores(root: int) -> tuple[float, float]:
+            acc: dict[int, MH] = {}
+            used(root, acc)
+            inside = 0.0
+            for mh in acc.values():
+                extra = 1 if p.functor_trickle_down and mh.functor_mh else 0
+                inside = f32(inside + evidence(ci_local(mh), len(mh.args) + extra))
+            outside = evidence(f32(p.same_functor),
+                               len(index.args[root]) + (1 if p.functor_trickle_down else 0))
+            extrap = f32(outside / f32(inside + outside)) if inside + outside > 0 else 0.0
+            if not p.ci_support_scores_global:
+                return inside, extrap
+            desc = 0
+            for mh in acc.values():
+                desc |= mh.desc
             total = 0.0
-            for mh in pm.mhs:
-                if mh.kind != FUNCTOR and (mh.target if reverse else mh.base) in under:
-                    total += self.network[mh.index]
-            return total
+            for d in f.members(desc):
+                total = f32(total + d.score)
+            return total, extrap
 
-        return support
-
+        return scores

@@ -48,9 +48,28 @@ class MH:
     ``args`` and ``possible`` are in SME's own list order.
     """
 
-    __slots__ = ("id", "base", "target", "kind", "comm", "nary", "order", "parents", "args",
-                 "possible", "functor_mh", "incomplete", "inconsistent", "desc", "nogood",
-                 "score", "local", "bit", "index", "twins")
+    __slots__ = (
+        "args",
+        "base",
+        "bit",
+        "comm",
+        "desc",
+        "functor_mh",
+        "id",
+        "incomplete",
+        "inconsistent",
+        "index",
+        "kind",
+        "local",
+        "nary",
+        "nogood",
+        "order",
+        "parents",
+        "possible",
+        "score",
+        "target",
+        "twins",
+    )
 
     def __init__(self, uid: int, base: int | str, target: int | str, kind: int, order: int):
         self.id = uid

@@ -10,11 +10,11 @@ SME v4 algorithm note, section 2.7 (FindCandidateInferences, ConstructCI):
   their correspondents, functors are translated when a functor correspondence is in the mapping
   and carried over intact otherwise, and each unmapped entity becomes a *skolem*, the same one
   for every occurrence within the inference.
-- *Support* is the trickle-down score of the correspondences inside the root (from those
-  correspondences alone, or from the whole mapping with ``ci-support-scores-global?``).
-- *Extrapolation* is score(outside) / (score(outside) + score(inside)), where trickle-down is
-  run over the root's own structure as if it were matched to itself and "inside" means the
-  items already in the mapping: 0 means nothing new, values near 1 mean mostly new material.
+- *Support* and *extrapolation* are scored as SME v4's ciscore.lisp scores them (computed by
+  the engine, which knows the hypotheses behind each item; see ``engine._Run._scores``):
+  support is the evidence of the correspondences the inference is built from, and
+  extrapolation is outside / (outside + support), "outside" being the inference's new top
+  statement (SME's shadow cache keeps only that entry).
 
 Reverse inferences (target to base) use the same procedure with the roles swapped.
 Complexity: O(n) inferences per mapping, each a walk over one root's structure.
@@ -65,14 +65,15 @@ class Projection:
     functor_map: dict[str, str]
 
 
-def find_inferences(proj: Projection, params: SMEParams, support: Callable[[int], float],
+def find_inferences(proj: Projection, params: SMEParams,
+                    scores: Callable[[int], tuple[float, float]],
                     reverse: bool = False) -> tuple[CandidateInference, ...]:
     """Candidate inferences of one mapping projected from ``proj.source``.
 
     Args:
         proj: the mapping as seen from the projecting side.
         params: the run's parameters (criterion, trickle-down, caps).
-        support: root node -> its support score (the caller knows the hypotheses behind
+        scores: root node -> its (support, extrapolation) (the caller knows the hypotheses behind
             each node).
         reverse: mark the inferences as target-to-base.
     """
@@ -89,10 +90,11 @@ def find_inferences(proj: Projection, params: SMEParams, support: Callable[[int]
         skolems: dict[int, Skolem] = {}
         expression = _construct(root, proj, skolems)
         assert isinstance(expression, Expr)
+        support, extrap = scores(root)
         out.append(CandidateInference(
             expression=expression, source=src.items[root],  # type: ignore[arg-type]
-            skolems=tuple(skolems.values()), support=support(root),
-            extrapolation=extrapolation(root, proj, params), reverse=reverse,
+            skolems=tuple(skolems.values()), support=support, extrapolation=extrap,
+            reverse=reverse,
         ))
     return tuple(out)
 
@@ -110,17 +112,3 @@ def _construct(node: int, proj: Projection, skolems: dict[int, Skolem]) -> Arg:
     functor = src.functor[node]
     args = tuple(_construct(a, proj, skolems) for a in src.args[node])
     return Expr(proj.functor_map.get(functor, functor), args)
-
-
-def extrapolation(root: int, proj: Projection, params: SMEParams) -> float:
-    """score(outside) / (score(outside) + score(inside)) over the root's self-match."""
-    scores = proj.source.self_match(root, params.trickle_down, params.same_functor,
-                                    params.max_local_score)
-    inside = outside = 0.0
-    for node, s in scores.items():
-        if node in proj.node_map:
-            inside += s
-        else:
-            outside += s
-    total = inside + outside
-    return outside / total if total > 0 else 0.0

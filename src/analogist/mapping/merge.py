@@ -41,7 +41,7 @@ from analogist.mapping.scoring import cl_union, f32, structural_evaluation
 class PMap:
     """A kernel or merged mapping during the merge (SME's ``mapping``)."""
 
-    __slots__ = ("id", "roots", "mhs", "ids", "desc", "nogood", "key", "score", "comm")
+    __slots__ = ("comm", "desc", "id", "ids", "key", "mhs", "nogood", "roots", "score")
 
     def __init__(self, uid: int, roots: list[MH], mhs: list[MH], desc: int, nogood: int):
         self.id = uid

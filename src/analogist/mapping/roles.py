@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping as TMapping
 from dataclasses import dataclass
 
-from analogist.mapping.engine import match
+from analogist.mapping.engine import DEFAULT_PARAMS, match
 from analogist.mapping.params import SMEParams
 from analogist.signature.describe import describe
 from analogist.signature.model import Signature
@@ -68,7 +68,7 @@ def check_role_map(source: Signature, target: Signature, role_map: TMapping[str,
 
 
 def map_signatures(source: Signature, target: Signature, vocab: Vocabulary,
-                   params: SMEParams = SMEParams()) -> list[RoleMapping]:
+                   params: SMEParams = DEFAULT_PARAMS) -> list[RoleMapping]:
     """SME's interpretations of source → target as role mappings, best structural score first."""
     result = match(describe(source, vocab), describe(target, vocab), params)
     out = []
