@@ -166,3 +166,15 @@ def test_readers_are_not_blocked_by_a_writer_holding_the_lock(tmp_path):
     assert CallLog(reader).count() == 2
     writer.close()
     reader.close()
+
+
+def test_connections_of_finished_threads_are_closed(tmp_path):
+    store = Store(tmp_path / "a.db")
+    before = len(store.write_waits())  # migrations and the vocabulary
+    for i in range(20):
+        t = threading.Thread(target=lambda i=i: CallLog(store).record(rec(i)))
+        t.start()
+        t.join()
+    assert len(store._connections._all) <= 2  # the main one and at most the last thread's
+    assert len(store.write_waits()) == before + 20 and CallLog(store).count() == 20
+    store.close()

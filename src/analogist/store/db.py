@@ -323,8 +323,9 @@ def _set_depth(conn: sqlite3.Connection, depth: int) -> None:
 class Connections:
     """One connection per thread for a database file (one shared one for ``:memory:``).
 
-    The first connection applies migrations; the others open the same file. ``close`` closes
-    every connection handed out, from whichever thread.
+    The first connection applies migrations; the others open the same file. A connection
+    whose thread has ended is closed when the next one is opened (worker pools come and go);
+    ``close`` closes every connection handed out, from whichever thread.
     """
 
     def __init__(self, path: str | Path):
@@ -333,8 +334,10 @@ class Connections:
         self._lock = threading.Lock()
         self.main = connect(self.path)
         self._all: list[Connection] = [self.main]
+        self._owners: dict[int, threading.Thread] = {}  # id(conn) -> the thread using it
         self._local.conn = self.main
         self._closed = False
+        self._recent_waits: deque = deque(maxlen=10_000)  # waits of closed thread connections
 
     @property
     def shared(self) -> bool:
@@ -353,14 +356,24 @@ class Connections:
                 conn.read_only = self.main.read_only
                 conn.execute("PRAGMA query_only = ON")
             with self._lock:
+                self._close_orphans()
                 self._all.append(conn)
+                self._owners[id(conn)] = threading.current_thread()
             self._local.conn = conn
         return conn
+
+    def _close_orphans(self) -> None:
+        for c in [c for c in self._all if c is not self.main
+                  and not self._owners[id(c)].is_alive()]:
+            self._recent_waits.extend(c.waits)
+            c.close()
+            self._all.remove(c)
+            del self._owners[id(c)]
 
     def waits(self) -> list[float]:
         """Seconds every outer write transaction waited for the lock, over all threads."""
         with self._lock:
-            return [w for c in self._all for w in c.waits]
+            return [*self._recent_waits, *(w for c in self._all for w in c.waits)]
 
     def close(self) -> None:
         with self._lock:
