@@ -1,34 +1,50 @@
-"""Throughput of the structure-mapping engine on signature-like descriptions.
+"""Throughput of the structure-mapping engine, side by side with the real SME v4, and its
+behaviour on huge inputs.
 
 Generates seeded random description pairs shaped like structural signatures: 4-10 entities,
 binary relations drawn from ~20 predicates, and ``cause``/``enables``/``prevents`` facts over
 them (a quarter of the relations are higher-order). The target is the base with its entities
 renamed and about a third of its facts replaced, so that pairs have real but partial
 structure in common, as retrieved analogues do. Times :func:`analogist.mapping.match` on one
-core at 5-15, 30 and 80 relations and prints matches per second, mappings per second and the
-growth factor of the time per match from one size to the next. Time is the process's CPU time
-(best of ``--repeat`` runs), so other load on the machine disturbs the figures less.
+core at 5-15, 30 and 80 relations with *fresh* descriptions (each pair's descriptions are
+built inside the timed loop, as SME builds a new description per pair) and prints matches
+and mappings per second. Time is the process's CPU time, best of ``--repeat`` runs, for both
+engines, so load from other processes disturbs the ratio less.
 
-Usage: ``python bench/mapping.py [--seed N] [--pairs N] [--json]``
+``--compare-sme [ORACLE]``: also runs the same pairs through the real SME v4 (the
+``sme4-oracle`` driver, needs sbcl; one sbcl process, one core): SME's CPU time per pair for
+building both descriptions, matching and building its result, after loading, best of
+``--repeat`` passes; prints SME's rate and the ratio analogist / SME.
+
+``--huge``: self-maps a 1,600- and a 10,000-relation signature-like description under the
+default match-hypothesis budget and prints time, peak memory (RSS) and the outcome.
+
+Usage: ``python bench/mapping.py [--seed N] [--pairs N] [--compare-sme PATH] [--huge] [--json]``
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
+import importlib.machinery
+import importlib.util
 import json
 import random
-import statistics
+import re
+import resource
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
-from analogist.mapping import match
+from analogist.errors import MappingError
+from analogist.mapping import match, to_fixture_json
+from analogist.mapping.hypotheses import DEFAULT_MH_BUDGET
 from analogist.signature.description import Description, Entity, Expr, PredicateInfo
 
 FIRST_ORDER = [f"rel_{i}" for i in range(20)]
 HIGHER_ORDER = ["cause", "enables", "prevents"]
-PREDICATES = {
-    **{p: PredicateInfo(p, "relation", 2) for p in FIRST_ORDER + HIGHER_ORDER},
-}
+PREDICATES = {p: PredicateInfo(p, "relation", 2) for p in FIRST_ORDER + HIGHER_ORDER}
 SIZES = (("5-15", 5, 15), ("30", 30, 30), ("80", 80, 80))
 
 
@@ -58,62 +74,184 @@ def _rename(term: Expr | str, names: dict[str, str]) -> Expr | str:
     return names[term]
 
 
-def make_pair(rng: random.Random, n_relations: int) -> tuple[Description, Description]:
-    """A base and a perturbed, renamed copy of it as target."""
+def make_pair_json(rng: random.Random, n_relations: int) -> tuple[dict, dict]:
+    """A base and a perturbed, renamed copy of it as target, in the fixture JSON format."""
     n_entities = rng.randint(4, 10)
     entities = [f"e{i}" for i in range(n_entities)]
     facts = random_facts(rng, entities, n_relations)
-    base = Description("base", tuple(Entity(e) for e in entities), tuple(facts), PREDICATES)
     names = {e: f"t{i}" for i, e in enumerate(rng.sample(entities, n_entities))}
     kept = [_rename(f, names) for f in facts if rng.random() > 0.33]
     fresh = random_facts(rng, list(names.values()), n_relations)
     extra = [f for f in fresh if f not in kept][: n_relations - len(kept)]
-    target = Description("target", tuple(Entity(n) for n in names.values()),
-                         tuple(kept + extra), PREDICATES)  # type: ignore[arg-type]
+    base = {"name": "base", "entities": entities, "facts": [f.to_json() for f in facts]}
+    target = {"name": "target", "entities": list(names.values()),
+              "facts": [f.to_json() for f in kept + extra]}  # type: ignore[union-attr]
     return base, target
 
 
-def time_size(rng: random.Random, low: int, high: int, pairs: int) -> dict[str, float]:
-    """Matches ``pairs`` fresh pairs of the given size; returns throughput figures."""
-    batch = [make_pair(rng, rng.randint(low, high)) for _ in range(pairs)]
+def make_pair(rng: random.Random, n_relations: int) -> tuple[Description, Description]:
+    """The same pair as :func:`make_pair_json`, as descriptions."""
+    b, t = make_pair_json(rng, n_relations)
+    return Description.from_json(b, PREDICATES), Description.from_json(t, PREDICATES)
+
+
+def batch(seed: int, low: int, high: int, pairs: int) -> list[tuple[dict, dict]]:
+    rng = random.Random(seed)
+    return [make_pair_json(rng, rng.randint(low, high)) for _ in range(pairs)]
+
+
+def time_python(pairs: list[tuple[dict, dict]], repeat: int) -> dict[str, float]:
+    """Best-of-``repeat`` CPU time (one thread, one core) of what SME is timed on per pair:
+    building both descriptions, matching, and writing the result in the fixture layout."""
+    best = float("inf")
     mappings = 0
-    started = time.process_time()  # CPU time of this (single-threaded) process: one core
-    for base, target in batch:
-        mappings += match(base, target).mapping_count
-    elapsed = time.process_time() - started
-    return {"matches_per_s": pairs / elapsed, "mappings_per_s": mappings / elapsed,
-            "ms_per_match": 1000 * elapsed / pairs, "mappings_per_match": mappings / pairs}
+    for _ in range(repeat):
+        mappings = 0
+        started = time.process_time()
+        for b, t in pairs:
+            result = match(Description.from_json(b, PREDICATES),
+                           Description.from_json(t, PREDICATES))
+            to_fixture_json(result)
+            mappings += result.mapping_count
+        best = min(best, time.process_time() - started)
+    n = len(pairs)
+    return {"matches_per_s": n / best, "mappings_per_s": mappings / best,
+            "ms_per_match": 1000 * best / n, "mappings_per_match": mappings / n}
+
+
+def _oracle_module(oracle: str):
+    """The oracle script as a module (its Lisp driver and helpers)."""
+    loader = importlib.machinery.SourceFileLoader("sme4_oracle", oracle)
+    spec = importlib.util.spec_from_loader("sme4_oracle", loader)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    loader.exec_module(module)
+    return module
+
+
+SME_TIMER = """
+(in-package :sme4-oracle)
+(let* ((*read-eval* nil)
+       (*package* (find-package :sme-data))
+       (forms (with-open-file (in PAIRS) (loop for f = (read in nil :eof) until (eq f :eof)
+                                            collect f)))
+       (vocab (make-vocabulary (first (first forms)) (second (first forms))))
+       (best nil))
+  (dotimes (k REPEAT)
+    (let ((start (get-internal-run-time)))
+      (dolist (form (rest forms))
+        (let ((r (run-pair form vocab)))
+          (unless (equal (first r) "form") (error "SME failed: ~A" (second r)))))
+      (let ((s (/ (- (get-internal-run-time) start) (float internal-time-units-per-second 1d0))))
+        (setf best (if best (min best s) s)))))
+  (format t "~%SME-CPU-SECONDS ~F~%" best))
+"""
+
+
+def time_sme(oracle: str, pairs: list[tuple[dict, dict]], repeat: int) -> dict[str, float]:
+    """SME v4's CPU time on the same pairs, in one sbcl process: per pair it builds both
+    descriptions, matches and builds the result (``run-pair`` of the oracle's driver, the
+    work the oracle times); best of ``repeat`` passes, after SME is loaded."""
+    orc = _oracle_module(oracle)
+    specs = orc.predicate_specs({k: v.to_json() for k, v in PREDICATES.items()})
+    lines = [orc.lisp(["bench", specs])]
+    for i, (b, t) in enumerate(pairs):
+        desc = [[d["name"], d["entities"], d["facts"]] for d in (b, t)]
+        lines.append(f"({i} {orc.lisp(f'p{i}')} {orc.param_bindings({})} "
+                     f"{orc.lisp(desc[0])} {orc.lisp(desc[1])})")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "pairs.lisp"
+        path.write_text("\n".join(lines) + "\n")
+        text = orc.run_sbcl(tmp, SME_TIMER.replace("PAIRS", orc.lisp(str(path)))
+                            .replace("REPEAT", str(repeat)))
+    found = re.search(r"SME-CPU-SECONDS ([0-9.eEd+-]+)", text)
+    if not found:
+        sys.exit(f"could not read SME's timing: {text[-500:]}")
+    seconds = float(found.group(1).replace("d", "e"))
+    n = len(pairs)
+    return {"matches_per_s": n / seconds, "ms_per_match": 1000 * seconds / n}
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def huge_child(n_relations: int, budget: int) -> None:
+    """Self-map of an ``n_relations`` description; prints time, peak RSS and the outcome."""
+    rng = random.Random(11)
+    ents = [f"e{i}" for i in range(max(10, n_relations // 8))]
+    facts = random_facts(rng, ents, n_relations)
+    d = Description("huge", tuple(Entity(e) for e in ents), tuple(facts), PREDICATES)
+    started = time.process_time()
+    try:
+        r = match(d, d, mh_budget=budget)
+        outcome = f"{r.mapping_count} mappings, {r.mh_count:,} match hypotheses"
+    except MappingError as e:
+        outcome = f"MappingError: {e}"
+    print(json.dumps({"seconds": time.process_time() - started, "outcome": outcome,
+                      "peak_rss_mb": _peak_rss_mb()}))
+
+
+def huge(n_relations: int, budget: int) -> dict[str, object]:
+    """:func:`huge_child` in a fresh process (so its peak memory is its own)."""
+    proc = subprocess.run([sys.executable, __file__, "--huge-child", str(n_relations),
+                           "--budget", str(budget)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return {"relations": n_relations, "outcome": f"crashed: {proc.stderr.strip()[-300:]}"}
+    return {"relations": n_relations, **json.loads(proc.stdout)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--pairs", type=int, default=400, help="pairs per size (fewer at 80)")
+    parser.add_argument("--pairs", type=int, default=400, help="pairs at 5-15 (fewer at 30, 80)")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs per size")
+    parser.add_argument("--compare-sme", metavar="ORACLE", nargs="?",
+                        const=str(Path(__file__).resolve().parents[2] / "shared" / "reference"
+                                  / "sme4-oracle" / "sme4-oracle"),
+                        help="path to sme4-oracle (default: ../shared/reference/sme4-oracle)")
+    parser.add_argument("--huge", action="store_true", help="1,600 and 10,000-relation self-maps")
+    parser.add_argument("--budget", type=int, default=DEFAULT_MH_BUDGET)
+    parser.add_argument("--huge-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    results: dict[str, dict[str, float]] = {}
+    if args.huge_child:
+        huge_child(args.huge_child, args.budget)
+        return
+    results: dict[str, dict] = {}
     for label, low, high in SIZES:
         n = max(20, args.pairs // (1 if high <= 15 else 4 if high <= 30 else 16))
-        runs = [time_size(random.Random(args.seed), low, high, n) for _ in range(args.repeat)]
-        results[label] = min(runs, key=lambda r: r["ms_per_match"])
-        results[label]["pairs"] = n
-        results[label]["median_ms"] = statistics.median(r["ms_per_match"] for r in runs)
-    labels = [s[0] for s in SIZES]
-    for prev, cur in itertools.pairwise(labels):
-        results[cur]["growth_vs_" + prev] = (results[cur]["ms_per_match"]
-                                             / results[prev]["ms_per_match"])
+        pairs = batch(args.seed, low, high, n)
+        row: dict = {"pairs": n, "analogist": time_python(pairs, args.repeat)}
+        if args.compare_sme:
+            row["sme4"] = time_sme(args.compare_sme, pairs, args.repeat)
+            row["sme4"]["mappings_per_s"] = (row["sme4"]["matches_per_s"]
+                                             * row["analogist"]["mappings_per_match"])
+            row["ratio"] = row["analogist"]["matches_per_s"] / row["sme4"]["matches_per_s"]
+        results[label] = row
+    if args.huge:
+        results["huge"] = {str(n): huge(n, args.budget) for n in (1600, 10000)}  # type: ignore
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"structure mapping, one core, seed {args.seed}")
-    print(f"{'relations':>10} {'pairs':>6} {'ms/match':>9} {'matches/s':>10} "
-          f"{'mappings/s':>11} {'growth':>7}")
-    for i, label in enumerate(labels):
+    print(f"structure mapping, one core, seed {args.seed}, fresh descriptions per pair")
+    head = f"{'relations':>10} {'pairs':>6} {'ms/match':>9} {'matches/s':>10} {'mappings/s':>11}"
+    if args.compare_sme:
+        head += f" {'SME v4/s':>9} {'SME maps/s':>11} {'ratio':>6}"
+    print(head)
+    for label, _, _ in SIZES:
         r = results[label]
-        growth = "" if i == 0 else f"x{r['growth_vs_' + labels[i - 1]]:.1f}"
-        print(f"{label:>10} {int(r['pairs']):>6} {r['ms_per_match']:>9.3f} "
-              f"{r['matches_per_s']:>10.0f} {r['mappings_per_s']:>11.0f} {growth:>7}")
+        a = r["analogist"]
+        line = (f"{label:>10} {r['pairs']:>6} {a['ms_per_match']:>9.3f} "
+                f"{a['matches_per_s']:>10.0f} {a['mappings_per_s']:>11.0f}")
+        if args.compare_sme:
+            s = r["sme4"]
+            line += f" {s['matches_per_s']:>9.0f} {s['mappings_per_s']:>11.0f} {r['ratio']:>5.2f}x"
+        print(line)
+    if args.huge:
+        print(f"huge self-maps (match-hypothesis budget {args.budget:,}):")
+        for n, h in results["huge"].items():
+            print(f"  {n:>6} relations: {h.get('seconds', float('nan')):.1f} s CPU, peak "
+                  f"{h.get('peak_rss_mb', float('nan')):.0f} MB, {h['outcome']}")
 
 
 if __name__ == "__main__":

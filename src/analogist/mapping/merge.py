@@ -72,21 +72,14 @@ def consistent(m1: PMap, m2: PMap) -> bool:
     return tables_consistent(m1, m2)
 
 
-def insert_sorted(item: PMap, items: list[PMap]) -> list[PMap]:
-    """CL ``merge`` of ``(item)`` into a list sorted by descending score: before equals."""
-    s = item.score
-    for i, x in enumerate(items):
-        if not x.score > s:
-            return items[:i] + [item] + items[i:]
-    return items + [item]
-
-
 def careful_sort(items: list[PMap]) -> list[PMap]:
-    """SME's ``careful-candidate-sort`` (later items go before earlier equal ones)."""
-    out: list[PMap] = []
-    for x in items:
-        out = insert_sorted(x, out)
-    return out
+    """SME's ``careful-candidate-sort``: each item merged in turn into a list sorted by
+    descending score, before its equals; that is a stable sort of the reversed list."""
+    return sorted(items[::-1], key=_neg_score)  # noqa: C415 - the reversal sets tie order
+
+
+def _neg_score(m: PMap) -> float:
+    return -m.score
 
 
 class Merger:
@@ -97,6 +90,7 @@ class Merger:
         self.counter = 0
         self.cache: dict[tuple[int, ...], PMap] = {}
         self.kernels: list[PMap] = []  # SME's kernel-mappings list order (newest first)
+        self.kernels_by_id: dict[int, PMap] = {}
 
     def make_kernels(self, roots: list[MH]) -> list[PMap]:
         """``find-kernel-mappings``: a kernel per root, in SME's order."""
@@ -109,7 +103,9 @@ class Merger:
                 if m.comm:
                     k.comm.insert(0, make_entry(m, k.desc, k.nogood))
             check_constraints(k, forest)
-            self.kernels.insert(0, k)
+            self.kernels.append(k)
+        self.kernels.reverse()  # SME pushes kernels
+        self.kernels_by_id = {k.id: k for k in self.kernels}
         return self.kernels
 
     def score_kernels(self) -> None:
@@ -145,8 +141,8 @@ class Merger:
         folding is off (``*minimal-ascend-attributes*`` is t), so ``fold-in-attributes`` only
         re-sorts each partition."""
         b = self.forest.b
-        table: list[list[PMap]] = []
-        where: dict[int, list[PMap]] = {}
+        table: list[list[PMap]] = []  # partitions in creation order, kernels as added
+        where: dict[int, tuple[list[PMap], set[int]]] = {}
         for k in self.kernels:
             if not usable(k):
                 continue
@@ -154,21 +150,27 @@ class Merger:
                 for r in b.lisp_roots(root_mh.base):  # type: ignore[union-attr,arg-type]
                     entry = where.get(r)
                     if entry is None:
-                        entry = where[r] = [k]
-                        table.insert(0, entry)
-                    elif not any(x is k for x in entry):
-                        entry[:] = insert_sorted(k, entry)
-        return [careful_sort(entry) for entry in table]
+                        entry = where[r] = ([k], {k.id})
+                        table.append(entry[0])
+                    elif k.id not in entry[1]:
+                        entry[0].append(k)
+                        entry[1].add(k.id)
+        # Each kernel was merged into its partition by score (careful order), then
+        # fold-in-attributes sorts each partition once more; newest partition first.
+        return [careful_sort(careful_sort(entry)) for entry in reversed(table)]
 
     # -- greedy merge -----------------------------------------------------------------------
 
     def greedy_merge(self, usable: Callable[[PMap], bool]) -> list[PMap]:
         """SME's ``greedy-merge``: partitions first (all alternatives), then the weave."""
-        candidates: list[PMap] = []
+        found: list[PMap] = []
+        seen: set[int] = set()
         for group in self.partitions(usable):
             for new in self.greedy_cream(group, 0.0, len(group), final=False):
-                if not any(c is new for c in candidates):
-                    candidates = insert_sorted(new, candidates)
+                if new.id not in seen:
+                    seen.add(new.id)
+                    found.append(new)
+        candidates = careful_sort(found)  # each merged in by score, before its equals
         p = self.params
         return self.greedy_cream(candidates, p.greedy_cutoff, p.greedy_max, final=True)
 
@@ -182,7 +184,7 @@ class Merger:
         remaining = careful_sort(candidates)
         used: list[PMap] = []
         best = -1.0
-        kernels_by_id = {k.id: k for k in self.kernels}
+        kernels_by_id = self.kernels_by_id
         overlap = final and self.params.greedy_merge_overlap_only
         while True:
             solution, remaining = (self._gather_overlap(remaining) if overlap

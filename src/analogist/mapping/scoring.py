@@ -27,12 +27,21 @@ from analogist.mapping.params import SMEParams
 _F32 = struct.Struct("f")
 
 
+_F32_MEMO: dict[float, float] = {}
+
+
 def f32(x: float) -> float:
     """``x`` rounded to single precision. SME v4 computes every score in Lisp single-floats,
     and its sorts and cutoffs see their rounding (sums of equal-looking scores differ in the
     last bit depending on the order of addition); each operation here is rounded the same
-    way (exact for + and *, since a double holds the exact result before rounding)."""
-    return _F32.unpack(_F32.pack(x))[0]
+    way (exact for + and *, since a double holds the exact result before rounding).
+    Memoised: the same few thousand values recur."""
+    found = _F32_MEMO.get(x)
+    if found is None:
+        if len(_F32_MEMO) > 200_000:
+            _F32_MEMO.clear()
+        found = _F32_MEMO[x] = _F32.unpack(_F32.pack(x))[0]
+    return found
 
 
 def sum_scores(mhs: list[MH]) -> float:
