@@ -86,7 +86,7 @@ def _integrate(entry: CTEntry, mapping, forest: Forest) -> None:
             subs.append(p)
     for sub in subs:
         for m in forest.members(sub.desc):
-            if m.id not in mapping.ids:
+            if not mapping.bits & m.bit:
                 mapping.add_mh(m)
     entry.integrated = True
     entry.subs = subs

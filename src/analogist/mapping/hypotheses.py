@@ -199,7 +199,33 @@ class _Builder:
         return max(self.b.height[bn], self.t.height[tn])
 
     def _expression(self, bn: int, tn: int) -> list[MH]:
-        template = self._make(bn, tn, EXPRESSION, self._order(bn, tn))
+        b_args, t_args = self.b.args[bn], self.t.args[tn]
+        order = self._order(bn, tn)
+        if b_args:  # fast path: every argument pair aligns with exactly one hypothesis
+            self.counter += 1  # the template's id (SME makes it, then copies it)
+            template_id = self.counter
+            args: list[MH] = []
+            for ba, ta in zip(b_args, t_args):
+                if not self.alignable(ba, ta):
+                    break
+                found = self.local_match(ba, ta)
+                if len(found) != 1:
+                    break
+                args.append(found[0])
+            else:
+                copy = self._make(bn, tn, EXPRESSION, order)
+                for arg in args:
+                    if arg not in copy.args:
+                        copy.args.append(arg)
+                        arg.parents.append(copy)
+                copy.args.reverse()  # SME pushes arguments
+                self._finish([copy])
+                return [copy]
+            # Slow path: rebuild from the template as SME does (aligned pairs are already
+            # made, so repeating the lookups creates nothing new).
+            template = MH(template_id, bn, tn, EXPRESSION, order)
+        else:
+            template = self._make(bn, tn, EXPRESSION, order)
         mhs = self._expand(template, bn, tn, reverse=False)
         self._finish(mhs)
         return mhs

@@ -41,13 +41,14 @@ from analogist.mapping.scoring import cl_union, f32, structural_evaluation
 class PMap:
     """A kernel or merged mapping during the merge (SME's ``mapping``)."""
 
-    __slots__ = ("comm", "desc", "id", "ids", "key", "mhs", "nogood", "roots", "score")
+    __slots__ = ("bits", "comm", "desc", "id", "key", "mhs", "nogood", "roots", "score")
 
-    def __init__(self, uid: int, roots: list[MH], mhs: list[MH], desc: int, nogood: int):
+    def __init__(self, uid: int, roots: list[MH], mhs: list[MH], bits: int, desc: int,
+                 nogood: int):
         self.id = uid
         self.roots = roots
         self.mhs = mhs
-        self.ids = {m.id for m in mhs}
+        self.bits = bits  # membership of ``mhs`` as a bit set
         self.desc, self.nogood = desc, nogood
         self.key: tuple[int, ...] = (uid,)
         self.score = 0.0
@@ -56,7 +57,7 @@ class PMap:
     def add_mh(self, m: MH) -> None:
         """Integration of a commutative choice: push, with its sets and score."""
         self.mhs.insert(0, m)
-        self.ids.add(m.id)
+        self.bits |= m.bit
         self.desc |= m.desc
         self.nogood |= m.nogood
         self.score = f32(self.score + m.score)
@@ -98,7 +99,7 @@ class Merger:
         for root in roots:
             self.counter += 1
             mhs = forest.members(root.desc)
-            k = PMap(self.counter, [root], mhs, root.desc, root.nogood)
+            k = PMap(self.counter, [root], mhs, root.desc, root.desc, root.nogood)
             for m in mhs:
                 if m.comm:
                     k.comm.insert(0, make_entry(m, k.desc, k.nogood))
@@ -123,7 +124,7 @@ class Merger:
             return found
         self.counter += 1
         new = PMap(self.counter, cl_union(m1.roots, m2.roots), cl_union(m1.mhs, m2.mhs),
-                   m1.desc | m2.desc, m1.nogood | m2.nogood)
+                   m1.bits | m2.bits, m1.desc | m2.desc, m1.nogood | m2.nogood)
         new.key = key
         # SME scores a merged mapping before it sets the mapping's descendants and nogoods,
         # so its commutative guesses are checked against empty sets.
@@ -244,4 +245,4 @@ class Merger:
 
 
 def _overlap(m1: PMap, m2: PMap) -> bool:
-    return any(m.id in m2.ids and m.kind != 2 for m in m1.mhs)
+    return any(m2.bits & m.bit and m.kind != 2 for m in m1.mhs)
