@@ -98,7 +98,7 @@ def recorded(tmp_path_factory):
     runner = Runner(store, b, config, llm=llm)
     run_id = runner.run()
     path = tmp_path_factory.mktemp("replay") / "run.jsonl.gz"
-    n = record_run(store, b, config, "scripted:schema-model", path)
+    n = record_run(store, b, config, "scripted:schema-model", path, run_id)
     return {"bench": b, "store": store, "llm": llm, "runner": runner, "run_id": run_id,
             "path": path, "n": n, "config": config}
 
@@ -115,9 +115,14 @@ def test_the_model_encodes_every_episode_from_its_own_record_and_each_target(rec
         else:  # storage time: no target text anywhere in the request
             assert not any(t in user for t in targets)
     # model signatures replaced the generator's in what the answerers saw
-    enc = recorded["runner"].encoding.item(recorded["bench"].items[0])
-    sigs = [r.get("signature") for r in enc.item.inputs.get("memory", [])]
+    sigs = []
+    for it in recorded["bench"].items:
+        inputs = recorded["runner"].encoding.item(it).item.inputs
+        recs = [*inputs.get("memory", []), *inputs.get("candidates", []),
+                *([inputs["source"]] if inputs.get("source") else [])]
+        sigs += [r.get("signature") for r in recs]
     assert any(s and s["writer_model"].endswith("#staged-v1") for s in sigs)
+    assert not any(s and s.get("writer_model", "").startswith("gold") for s in sigs)
 
 
 def test_jobs_run_item_by_item(recorded):
@@ -186,3 +191,21 @@ def test_bench_models_prints_tokens_and_seconds_per_kind_and_arm(recorded):
     assert rep["kinds"]["encode"][0] > 0 and rep["kinds"]["answer"][0] > 0
     assert set(rep["arms"]) == set(ARMS)
     assert rep["arms"]["A0"][1] > 0  # input tokens of A0's answers
+
+
+def test_a_stopped_run_is_recorded_as_far_as_it_got_and_replays(tmp_path):
+    b = bench(0, "dev", "small")
+    store = Store(":memory:")
+    config = RunConfig(arms=("A0", "E"), encoder="model", concurrency=1)
+    first = [it.item_id for it in b.items[:2]]
+    runner = Runner(store, b, config, llm=live_llm(store))
+    only = [j[:5] for j in runner._jobs() if j[2] in first]
+    Runner(store, b, config, llm=live_llm(store), only=only).run()
+    path = tmp_path / "part.jsonl.gz"
+    record_run(store, b, config, "scripted:schema-model", path, runner.run_id)
+    header, _ = read_replay(path)
+    assert not header["run"]["complete"] and len(header["run"]["jobs"]) == len(only)
+    replayed, run_id, _, rep = replay_run(path)
+    assert rep.llm.stats.calls == 0
+    assert comparable_scores(replayed.conn, run_id) == header["run"]["scores"]
+    assert {s["item_id"] for s in header["run"]["scores"]} == set(first)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -117,21 +118,29 @@ def run_options(bench: Any, config: Any) -> dict:
             "bench_hash": file_hashes(bench)["items.jsonl"], "config": config.to_json()}
 
 
-def record_run(store: Any, bench: Any, config: Any, spec: str, path: str | Path) -> int:
-    """Write the replay file of a finished run stored in ``store``.
+def record_run(store: Any, bench: Any, config: Any, spec: str, path: str | Path,
+               run_id: str) -> int:
+    """Write the replay file of run ``run_id`` stored in ``store`` (finished or not).
 
-    The run is replayed once, in memory, from ``store``'s call log in replay-only mode, noting
-    every request: this both collects the calls of every session of a resumed run and proves the
-    file replays (a missing call raises here, not in CI). The replayed scores go in the header.
+    The jobs the run has stored are replayed once, in memory, from ``store``'s call log in
+    replay-only mode, noting every request: this collects the calls of every session of a resumed
+    run and proves the file replays (a missing call raises here, not in CI). The header lists
+    those jobs (a stopped run is recorded as far as it got, and says so) and their scores.
     """
     from analogist.bench.runner import Runner
     from analogist.models.registry import open_llm
     from analogist.store import Store
+    from analogist.store import bench as rows
 
+    done = sorted(rows.done_keys(store.conn, run_id))
     tracked = TrackedLLM(open_llm(f"replay:{spec}", store=store))
     scratch = Store(":memory:")
-    run_id = Runner(scratch, bench, config, llm=tracked).run()
-    header_run = {**run_options(bench, config), "scores": comparable_scores(scratch.conn, run_id)}
+    runner = Runner(scratch, bench, config, llm=tracked, only=done)
+    replayed = runner.run()
+    total = sum(1 for _ in runner._jobs())
+    header_run = {**run_options(bench, config), "jobs": [list(k) for k in done],
+                  "complete": len(done) == total, "jobs_planned": total,
+                  "scores": comparable_scores(scratch.conn, replayed)}
     return write_replay(path, tracked, header_run)
 
 
@@ -157,14 +166,12 @@ def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
             f"{path}: the bench generated from seed {run['seed']} / {run['split']} / "
             f"{run['size']} differs from the recorded one (the generator changed since); "
             "record the run again with `bench run --record`")
-    c = dict(run["config"])
-    config = RunConfig(
-        arms=tuple(c["arms"]), answerers=tuple(c["answerers"]), seeds=tuple(c["seeds"]),
-        model=c.get("model"), encoder=c.get("encoder", "gold"),
-        settings=ArmSettings(**c["settings"]), contamination=c["contamination"],
-        concurrency=c["concurrency"])
+    names = {f.name for f in fields(RunConfig)}
+    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in run["config"].items()
+          if k in names}
+    config = RunConfig(**{**kw, "settings": ArmSettings(**run["config"]["settings"])})
     store = Store(":memory:")
     load_calls(store, records)
     llm = open_llm(f"replay:{header['model']}", store=store)
-    runner = Runner(store, bench, config, llm=llm)
+    runner = Runner(store, bench, config, llm=llm, only=[tuple(k) for k in run["jobs"]])
     return store, runner.run(), header, runner

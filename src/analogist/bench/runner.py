@@ -108,9 +108,12 @@ class Runner:
     """Runs a bench into a store. ``llm`` is the logged model (None: engine answers only)."""
 
     def __init__(self, store: Store, bench: Bench, config: RunConfig = RunConfig(), *,
-                 llm: Any = None, progress: Progress | None = None):
+                 llm: Any = None, progress: Progress | None = None,
+                 only: Iterable[tuple] | None = None):
         self.store, self.bench, self.config, self.llm = store, bench, config, llm
         self.progress = progress
+        # (arm, answerer, item, seed, condition) keys to run, e.g. a partial run being replayed
+        self.only = None if only is None else {tuple(k) for k in only}
         self.run_id = run_id_for(bench, config)
         self.plan = plan(config, llm is not None)
         self._lock = threading.Lock()
@@ -131,16 +134,21 @@ class Runner:
                   "embedders": arm_embedders(self.plan.pairs)}
         rows.start_run(self.store.conn, self.run_id, file_hashes(self.bench)["items.jsonl"], config)
         done = rows.done_keys(self.store.conn, self.run_id)
-        jobs = [j for j in self._jobs() if j[:5] not in done]
+        jobs = [j for j in self._jobs() if j[:5] not in done
+                and (self.only is None or j[:5] in self.only)]
         total, count = len(jobs), 0
-        model_jobs = [j for j in jobs if j[1] == "model"]
-        for job in (j for j in jobs if j[1] == "engine"):
-            self._do(job)
-            count += 1
-            self._tick(count, total, job)
-        if model_jobs:
-            with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
-                for job in pool.map(self._do, model_jobs):
+        by_item: dict[str, list[tuple]] = {}
+        for j in jobs:
+            by_item.setdefault(j[2], []).append(j)
+        # item by item (engine jobs, then model jobs, concurrently): a stopped run has finished
+        # whole items, and a model-encoded item is encoded just before its answers
+        with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
+            for group in by_item.values():
+                for job in (j for j in group if j[1] == "engine"):
+                    self._do(job)
+                    count += 1
+                    self._tick(count, total, job)
+                for job in pool.map(self._do, [j for j in group if j[1] == "model"]):
                     count += 1
                     self._tick(count, total, job)
         rows.finish_run(self.store.conn, self.run_id)

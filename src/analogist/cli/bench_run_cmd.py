@@ -87,7 +87,7 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
         if record_file:
             from analogist.bench.replay import record_run
 
-            n = record_run(store, bench, config, config.model or "", record_file)
+            n = record_run(store, bench, config, config.model or "", record_file, run_id)
             extra["recorded"] = {"file": record_file, "calls": n}
     paths = write_report(store, run_id, out, n_boot=n_boot)
     if runner.encoding is not None:
