@@ -37,8 +37,10 @@ ENTITY, EXPRESSION, FUNCTOR = 0, 1, 2
 
 #: Default cap on the number of match hypotheses one comparison may create; beyond it the
 #: comparison fails with :class:`~analogist.errors.MappingError` instead of exhausting memory.
-#: About 1.6 KB of memory per hypothesis on a 1,600-relation self-match.
-DEFAULT_MH_BUDGET = 200_000
+#: Memory grows with the square of the hypothesis count (each hypothesis keeps descendant and
+#: nogood sets over all of them, as in SME): 41,500 hypotheses (an 800-relation self-match)
+#: peak at about 0.8 GB, so 50,000 keeps one comparison near 1.2 GB.
+DEFAULT_MH_BUDGET = 50_000
 
 
 class MH:
@@ -150,10 +152,7 @@ class _Builder:
     def _index(self, mh: MH) -> None:
         f = self.forest
         if len(f.mhs) >= self.budget:
-            raise MappingError(
-                f"comparison of '{self.b.name}' with '{self.t.name}' needs more than "
-                f"{self.budget:,} match hypotheses (the budget); map smaller descriptions or "
-                "raise mh_budget")
+            self._over_budget()
         mh.index = len(f.mhs)
         f.mhs.append(mh)
         f.by_id[mh.id] = mh
@@ -166,6 +165,12 @@ class _Builder:
         f.by_target[tk] = f.by_target.get(tk, 0) | mh.bit
         if mh.kind != FUNCTOR:
             self.pairs.setdefault((mh.base, mh.target), []).append(mh)  # type: ignore[arg-type]
+
+    def _over_budget(self) -> None:
+        raise MappingError(
+            f"comparison of '{self.b.name}' with '{self.t.name}' needs more than "
+            f"{self.budget:,} match hypotheses (the budget); map smaller descriptions or "
+            "raise mh_budget")
 
     def alignable(self, bn: int, tn: int) -> bool:
         """``arguments-alignable?`` for two nodes."""
@@ -256,6 +261,11 @@ class _Builder:
                 arg_lists.append([])
         if template.incomplete or not b_args:
             return [template]
+        count = 1
+        for options in arg_lists:
+            count *= len(options)
+        if count + len(self.forest.mhs) > self.budget:  # twins multiply: check before building
+            self._over_budget()
         combos: list[list[MH]] = [[]]
         for options in arg_lists:
             combos = [c + [o] for c in combos for o in options]
@@ -321,13 +331,29 @@ class _Builder:
                         self.local_match(bn, tn)
 
 
+def seed_count(base: DescriptionIndex, target: DescriptionIndex) -> int:
+    """Number of seed pairs (same functor and arity, not ubiquitous): a lower bound on the
+    match hypotheses a comparison makes, computed from the functor bins alone."""
+    total = 0
+    for functor, b_nodes in base.bins.items():
+        t_nodes = target.bins.get(functor)
+        if t_nodes and not base.ubiquitous[b_nodes[0]]:
+            total += len(b_nodes) * len(t_nodes)
+    return total
+
+
 def build_forest(base: DescriptionIndex, target: DescriptionIndex, params: SMEParams,
                  identical_functions: bool = False, budget: int = DEFAULT_MH_BUDGET) -> Forest:
     """Seeds and grows the match-hypothesis forest of ``base`` against ``target``.
 
     Raises:
-        MappingError: when more than ``budget`` hypotheses would be needed.
+        MappingError: when more than ``budget`` hypotheses would be needed (checked first
+            against the seed count, so a hopeless comparison fails at once).
     """
+    if seed_count(base, target) > budget:
+        raise MappingError(
+            f"comparison of '{base.name}' with '{target.name}' needs more than {budget:,} "
+            "match hypotheses (the budget); map smaller descriptions or raise mh_budget")
     builder = _Builder(base, target, params, identical_functions, budget)
     builder.seed()
     return builder.forest

@@ -1,0 +1,38 @@
+"""The match-hypothesis budget: huge comparisons fail with one clear line, in bounded memory."""
+
+from __future__ import annotations
+
+import pytest
+
+from analogist.errors import MappingError
+from analogist.mapping import match
+from analogist.mapping.hypotheses import DEFAULT_MH_BUDGET
+from tests.mapping.helpers import desc
+
+
+def _chain(n: int) -> list:
+    return [["hits", f"e{i}", f"e{i + 1}"] for i in range(n)]
+
+
+def test_default_budget_is_documented_and_generous_enough_for_signatures():
+    assert DEFAULT_MH_BUDGET == 50_000
+    d = desc("d", *_chain(60))
+    assert match(d, d).mh_count < DEFAULT_MH_BUDGET
+
+
+def test_too_many_seeds_fail_at_once_with_one_line():
+    d = desc("d", *_chain(30))  # 900 hits~hits seeds
+    with pytest.raises(MappingError) as err:
+        match(d, d, mh_budget=500)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "needs more than 500 match hypotheses" in message and "mh_budget" in message
+
+
+def test_growth_beyond_the_budget_also_fails():
+    d = desc("d", *_chain(10))  # 100 seeds, but entity hypotheses and functors come on top
+    full = match(d, d).mh_count
+    assert full > 120
+    with pytest.raises(MappingError, match="needs more than 120 match hypotheses"):
+        match(d, d, mh_budget=120)
+    assert match(d, d, mh_budget=full).mh_count == full
