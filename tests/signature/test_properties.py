@@ -22,7 +22,7 @@ from analogist.signature import default_vocabulary, parse_signature, parse_term
 from analogist.signature.limits import load_json
 from analogist.signature.terms import parse_fix_operator
 
-FAST = settings(max_examples=80, deadline=None, derandomize=True,
+FAST = settings(max_examples=80, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 VOCAB = default_vocabulary()
 LINKS = [t.term for t in VOCAB.by_kind("causal")]
