@@ -69,8 +69,11 @@ def agrees_up_to_ties(got: dict, want: dict) -> bool:
     return True
 
 
-def load_predicates() -> dict[str, PredicateInfo]:
-    return parse_predicates(json.loads((GOLD / "predicates.json").read_text()))
+def load_predicates(set_name: str = "dev") -> dict[str, PredicateInfo]:
+    """The predicates of a gold set: the generator's, or SME's own for ``dgroups``."""
+    path = (GOLD.parent / "sme_published" / "predicates.json" if set_name == "dgroups"
+            else GOLD / "predicates.json")
+    return parse_predicates(json.loads(path.read_text()))
 
 
 def load_set(name: str) -> list[dict]:
@@ -97,9 +100,9 @@ def iter_diffs(pairs: list[dict], preds: dict[str, PredicateInfo]) -> Iterator[t
 
 
 def main(argv: list[str]) -> None:
-    preds = load_predicates()
     verbose = "-v" in argv
     for name in [a for a in argv if not a.startswith("-")] or ["dev"]:
+        preds = load_predicates(name)
         pairs = load_set(name)
         started = time.perf_counter()
         bad, tie_ok, by_kind = [], 0, {}

@@ -8,11 +8,12 @@ through ``sme4-oracle``; sbcl is not needed here. ``dev`` (1,999 pairs) is the s
 was debugged against, ``heldout`` (800 pairs, other seeds) was only evaluated at the end;
 ``params`` (260 pairs of at most 30 facts) runs each pair with one to three non-default SME
 parameters (cutoff, max mappings, overlap-only merge, out-of-mapping contributions, functor
-trickle-down, score cap, trickle-down, local scores).
+trickle-down, score cap, trickle-down, local scores); ``dgroups`` holds all 196 ordered pairs
+of SME v4's 14 published descriptions (always run in full).
 
 Every pair must agree on every field of the fixture comparison, mapping N against SME's
 mapping N (tie order included). By default a fixed quarter of each set runs (about 700 pairs,
-a few seconds); set ``ANALOGIST_SME4_FULL=1`` to run all 3,059.
+a few seconds); set ``ANALOGIST_SME4_FULL=1`` to run all 3,255.
 """
 
 from __future__ import annotations
@@ -24,28 +25,28 @@ import pytest
 from tests.mapping.sme4_diff import load_predicates, load_set, result_diff, run_pair
 
 FULL = os.environ.get("ANALOGIST_SME4_FULL") == "1"
-PREDICATES = load_predicates()
 
 
 def _pairs(name: str) -> list[dict]:
     pairs = load_set(name)
-    return pairs if FULL else pairs[::4]
+    return pairs if FULL or name == "dgroups" else pairs[::4]
 
 
-@pytest.mark.parametrize("set_name", ["dev", "heldout", "params"])
+@pytest.mark.parametrize("set_name", ["dev", "heldout", "params", "dgroups"])
 def test_every_pair_agrees_with_sme_v4(set_name: str) -> None:
     pairs = _pairs(set_name)
+    predicates = load_predicates(set_name)
     assert len(pairs) >= (1999 if FULL and set_name == "dev" else 60)
     failures = []
     for pair in pairs:
-        diff = result_diff(run_pair(pair, PREDICATES), pair["expected"])
+        diff = result_diff(run_pair(pair, predicates), pair["expected"])
         if diff:
             failures.append(f"{pair['name']} ({pair['kind']}): {'; '.join(diff[:3])}")
     assert not failures, f"{len(failures)}/{len(pairs)} pairs disagree:\n" + "\n".join(failures[:10])
 
 
 def test_gold_sets_cover_the_shapes_the_issue_lists() -> None:
-    pairs = load_set("dev") + load_set("heldout")
+    pairs = load_set("dev") + load_set("heldout")  # the generator's sets
     assert len(pairs) >= 2000
     kinds = {p["kind"] for p in pairs}
     assert kinds >= {"edit", "overlap", "unrelated", "self", "tie", "edit-comm", "small"}
