@@ -200,3 +200,14 @@ def test_analogize_text_the_model_cannot_encode(db, tmp_path):
     calls = ("llm_calls", "sqlite_sequence")  # the failed model calls are logged, nothing else
     assert {k: v for k, v in snapshot(db).items() if k not in calls} == \
         {k: v for k, v in before.items() if k not in calls}
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"[" * 50_000, b"\xff\xfe{}",
+                                     b'{"episode_id": ' + b"9" * 5000 + b"}"])
+def test_analogize_and_map_with_a_broken_json_file(db, tmp_path, content):
+    sig = tmp_path / "target.json"
+    sig.write_bytes(content)
+    before = snapshot(db)
+    one_line_error(invoke("--db", str(db), "analogize", str(sig)), str(sig))
+    one_line_error(invoke("--db", str(db), "map", str(sig), "ep_fin_ledger_copy"), str(sig))
+    assert snapshot(db) == before

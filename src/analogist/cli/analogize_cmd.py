@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from analogist.cli.common import echo_json, handle_errors, open_memory, open_store
+from analogist.cli.common import echo_json, handle_errors, open_memory, open_store, read_text
 from analogist.errors import ConfigError, ModelError
 from analogist.verify.ldu import render_record
 
@@ -20,8 +19,10 @@ def _target(memory, arg: str, model: str | None):
     path = Path(arg)
     if path.suffix == ".json" and path.is_file():
         from analogist.signature import parse_signature
+        from analogist.signature.limits import load_json
 
-        return parse_signature(json.loads(path.read_text(encoding="utf-8")), store.vocabulary), []
+        raw = load_json(read_text(str(path), "signature file"), f"signature file {path}")
+        return parse_signature(raw, store.vocabulary), []
     from analogist.encode import ModelEncoder
     from analogist.models.registry import open_llm
 

@@ -7,7 +7,6 @@ handed to the episode resolver that the root group registers on ``ctx.obj["resol
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -40,10 +39,10 @@ def resolve_description(arg: str, ctx: click.Context,
     """
     path = Path(arg)
     if path.is_file():
-        try:
-            obj = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise click.UsageError(f"{arg}: cannot read description JSON ({e})") from None
+        from analogist.cli.common import read_text
+        from analogist.signature.limits import load_json
+
+        obj = load_json(read_text(arg, "description file"), f"description file {arg}")
         if not isinstance(obj, dict):
             raise click.UsageError(f"{arg}: a description is a JSON object with 'facts'")
         if "predicates" not in obj and predicates is None:

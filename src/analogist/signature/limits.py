@@ -87,6 +87,8 @@ def load_json(text: str, what: str = "line") -> Any:
     parse = _number()
     try:
         obj = json.loads(text, parse_int=parse, parse_float=parse, parse_constant=_constant)
+    except EpisodeError as e:  # a number over its limit, or NaN / Infinity
+        raise EpisodeError(f"{what}: {e}") from None
     except json.JSONDecodeError as e:
         raise EpisodeError(f"{what} is not valid JSON ({e.msg} at column {e.colno})") from None
     except RecursionError:
