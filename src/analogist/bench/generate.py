@@ -48,14 +48,22 @@ def plan(seed: int, split: str, size: str) -> list[Slot]:
     motifs = split_motifs(split)
     rng = random.Random(f"plan|{seed}|{split}|{size}")
     slots: list[Slot] = []
+    # one shuffled cycle over the motifs runs through all families, so every motif gets as many
+    # items as any other (within one): how often a motif recurs in a bench says nothing
+    cycle: list = []
     for fi, family in enumerate(FAMILIES):
         if size == "full":
             chosen = [m for m in motifs for _ in range(FULL_PER_CELL)]
         else:
             n = MVP_COUNTS[family] if size == "mvp" else SMALL_PER_FAMILY
-            order = list(motifs)
-            rng.shuffle(order)
-            chosen = [order[i % len(order)] for i in range(n)]
+            chosen = []
+            while len(chosen) < n:
+                if not cycle:
+                    cycle = list(motifs)
+                    rng.shuffle(cycle)
+                pick = next((m for m in cycle if m not in chosen), cycle[0])
+                cycle.remove(pick)
+                chosen.append(pick)
         for i, m in enumerate(chosen):
             # pairs of ordinals share a skin kind, so F2's standard/control layouts (and F5's
             # decoy/partial targets) are balanced within each kind

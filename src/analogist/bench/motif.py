@@ -82,6 +82,8 @@ class Skin:
         facts: fact key -> phrasings (``{ROLE}`` placeholders), one chosen per rendering.
         symptom: phrasings of what went wrong.
         variants: variant name -> fact key -> replacement phrasings.
+        glossary: for nonce skins, sentences that say what the invented names stand for; one
+            follows the opening of every note, so a reader can follow an invented world.
     """
 
     name: str
@@ -92,6 +94,7 @@ class Skin:
     facts: Mapping[str, tuple[str, ...]]
     symptom: tuple[str, ...]
     variants: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    glossary: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -59,26 +59,52 @@ def nonce_words(rng: random.Random, n: int = NONCE_SLOTS) -> dict[str, str]:
     return out
 
 
+AMBIGUOUS_HEADS = frozenset({"aircraft", "sheep", "fish", "deer", "series", "species", "crew",
+                             "staff", "team", "board", "committee", "council", "panel", "family",
+                             "police", "data", "media", "public", "management"})
+
+
+def head_noun(name: str) -> str:
+    """The head noun of an entity name: the last word before any post-modifier (a participle,
+    a preposition, "already", a number), lower-cased."""
+    words_ = re.findall(r"[A-Za-z0-9][A-Za-z0-9'-]*", name)
+    kept: list[str] = []
+    for i, w in enumerate(words_):
+        lw = w.lower()
+        if i >= 2 and kept and (lw in PREPOSITIONS or lw in ("already", "that", "which", "who")
+                                or lw.isdigit() or (lw.endswith("ed") and len(lw) > 4)):
+            break
+        kept.append(lw)
+    return kept[-1] if kept else ""
+
+
 @cache
+def number(name: str) -> str | None:
+    """"plural", "singular", or None when the head noun can be either (aircraft, team ...)."""
+    if re.search(r"\band\b", name):
+        return "plural"
+    head = head_noun(name)
+    if not head:
+        return None
+    if head in AMBIGUOUS_HEADS:
+        return "plural" if head in PLURAL_HEADS else None
+    if head in PLURAL_HEADS:
+        return "plural"
+    if head in SINGULAR_HEADS or head.endswith(("ss", "us", "is", "ics")):
+        return "singular"
+    single = _ENGINE.singular_noun(head)
+    return "plural" if single and single != head else "singular"
+
+
 def is_plural(name: str) -> bool:
     """Whether an entity name is grammatically plural (its head noun, by ``inflect``)."""
-    words_ = re.findall(r"[A-Za-z][A-Za-z'-]*", name)
-    if not words_:
-        return False
-    if " and " in f" {name} ":
-        return True
-    head = words_[-1].lower()
-    if head in PLURAL_HEADS:
-        return True
-    if head in SINGULAR_HEADS or head.endswith(("ss", "us", "is", "ics")):
-        return False
-    single = _ENGINE.singular_noun(head)
-    return bool(single) and single != head
+    return number(name) == "plural"
 
 
 _SUBJECT_VERB = re.compile(r"\{([A-Z][A-Z0-9_]*)\}(\s+)([a-z][a-z'-]*)(?:(\s+)([a-z][a-z'-]*))?")
 
 
+TO_SINGULAR = {"are": "is", "were": "was", "have": "has"}
 PREPOSITIONS = frozenset({"from", "of", "by", "with", "to", "for", "at", "in", "on", "than",
                           "into", "onto", "over", "under", "about", "through", "behind"})
 NOT_VERBS = frozenset({"as", "this", "thus", "its", "his", "hers", "us", "yes", "always",
@@ -95,20 +121,27 @@ def _singular_verb(word: str) -> bool:
 
 def _agree(template: str, values: dict[str, str]) -> str:
     """Make the verb after a ``{ROLE}`` placeholder (and an optional adverb) agree with the
-    entity's number."""
+    entity's number: third-person forms for plurals, is/was/has for singulars."""
     def fix(m: re.Match[str]) -> str:
         role, gap, first, gap2, second = m.groups()
         name = values.get(role)
         before = template[max(0, m.start() - 12):m.start()].lower()
         last = before.split()[-1] if before.split() else ""
-        if (name is None or not is_plural(name) or before.endswith(("each of ", "one of "))
-                or last in PREPOSITIONS):  # the entity is not the subject
+        num = number(name) if name is not None else None
+        if (num is None or before.endswith(("each of ", "one of "))
+                or last in PREPOSITIONS):  # the entity is not the subject, or either number fits
             return m.group(0)
+
+        def conj(word: str) -> str:
+            if num == "plural" and _singular_verb(word):
+                return _ENGINE.plural_verb(word)
+            if num == "singular" and word in TO_SINGULAR:
+                return TO_SINGULAR[word]
+            return word
         if first in ADVERBS and second is not None:
-            if _singular_verb(second):
-                second = _ENGINE.plural_verb(second)
-        elif _singular_verb(first):
-            first = _ENGINE.plural_verb(first)
+            second = conj(second)
+        else:
+            first = conj(first)
         tail = f"{gap2}{second}" if second is not None else ""
         return f"{{{role}}}{gap}{first}{tail}"
     return _SUBJECT_VERB.sub(fix, template)
@@ -133,6 +166,8 @@ def fill(template: str, values: dict[str, str]) -> str:
         text = _agree(template, values).format(**values)
     except (KeyError, IndexError) as e:
         raise BenchError(f"skin template {template!r} names an unknown placeholder {e}") from None
+    # "a slow {X}" with X = "the pump": drop the second determiner ("a slow pump")
+    text = re.sub(r"\b([Aa]n?) ((?:[a-z-]+ )?)the (?=[a-z])", r"\1 \2", text)
     text = articles(text)
     return text[:1].upper() + text[1:]
 
@@ -180,7 +215,10 @@ def render(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | Non
         body.insert(slot, fill(aside, values))
     setting = fill(skin.setting[setting_pick % len(skin.setting)], values)
     symptom = fill(skin.symptom[symptom_pick % len(skin.symptom)], values)
-    order = [setting, symptom, *body] if symptom_early else [setting, *body, symptom]
+    opening = [setting]
+    if skin.glossary:  # an invented world says what its words stand for, after the opening
+        opening.append(fill(skin.glossary[setting_pick % len(skin.glossary)], values))
+    order = [*opening, symptom, *body] if symptom_early else [*opening, *body, symptom]
     return Rendering(" ".join(order), bindings, skin.domain.format(**words_), symptom)
 
 

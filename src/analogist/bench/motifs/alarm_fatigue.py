@@ -120,6 +120,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"ALM": "the {w1} {w2}", "RSP": "the {w3} watchers", "EVT": "a {w4} {w5}",
                       "DSP": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} is the watch-bell on the tower, the {w3} watchers are the guards below, and a {w4} {w5} is a raid from the hills.',),
             setting=("In {w8}, to {w7} someone is to ring a bell at them.",
                      "Among the {w8}, ringing a bell at someone is called {w7}ing them."),
             facts={

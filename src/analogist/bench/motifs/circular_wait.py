@@ -115,6 +115,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"T1": "the {w1} {w2}", "T2": "the {w3} {w4}", "L1": "the {w5} stone",
                       "L2": "the {w6} stone", "QUE": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} and the {w3} {w4} are two carvers sharing one workshop, and the {w5} stone and the {w6} stone are the two whetstones there.',),
             setting=("In {w8}, to {w7} a stone is to keep a hand on it and refuse to let go.",
                      "Among the {w8}, keeping a hand on a stone and refusing to let go is called {w7}ing it."),
             facts={

@@ -113,6 +113,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"CFD": "the {w1} {w2}", "OBS": "the {w3} {w4}", "OUT": "the {w5} yield",
                       "DM": "the {w6} council", "RPT": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} is the spring rain, the {w3} {w4} is the number of frogs in the ditches, and the {w5} yield is the barley harvest.',),
             setting=("In {w8}, two things are said to {w7} when they rise and fall together.",
                      "Among the {w8}, things that rise and fall together are said to {w7}."),
             facts={

@@ -113,6 +113,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"GRD": "the {w1} warden", "DEP": "the {w2} {w3}", "SRC": "the {w4} carts",
                       "SYS": "the {w5} granary", "FLT": "the {w9} {w10}"},
+            glossary=("The {w2} {w3} is the warden's tasting-cup, by which it judges rot.",),
             setting=("In {w8}, to {w7} a cart is to turn it back at the entrance.",
                      "Among the {w8}, turning a cart back at the entrance is called {w7}ing it."),
             facts={

@@ -107,6 +107,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"PRI": "the first {w1}", "SEC": "the second {w1}", "SHR": "the {w2} {w3}",
                       "STG": "the {w9} {w10}"},
+            glossary=('Each {w1} is a beacon lamp on the headland, and the {w2} {w3} is the oil spring they both draw from.',),
             setting=("In {w8}, a lamp is said to {w7} from a spring when it draws its oil there.",
                      "Among the {w8}, a lamp that draws its oil from a spring is said to {w7} from it."),
             facts={

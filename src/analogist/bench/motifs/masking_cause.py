@@ -120,6 +120,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"FLT": "the {w1} {w2}", "CMP": "the {w3} {w4}", "MON": "the {w5} glass",
                       "OPS": "the {w6} keepers", "AGG": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} is the old cistern under the floor, and the {w3} {w4} is the pump that tops it up.',),
             setting=("In the {w8} mill, to {w7} is to pour extra in until a vessel reads full.",
                      "At {w8}, folk say a vessel is {w7}ed when extra is poured in to keep it full."),
             facts={

@@ -112,6 +112,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"PRD": "the {w1} {w2}", "Q": "the {w3} basin", "CNS": "the {w4} {w5}",
                       "WRK": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} is the upper spring, the {w3} basin is the stone tank below it, and the {w4} {w5} are the water-carriers.',),
             setting=("In {w8}, a basin is said to {w7} when it tells those filling it to wait.",
                      "Among the {w8}, a basin that makes its fillers wait is said to {w7}."),
             facts={

@@ -112,6 +112,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"PRB": "the {w1} {w2}", "TGT": "the {w3} hive", "ANA": "the {w4} {w5}",
                       "LOG": "the {w9} {w10}"},
+            glossary=("The {w1} {w2} is the hive-counter's round, and the {w4} {w5} is the elders' register.",),
             setting=("In {w8}, to {w7} a hive is to open it and count its dwellers.",
                      "Among the {w8}, opening a hive to count its dwellers is called {w7}ing it."),
             facts={

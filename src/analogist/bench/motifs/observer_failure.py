@@ -121,6 +121,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"MON": "the {w1} {w2}", "SYS": "the {w3} {w4}", "OPS": "the {w5} {w6}",
                       "RLY": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} is a listening-horn set against the wall, the {w3} {w4} is the great wheel that turns the works, and the {w5} {w6} is the night steward.',),
             setting=("Among the {w8}, to {w7} something is to listen for its hum.",
                      "In the {w8} yards, folk {w7} a thing by listening for its hum."),
             facts={

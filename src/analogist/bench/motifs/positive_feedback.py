@@ -110,6 +110,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"ACT": "the {w1} {w2}", "LVL": "the {w3} {w4}", "DMP": "the {w5} {w6}",
                       "GOV": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} is the paddle-wheel in the pool, the {w3} {w4} is how high the water stands, and the {w5} {w6} is a weighted gate meant to slow the wheel.',),
             setting=("In the {w8} valley, to {w7} is to stir a pool harder.",
                      "Among the {w8}, a pool is {w7}ed when someone stirs it harder."),
             facts={

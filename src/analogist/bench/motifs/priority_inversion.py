@@ -125,6 +125,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"HI": "the {w1} {w2}", "MID": "the {w3} {w4}", "LO": "the {w5} {w6}",
                       "LCK": "the {w9} bridge", "QUE": "the {w10} line"},
+            glossary=("The {w1} {w2} is the healer's cart, the {w3} {w4} is the market procession, and the {w5} {w6} is an old hay wagon.",),
             setting=("In {w8}, one who {w7}s another is let through first.",
                      "Among the {w8}, to {w7} someone is to be let through ahead of them."),
             facts={

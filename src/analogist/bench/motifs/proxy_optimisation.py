@@ -111,6 +111,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"AGT": "the {w1} {w2}", "PRX": "the {w3} count", "GOAL": "the {w4} of the {w5}",
                       "DSH": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} are the field hands, the {w3} count is the number of sheaves stacked each day, and the {w4} of the {w5} is how much grain the harvest truly gives.',),
             setting=("From the {w8} reckoning-book.", "Account from the {w8} steading."),
             facts={
                 "stand": ("{PRX} is what the elders go by when judging {GOAL}.",

@@ -111,6 +111,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"CHK": "the {w1} {w2}", "MUT": "the {w3} {w4}", "ST": "the {w5} slate",
                       "BUF": "the {w9} {w10}"},
+            glossary=("The {w1} {w2} is the miller's boy, and the {w3} {w4} is the carter's girl; the {w5} slate records how many sacks are in the loft.",),
             setting=("In {w8}, to {w7} a slate is to scratch a new mark over the old.",
                      "Among the {w8}, scratching a new mark over an old one is called {w7}ing."),
             facts={

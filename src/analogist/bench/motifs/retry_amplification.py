@@ -118,6 +118,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"CLI": "the {w1} {w2}", "SRV": "the {w3} {w4}", "UPS": "the {w5} folk",
                       "PRX": "the {w9} {w10}"},
+            glossary=("The {w1} {w2} is the messenger post, the {w3} {w4} is the keeper's house at the pass, and the {w5} folk are the villagers who send errands.",),
             setting=("In {w8}, to {w7} is to knock again at once when no one answers.",
                      "Among the {w8}, knocking again at once when nobody answers is called {w7}ing."),
             facts={

@@ -107,6 +107,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"DEP": "the {w1} {w2}", "MID": "the {w3} {w4}", "TOP": "the {w5} {w6}",
                       "POOL": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} is the spring above the village, the {w3} {w4} is the mill-wheel, and the {w5} {w6} is the bakery at the end of it.',),
             setting=("In {w8}, a thing is said to {w7} another when it cannot work without it.",
                      "Among the {w8}, to {w7} something is to be unable to work without it."),
             facts={

@@ -123,6 +123,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"SRC": "the {w1} {w2}", "DER": "the {w3} {w4}", "CON": "the {w5} {w6}",
                       "MID": "the {w9} {w4}"},
+            glossary=('The {w1} {w2} is the master tally kept in the store-house, the {w3} {w4} is a board hung in the yard, and the {w5} {w6} is the crier who calls out what is in stock.',),
             setting=("In the {w8} works, to {w7} a tally means to copy it over by hand.",
                      "Among the {w8}, to {w7} is to make a hand copy of a tally."),
             facts={

@@ -115,6 +115,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"HOG": "the {w1} {w2}", "VIC": "the {w3} {w4}", "RES": "the {w5} well",
                       "BUF": "the {w9} trough"},
+            glossary=("The {w1} {w2} is the great ox of the upper farm, and the {w3} {w4} are the goats of the widow's yard.",),
             setting=("In {w8}, to {w7} is to draw water.", "Among the {w8}, drawing water is called {w7}ing."),
             facts={
                 "share": ("{HOG} and {VIC} both {w7} at {RES}.", "{RES} is {w7}ed by {HOG} and {VIC} alike."),

@@ -111,6 +111,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"POP": "the whole flock of {w1} {w2}", "FIL": "the {w3} {w4}", "ANA": "the {w5} {w6}",
                       "STG": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} are the grazing beasts of the valley, the {w3} {w4} is the fold gate at dusk, and the {w5} {w6} is the tally-keeper.',),
             setting=("In {w8}, a gate is said to {w7} a flock when it lets through only those that come back.",
                      "Among the {w8}, to {w7} a flock is to let pass only the ones that return."),
             facts={

@@ -120,6 +120,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"CCH": "the {w1} {w6}", "CLN": "the {w2} {w3}", "SRV": "the {w4} {w5}",
                       "LB": "the {w9} {w10}"},
+            glossary=('A {w6} is a trading token, the {w2} {w3} are the pedlars, and the {w4} {w5} is the counting-house that issues tokens.',),
             setting=("In {w8}, a {w6} is said to {w7} when its time runs out.",
                      "Among the {w8}, a {w6} whose time has run out is said to {w7}."),
             facts={

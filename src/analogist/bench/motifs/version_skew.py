@@ -105,6 +105,7 @@ MOTIF = Motif(
             name="nonce", domain="{w8}", kind="nonce",
             entities={"OLD": "the {w1} {w2}", "NEW": "the {w3} {w4}", "CTR": "the {w5} rite",
                       "BUS": "the {w9} {w10}"},
+            glossary=('The {w1} {w2} is the old temple scribe, and the {w3} {w4} is the young one trained in the new school.',),
             setting=("In {w8}, two scribes are said to {w7} when they follow different editions of the same rite.",
                      "Among the {w8}, scribes who keep different editions of one rite are said to {w7}."),
             facts={
