@@ -3,8 +3,11 @@
 Everything here reads what a system under test sees (an item's ``inputs``); the key is read only
 to label examples (which option is right) and to build the labelled structure reference. Feature
 names carry their group: ``s:`` surface (one record, or one record against the target text),
-``t:`` transductive (recurrence across the bench or inside the item), ``r:`` the structure
-reference. Choice tasks add each feature centred within its unit (``s:c:``, ``t:c:``).
+``t:`` transductive (recurrence across the bench or inside the item) and ``x:`` structure as
+the text expresses it (how many facts of the source a role takes part in against how many
+sentences of the target mention an entity; whether a claim's predicate is one of the source's):
+reading those is reading structure, so they feed only the ``text-structure`` reference, never
+an attacking adversary. Choice tasks add each feature centred within its unit (``s:c:``, …).
 """
 
 from __future__ import annotations
@@ -382,8 +385,8 @@ def _role_options(it: Item, source: Mapping[str, Any], role: str, ctx: BenchCont
         f = {"s:name_jaccard": jaccard(binding, name), "s:entity_words": len(name.split()),
              "s:binding_words": len(binding.split()),
              "s:word_len_diff": abs(len(name.split()) - len(binding.split())),
-             "s:target_mentions": mentions, "s:role_degree": degree,
-             "s:degree_minus_mentions": degree - mentions, "s:entity_index": idx,
+             "x:target_mentions": mentions, "x:role_degree": degree,
+             "x:degree_minus_mentions": degree - mentions, "s:entity_index": idx,
              "s:n_entities": len(ents),
              "s:name_in_source_text": float(name.lower() in source.get("text", "").lower()),
              "t:same_skin_bindings": same_skin, "t:inference_projection": proj.get(eid, 0.0),
@@ -446,7 +449,7 @@ def _inference_row(inf: Mapping[str, Any], i: int, n: int, source: Mapping[str, 
     f = {"s:kind_relation": float(kind == "relation"), "s:kind_link": float(kind == "link"),
          "s:kind_fix": float(kind == "fix"), "s:position": i / max(1, n - 1), "s:n_inferences": n,
          "s:n_args": len(ents), "s:claim_chars": len(str(claim)),
-         "s:pred_in_source": float(any(t[0] in preds for t in terms)),
+         "x:pred_in_source": float(any(t[0] in preds for t in terms)),
          "s:names_in_text": float(np.mean([bool(x) and x.lower() in text for x in names] or [0]))}
     for k in LINK_KINDS:
         f[f"s:link_{k}"] = float(link == k)

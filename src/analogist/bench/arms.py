@@ -3,7 +3,9 @@
 An arm fixes what the system under test gets: the analogy hint, which retrieval channels run,
 how a source is chosen, whether roles are force-mapped, whether the causal gate, critic and
 prediction check run, re-representation, and the labelled oracle (G: the gold source handed
-over). All arms share the base model, temperature and token cap (:class:`ArmSettings`).
+over). ``ISO`` is a reference, not a system: exact name-free isomorphism between the encoded
+target and each candidate plus the source's recorded fix (:mod:`analogist.bench.iso`); the
+structural arms are reported against it (E − ISO). All arms share the base model, temperature and token cap (:class:`ArmSettings`).
 
 Answerers (DESIGN "Answerers"): ``model`` — the LLM answers with what the arm put in front of
 it; ``engine`` — the machinery answers deterministically. An arm with no machinery that can
@@ -48,6 +50,7 @@ class Arm:
     shuffle_signatures: bool = False
     match_context_of: str | None = None
     oracle: bool = False
+    reference: bool = False
 
     @property
     def pipeline(self) -> AnalogizerConfig:
@@ -60,6 +63,13 @@ class Arm:
             rerep_attempts=self.rerep,
             accept_threshold=0.4 if self.forced_mapping else 0.0,
         )
+
+    def model_skip(self) -> str | None:
+        """Why this arm has no model answer, or None when it has one."""
+        if self.reference:
+            return (f"{self.name} is a reference matcher (exact name-free isomorphism plus the "
+                    "source's recorded fix); it has no model form")
+        return None
 
     def engine_skip(self) -> str | None:
         """Why this arm has no engine answer, or None when it has one."""
@@ -76,6 +86,7 @@ class Arm:
                 "forced_mapping": self.forced_mapping, "verify": self.verify, "rerep": self.rerep,
                 "shuffle_signatures": self.shuffle_signatures,
                 "match_context_of": self.match_context_of, "oracle": self.oracle,
+                "reference": self.reference,
                 "pipeline": self.pipeline.to_json()}
 
 
@@ -101,6 +112,8 @@ ARMS: dict[str, Arm] = {a.name: a for a in (
     _E,
     replace(_E, name="G", purpose="oracle upper bound: gold source handed over", oracle=True),
     replace(_E, name="E+R", purpose="E plus the re-representation loop", rerep=2),
+    Arm("ISO", "reference: exact name-free isomorphism plus the source's recorded fix",
+        memory=True, reference=True),
 )}
 
 DEFAULT_ARMS = tuple(ARMS)

@@ -156,7 +156,7 @@ def _facts(report: HypothesisReport) -> tuple[Fact, ...]:
 
 def _from_verdict(report: HypothesisReport, name: str, hypothesis: str) -> Fact:
     v = report.verdict(hypothesis)
-    value = None if v.status == "not run" else v.status == "pass"
+    value = None if v.status in ("not run", "insufficient data") else v.status == "pass"
     return Fact(name, value, f"{hypothesis} {v.status}: {v.reason}")
 
 

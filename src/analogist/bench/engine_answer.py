@@ -21,6 +21,7 @@ from analogist.reason.analogizer import Analogizer
 from analogist.reason.run import AnalogyRun, new_run_id
 from analogist.reason.triggers import Trigger
 from analogist.signature import Signature, parse_fix_operator, parse_signature
+from analogist.signature.terms import TermSyntaxError
 from analogist.verify.predict import CheckResult, Prediction
 
 Probe = Callable[[str, Sequence[str]], str]  # (operator, entity ids) -> outcome in the world
@@ -34,11 +35,21 @@ def _records(inputs: Mapping[str, Any]) -> list[dict]:
     return out
 
 
+def _fix_term(text: str):
+    """The term of a transferred action, or None when an argument is a skolem (a source role
+    the mapping left unmapped, e.g. under encoder noise): no target entity to act on."""
+    try:
+        return parse_fix_operator(text).term
+    except TermSyntaxError:
+        return None
+
+
 def _action(run: AnalogyRun) -> tuple[str, tuple[str, ...]] | None:
     for t in (run.record or {}).get("transfer", []):
         if t["kind"] == "action" and t["decision"] == "YES":
-            term = parse_fix_operator(t["inference"]).term
-            return term.functor, tuple(str(a) for a in term.args)
+            term = _fix_term(t["inference"])
+            if term is not None:
+                return term.functor, tuple(str(a) for a in term.args)
     return None
 
 
@@ -152,7 +163,8 @@ def _inference_decisions(shown: Sequence[Mapping[str, Any]], run: AnalogyRun) ->
     for t in rec.get("transfer", []):
         text = t["inference"]
         if t["kind"] == "action":
-            text = parse_fix_operator(text).term.canonical()
+            term = _fix_term(text)
+            text = term.canonical() if term is not None else text
         else:
             text = text.replace(", ", ",")
         (yes if t["decision"] == "YES" else no).add(text)

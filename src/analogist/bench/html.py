@@ -15,7 +15,15 @@ from typing import Any
 
 from analogist.bench.classify import RESULTS
 from analogist.bench.hypotheses import ARMS
-from analogist.bench.svg import esc, fmt, interval_plot, nav_heatmaps, number, roc_plot
+from analogist.bench.svg import (
+    curve_plot,
+    esc,
+    fmt,
+    interval_plot,
+    nav_heatmaps,
+    number,
+    roc_plot,
+)
 
 #: (metric key, column heading) of the arms table.
 KEY_METRICS = (
@@ -34,6 +42,7 @@ HEADLINE = (
     ("recall@5[far]", "Recall@5 on far items", "share of far items with the source in the top 5"),
 )
 STATUS_CLASS = {"pass": "pass", "fail": "fail", "not run": "notrun", "classified": "pass",
+                "insufficient data": "notrun",
                 "undetermined": "notrun", "unclassified": "fail"}
 
 CSS = """
@@ -217,10 +226,14 @@ def _verdicts(rows: Any) -> str:
                else f"not run ({_txt(_d(n).get('not_run'))})")
             for n in _l(v.get("numbers")))
         interp = f"<br><em>{esc(v['interpretation'])}</em>" if v.get("interpretation") else ""
+        counts = ", ".join(f"{esc(f)}: {esc(n)}" for f, n in _d(v.get("family_counts")).items())
         out.append(f"<th>{_txt(v.get('hypothesis'))}</th><td>{_badge(v.get('status'))}</td>"
                    f"<td>{_txt(v.get('reason'))}{interp}</td><td>{_txt(v.get('threshold'))}</td>"
+                   f"<td class=\"num\">{counts or '–'}</td>"
+                   f"<td class=\"num\">{_txt(v.get('min_items'))}</td>"
                    f"<td class=\"ci\">{nums or '–'}</td>")
-    return _table(["hypothesis", "status", "reason", "keep if", "numbers"], out)
+    return _table(["hypothesis", "status", "reason", "keep if", "items per family",
+                   "minimum n", "numbers"], out)
 
 
 def _classification(c: dict) -> str:
@@ -257,6 +270,39 @@ def _contamination(c: dict) -> str:
                 ("share changed", fmt(les.get("share_changed")))]))
 
 
+def _point(iv: Any) -> tuple[Any, Any, Any]:
+    d = _d(iv)
+    return number(d.get("estimate")), number(d.get("low")), number(d.get("high"))
+
+
+def _iso_and_noise(a: dict) -> str:
+    """E − ISO (the isomorphism reference) and the NAV-versus-encoder-noise curves."""
+    out = []
+    rows = _d(a.get("e_minus_iso"))
+    if rows:
+        out += ["<h3>E against the isomorphism reference (E − ISO)</h3>",
+                ("<p class=\"muted\">ISO: exact name-free isomorphism between the encoded target "
+                "and each candidate plus the source's recorded fix, scored like every arm.</p>"),
+                _comparisons(list(rows.values()))]
+    curve = _d(a.get("noise_curve"))
+    if curve:
+        series = [(arm, [(p["rate"], *_point(p.get("nav"))) for p in _l(pts)])
+                  for arm, pts in _d(curve.get("arms")).items()]
+        diff = [("E − ISO", [(p["rate"], *_point(p.get("nav")))
+                             for p in _l(curve.get("e_minus_iso"))])]
+        mark = number(curve.get("realistic"))
+        out += ["<h3>Encoder noise</h3>",
+                ("<p class=\"muted\">Signatures of the target and of every stored episode "
+                "corrupted at each rate (drop, add, mislabel, swap, merge, split; "
+                "bench/noise.py); 95% bootstrap intervals over items.</p>"),
+                '<div class="plots"><figure>',
+                curve_plot("NAV against encoder noise", "corruption rate", "NAV", series, mark),
+                "</figure><figure>",
+                curve_plot("E − ISO against encoder noise", "corruption rate", "NAV difference",
+                           diff, mark), "</figure></div>"]
+    return "".join(out)
+
+
 def _answerer(name: str, a: dict, skipped: dict) -> str:
     arms = _d(a.get("arms"))
     missing = [(k.rpartition("/")[0], v) for k, v in sorted(skipped.items())
@@ -271,7 +317,7 @@ def _answerer(name: str, a: dict, skipped: dict) -> str:
     if arms:
         parts += ["<h3>Headline metrics</h3>", _plots(arms), "<h3>NAV sensitivity</h3>",
                   _sensitivity(arms), "<h3>Decoy discrimination</h3>", _roc(arms)]
-    parts += ["<h3>Comparisons (spec §21)</h3>", _comparisons(a.get("comparisons")),
+    parts += [_iso_and_noise(a), "<h3>Comparisons (spec §21)</h3>", _comparisons(a.get("comparisons")),
               "<h3>Baselines: each arm against A1 (NAV)</h3>", _comparisons(a.get("baselines")),
               "<h3>Hypotheses H1–H6 (spec §22)</h3>", _verdicts(a.get("verdicts")),
               "<h3>Classification (spec §26)</h3>", _classification(_d(a.get("classification"))),

@@ -24,6 +24,20 @@ Decision rules (thresholds in :class:`Thresholds`, fixed before any run):
 
 A hypothesis is "not run" when an arm it needs has no scores, or a statistic it needs is
 undefined or rests on fewer than two items; the reason says which.
+
+**Insufficient data.** A verdict needs enough items to have a fair chance of seeing the effect it
+names. The minimum (:data:`MIN_ITEMS`) is a power calculation for a paired comparison: with
+two-sided α = 0.05 and power 0.8, ``n ≥ ((z₀.₉₇₅ + z₀.₈) · σ / δ)²`` where δ is the effect the
+hypothesis must detect and σ the planning standard deviation of one item's paired difference:
+σ = 0.5 for a difference of two yes/no outcomes (recall, transfer, recovery, novelty: two arms
+that disagree on a quarter to half of the items) and σ = 1.0 for NAV (an item scores 1, 0, −1
+or −2, so paired NAV differences spread about twice as far). δ is the pre-registered threshold
+where §22 gives one (H1 0.15, H2 0.10 transfer, H5 0.15) and otherwise the smallest effect worth
+keeping machinery for (H3 and H4: 0.2 NAV; H6: 0.1 novel useful rate). Below the minimum, or
+when a decisive interval has zero width (a bootstrap over a handful of identical items gives
+[1, 1] or [0, 0], which says nothing), the verdict is "insufficient data" — never pass or fail
+— and the reason gives n, the minimum and the per-family item counts. Each comparison carries
+``family_counts`` (items per family the metric read in the treatment arm).
 """
 
 from __future__ import annotations
@@ -31,13 +45,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from statistics import NormalDist
 
 from analogist.bench import metrics as m
 from analogist.bench.score import ANSWERERS, Score
 from analogist.bench.stats import Interval, paired_contrast
 from analogist.errors import BenchError
 
-ARMS = ("A0", "A1", "B", "B′", "C", "C′", "H", "D", "E", "G", "E+R", "E+Bld")
+ARMS = ("A0", "A1", "B", "B′", "C", "C′", "H", "D", "E", "G", "E+R", "E+Bld", "ISO")
 RECALL5_FAR = m.recall_at_k(5).on(lambda s: s.far, "far")
 NAV_PRIVATE = m.nav().on(lambda s: s.item_source == "private", "private")
 NAV_NONCE = m.nav().on(lambda s: s.item_source == "synthetic" and s.nonce, "nonce synthetic")
@@ -70,8 +85,22 @@ COMPARISONS: tuple[tuple[str, tuple[str, ...], str, tuple[m.Metric, ...]], ...] 
 SUPPLEMENTARY: tuple[tuple[str, tuple[str, ...], str, tuple[m.Metric, ...]], ...] = (
     ("C", ("B",), "Fallback for C - B′ when B′ is not run (retrieved context not size-matched)",
      (RECALL5_FAR,)),
+    ("E", ("ISO",), "Does E do more than exact name-free isomorphism plus the source's fix?",
+     (m.nav(), m.transfer_accuracy, m.dprime)),
+    ("D", ("ISO",), "Does structure mapping do more than exact isomorphism?", (m.nav(),)),
 )
 
+
+
+def min_items(delta: float, sigma: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Items a paired comparison needs to detect ``delta`` (see the module docstring)."""
+    z = NormalDist().inv_cdf
+    return math.ceil(((z(1 - alpha / 2) + z(power)) * sigma / delta) ** 2)
+
+
+#: Minimum items behind a verdict's decisive comparisons (power 0.8, α 0.05).
+MIN_ITEMS = {"H1": min_items(0.15, 0.5), "H2": min_items(0.10, 0.5), "H3": min_items(0.2, 1.0),
+             "H4": min_items(0.2, 1.0), "H5": min_items(0.15, 0.5), "H6": min_items(0.1, 0.5)}
 
 @dataclass(frozen=True)
 class Thresholds:
@@ -82,6 +111,7 @@ class Thresholds:
     h2_transfer_gain: float = 0.10
     h5_recovery_gain: float = 0.15
     h5_max_false_positive_increase: float = 0.05
+    min_items: Mapping[str, int] = field(default_factory=lambda: dict(MIN_ITEMS))
 
 
 PREREGISTERED = Thresholds()
@@ -110,6 +140,7 @@ class Comparison:
     question: str
     interval: Interval | None
     not_run: str = ""
+    family_counts: Mapping[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -121,11 +152,14 @@ class Verdict:
 
     Attributes:
         hypothesis: "H1".."H6".
-        status: "pass", "fail" or "not run".
+        status: "pass", "fail", "insufficient data" (fewer items than ``min_items``, or a
+            zero-width decisive interval) or "not run".
         reason: which rule decided, or why it could not be tested.
         threshold: the pre-registered rule in words.
         numbers: the comparisons the verdict read (decisive and supporting).
         interpretation: the spec's reading of the outcome, where it gives one (H4).
+        min_items: the power-calculated minimum (:data:`MIN_ITEMS`).
+        family_counts: items per family behind the decisive comparisons.
     """
 
     hypothesis: str
@@ -134,6 +168,8 @@ class Verdict:
     threshold: str
     numbers: tuple[Comparison, ...] = ()
     interpretation: str = ""
+    min_items: int = 0
+    family_counts: Mapping[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -201,7 +237,8 @@ def evaluate(results: Mapping[tuple[str, str], Sequence[Score]], answerer: str, 
         interval = paired_contrast(metric, [arms[a] for a in (treatment, *controls)],
                                    _versus_best(metric.higher_is_better),
                                    n_boot=n_boot, seed=seed, confidence=confidence)
-        return Comparison(name, metric.name, question, interval)
+        return Comparison(name, metric.name, question, interval,
+                          family_counts=family_counts(metric, arms[treatment]))
 
     comparisons = tuple(compare(t, c, metric, q) for t, c, q, ms in COMPARISONS + SUPPLEMENTARY
                         for metric in ms)
@@ -218,13 +255,24 @@ def evaluate(results: Mapping[tuple[str, str], Sequence[Score]], answerer: str, 
         _h2(get("D - C", m.dprime), get("D - C", m.transfer_accuracy),
             get("D - C", m.role_mapping_f1), t),
         _h3(get("E - D", m.nav()), get("E - D", m.useful_analogy_precision),
-            get("E - D", m.negative_transfer_rate)),
-        _h4(compare("E", ("A1",), NAV_PRIVATE), compare("E", ("A1",), NAV_NONCE)),
+            get("E - D", m.negative_transfer_rate), t),
+        _h4(compare("E", ("A1",), NAV_PRIVATE), compare("E", ("A1",), NAV_NONCE), t),
         _h5(get("E+R - E", F8_RECOVERY), get("E+R - E", F6_FALSE_POSITIVES), t),
-        _h6(get("E+Bld - E", m.novel_useful_rate), get("E+Bld - E", m.nav())),
+        _h6(get("E+Bld - E", m.novel_useful_rate), get("E+Bld - E", m.nav()), t),
     )
     return HypothesisReport(answerer, tuple(a for a in ARMS if a in arms), comparisons,
                             baselines, verdicts, thresholds)
+
+
+def family_counts(metric: m.Metric, scores: Sequence[Score]) -> dict[str, int]:
+    """Items per family that contribute to ``metric`` in ``scores`` (one arm): items with a
+    non-zero sufficient statistic, e.g. executable items with a source for transfer accuracy."""
+    family = {s.item_id: s.family for s in scores}
+    seen: dict[str, int] = {}
+    for item, stats in metric.item_table(scores).items():
+        if stats.any():
+            seen[family[item]] = seen.get(family[item], 0) + 1
+    return dict(sorted(seen.items()))
 
 
 def _versus_best(higher_is_better: bool) -> Callable[[Sequence[float]], float]:
@@ -245,10 +293,19 @@ def unusable(c: Comparison) -> str:
     return ""
 
 
+def degenerate(c: Comparison) -> str:
+    """Why a comparison's interval cannot show an effect: zero width ('' when it can)."""
+    if c.interval is not None and c.interval.method != "none" and c.interval.low == c.interval.high:
+        return (f"{c.name} {c.metric}: the interval has zero width "
+                f"[{c.interval.low:+.3f}, {c.interval.high:+.3f}] on {c.interval.n_items} items, "
+                "which cannot tell an effect from a handful of identical items")
+    return ""
+
+
 def beats(c: Comparison, by: float = 0.0) -> bool | None:
     """The paired interval lies above zero and the estimate is at least ``by``; None when the
-    comparison cannot decide."""
-    if unusable(c):
+    comparison cannot decide (not run, undefined, or a zero-width interval)."""
+    if unusable(c) or degenerate(c):
         return None
     i = c.interval
     assert i is not None
@@ -265,21 +322,59 @@ def describe(c: Comparison) -> str:
             f"(n={i.n_items}, {i.method})")
 
 
+def _counts(decisive: Sequence[Comparison]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for c in decisive:
+        for f, n in c.family_counts.items():
+            out[f] = max(out.get(f, 0), n)
+    return out
+
+
+def _fmt_counts(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{f}:{n}" for f, n in sorted(counts.items())) or "none"
+
+
 def _verdict(h: str, rule: str, decisive: Sequence[Comparison], numbers: tuple[Comparison, ...],
-             passed: Callable[[], bool], interpretation: str = "") -> Verdict:
-    missing = list(dict.fromkeys(unusable(c) for c in decisive if unusable(c)))
-    if missing:
-        return Verdict(h, "not run", "; ".join(missing), rule, numbers)
+             passed: Callable[[], bool], t: Thresholds, interpretation: str = "",
+             guards: Sequence[Comparison] = (), note: str = "") -> Verdict:
+    """``decisive`` comparisons must show an effect; ``guards`` only bound a side effect (a
+    zero-width guard at zero is a real "no change", so only the decisive ones must have width)."""
+    need, counts = t.min_items.get(h, 2), _counts([*decisive, *guards])
+    not_run = [unusable(c) for c in (*decisive, *guards) if unusable(c)]
+    if not_run:
+        return Verdict(h, "not run", "; ".join(dict.fromkeys(not_run)), rule, numbers,
+                       min_items=need, family_counts=counts)
+    missing = [degenerate(c) for c in decisive if degenerate(c)]
+    n = min(c.interval.n_items for c in (*decisive, *guards) if c.interval is not None)
+    if missing or n < need:
+        why = list(dict.fromkeys(missing))
+        if n < need:
+            why.insert(0, f"{n} items < {need} needed (power 0.8 at α 0.05 for the effect the "
+                          f"rule names); items per family {_fmt_counts(counts)}")
+        return Verdict(h, "insufficient data",
+                       "; ".join(why + [describe_raw(c) for c in (*decisive, *guards)]),
+                       rule, numbers, min_items=need, family_counts=counts)
     status = "pass" if passed() else "fail"
-    return Verdict(h, status, "; ".join(describe(c) for c in decisive), rule, numbers,
-                   interpretation)
+    return Verdict(h, status, "; ".join(describe(c) for c in (*decisive, *guards))
+                   + f"; items per family {_fmt_counts(counts)}" + (f"; {note}" if note else ""),
+                   rule, numbers, interpretation,
+                   min_items=need, family_counts=counts)
+
+
+def describe_raw(c: Comparison) -> str:
+    """The comparison's numbers even when it cannot decide."""
+    i = c.interval
+    if i is None:
+        return f"{c.name}: {c.not_run}"
+    return (f"{c.name} {c.metric} = {i.estimate:+.3f} [{i.low:+.3f}, {i.high:+.3f}] "
+            f"(n={i.n_items}, {i.method})")
 
 
 def _h1(vs_b: Comparison, vs_placebo: Comparison, dprime: Comparison, t: Thresholds) -> Verdict:
     rule = (f"C - B′ recall@5 on far items >= {t.h1_recall_gain:g} with interval above 0, "
             "and C - C′ recall@5 (far) interval above 0")
     return _verdict("H1", rule, (vs_b, vs_placebo), (vs_b, vs_placebo, dprime),
-                    lambda: bool(beats(vs_b, t.h1_recall_gain) and beats(vs_placebo)))
+                    lambda: bool(beats(vs_b, t.h1_recall_gain) and beats(vs_placebo)), t)
 
 
 def _h2(dprime: Comparison, transfer: Comparison, f1: Comparison, t: Thresholds) -> Verdict:
@@ -288,15 +383,15 @@ def _h2(dprime: Comparison, transfer: Comparison, f1: Comparison, t: Thresholds)
     gains = ((dprime, t.h2_dprime_gain), (transfer, t.h2_transfer_gain))
     usable = [(c, gain) for c, gain in gains if not unusable(c)]
     if not usable:
-        return _verdict("H2", rule, (dprime, transfer), (dprime, transfer, f1), lambda: False)
-    status = "pass" if any(beats(c, gain) for c, gain in usable) else "fail"
-    return Verdict("H2", status, f"{describe(dprime)}; {describe(transfer)}", rule,
-                   (dprime, transfer, f1))
+        return _verdict("H2", rule, (dprime, transfer), (dprime, transfer, f1), lambda: False, t)
+    return _verdict("H2", rule, tuple(c for c, _ in usable), (dprime, transfer, f1),
+                    lambda: any(bool(beats(c, gain)) for c, gain in usable), t,
+                    note="; ".join(unusable(c) for c, _ in gains if unusable(c)))
 
 
-def _h3(nav: Comparison, precision: Comparison, negative: Comparison) -> Verdict:
+def _h3(nav: Comparison, precision: Comparison, negative: Comparison, t: Thresholds) -> Verdict:
     return _verdict("H3", "E - D NAV interval above 0", (nav,), (nav, precision, negative),
-                    lambda: bool(beats(nav)))
+                    lambda: bool(beats(nav)), t)
 
 
 H4_READINGS = {
@@ -308,13 +403,13 @@ H4_READINGS = {
 }
 
 
-def _h4(private: Comparison, nonce: Comparison) -> Verdict:
+def _h4(private: Comparison, nonce: Comparison, t: Thresholds) -> Verdict:
     rule = "E - A1 NAV interval above 0 on private items and on nonce synthetic items"
     reading = ""
     if not unusable(private) and not unusable(nonce):
         reading = H4_READINGS[(bool(beats(private)), bool(beats(nonce)))]
     return _verdict("H4", rule, (private, nonce), (private, nonce),
-                    lambda: bool(beats(private) and beats(nonce)), reading)
+                    lambda: bool(beats(private) and beats(nonce)), t, reading)
 
 
 def _h5(recovery: Comparison, false_pos: Comparison, t: Thresholds) -> Verdict:
@@ -327,10 +422,11 @@ def _h5(recovery: Comparison, false_pos: Comparison, t: Thresholds) -> Verdict:
         return bool(beats(recovery, t.h5_recovery_gain)
                     and false_pos.interval.estimate <= t.h5_max_false_positive_increase)
 
-    return _verdict("H5", rule, (recovery, false_pos), (recovery, false_pos), passed)
+    return _verdict("H5", rule, (recovery,), (recovery, false_pos), passed, t,
+                    guards=(false_pos,))
 
 
-def _h6(novelty: Comparison, nav: Comparison) -> Verdict:
+def _h6(novelty: Comparison, nav: Comparison, t: Thresholds) -> Verdict:
     rule = ("E+Bld - E novel useful rate interval above 0, and NAV interval not entirely "
             "below 0")
 
@@ -338,4 +434,4 @@ def _h6(novelty: Comparison, nav: Comparison) -> Verdict:
         assert nav.interval is not None
         return bool(beats(novelty)) and not nav.interval.high < 0
 
-    return _verdict("H6", rule, (novelty, nav), (novelty, nav), passed)
+    return _verdict("H6", rule, (novelty,), (novelty, nav), passed, t, guards=(nav,))

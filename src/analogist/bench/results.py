@@ -11,20 +11,29 @@ The shape of ``results.json`` (version 1)::
                           "cost": {...}, "decoy_point": {"hit_rate", "false_alarm_rate"}}},
            "comparisons": [...], "baselines": [...], "verdicts": [...],
            "classification": {...},
-           "contamination": {"source_dependence": {...}, "lesion": {...}}}}}
+           "contamination": {"source_dependence": {...}, "lesion": {...}},
+           "e_minus_iso": {metric: Comparison},
+           "noise_curve": {"rates": [0, 0.1, ...], "realistic": 0.2,
+                           "arms": {"E": [{"rate", "nav": Interval, "n_items"}, ...]},
+                           "e_minus_iso": [{"rate", "nav": Interval}, ...]}}}}
+
+``noise_curve`` reads the noisy-encoder reruns (:mod:`analogist.bench.noise`; rate 0 is the
+ordinary run) for ISO, C, D and E; it is absent when no noise rate was run.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import replace
 from typing import Any
 
 from analogist.bench import metrics as m
 from analogist.bench.classify import classify
 from analogist.bench.hypotheses import ARMS, evaluate
+from analogist.bench.noise import NOISE_ARMS, REALISTIC
 from analogist.bench.score import Score
-from analogist.bench.stats import bootstrap
+from analogist.bench.stats import bootstrap, paired_difference
 from analogist.store import Store
 from analogist.store import bench as rows
 
@@ -97,6 +106,42 @@ def _arm_block(scores: list[Score], n_boot: int, seed: int) -> dict:
             "decoy_point": _decoy_point(main)}
 
 
+def _at_rate(scores: list[Score], rate: float) -> list[Score]:
+    """The ordinary-run view of one noise rate's rows (rate 0: the ordinary rows)."""
+    if rate == 0:
+        return [s for s in scores if s.is_main]
+    return [replace(s, noise=0.0) for s in scores
+            if s.noise == rate and s.condition is None and not s.lesioned]
+
+
+def noise_curve(groups: dict[tuple[str, str], list[Score]], answerer: str, n_boot: int,
+                seed: int) -> dict | None:
+    """NAV against encoder-noise rate for ISO, C, D and E, and E − ISO at each rate."""
+    rates = sorted({s.noise for (_, who), ss in groups.items() if who == answerer for s in ss})
+    if rates == [0.0] or not rates:
+        return None
+    nav = m.nav()
+    arms: dict[str, list[dict]] = {}
+    for arm in NOISE_ARMS:
+        scores = groups.get((arm, answerer), [])
+        rows = []
+        for rate in rates:
+            view = _at_rate(scores, rate)
+            if view:
+                iv = bootstrap(nav, view, n_boot=n_boot, seed=seed)
+                rows.append({"rate": rate, "nav": iv.to_json(), "n_items": iv.n_items})
+        if rows:
+            arms[arm] = rows
+    diffs = []
+    e, iso = groups.get(("E", answerer), []), groups.get(("ISO", answerer), [])
+    for rate in rates:
+        ev, iv_ = _at_rate(e, rate), _at_rate(iso, rate)
+        if ev and iv_:
+            d = paired_difference(nav, ev, iv_, n_boot=n_boot, seed=seed)
+            diffs.append({"rate": rate, "nav": d.to_json()})
+    return {"rates": rates, "realistic": REALISTIC, "arms": arms, "e_minus_iso": diffs}
+
+
 def aggregate(store: Store, run_id: str, *, n_boot: int = 2000, seed: int = 0) -> dict:
     """Build the results document of one stored run (see the module docstring)."""
     info = rows.get_bench_run(store.conn, run_id)
@@ -122,5 +167,9 @@ def aggregate(store: Store, run_id: str, *, n_boot: int = 2000, seed: int = 0) -
             "arms": arms, "comparisons": rj["comparisons"], "baselines": rj["baselines"],
             "verdicts": rj["verdicts"], "classification": classify(report).to_json(),
             "contamination": _contamination(control),
+            "e_minus_iso": {c["metric"]: c for c in rj["comparisons"] if c["name"] == "E - ISO"},
         }
+        curve = noise_curve(groups, answerer, n_boot, seed)
+        if curve is not None:
+            out["answerers"][answerer]["noise_curve"] = curve
     return _clean(out)

@@ -13,18 +13,20 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from functools import lru_cache
-from pathlib import Path
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+from analogist.bench import noise as encoder_noise
 from analogist.bench.answer import Answer, target_signature
 from analogist.bench.arms import ARMS, ArmSettings, get_arm
 from analogist.bench.check import check_fix
 from analogist.bench.engine_answer import EngineAnswerer
 from analogist.bench.files import Bench, file_hashes
+from analogist.bench.iso import IsoAnswerer
 from analogist.bench.items import Item
 from analogist.bench.scoring import score
 from analogist.errors import BenchError
@@ -49,8 +51,15 @@ class RunConfig:
     settings: ArmSettings = field(default_factory=ArmSettings)
     contamination: bool = True
     concurrency: int = 4
+    noise: tuple[float, ...] = ()  # extra encoder-noise rates for ISO, C, D, E (engine answers)
 
     def __post_init__(self) -> None:
+        bad = [r for r in self.noise if not 0 < r < 1]
+        if bad:
+            raise BenchError(f"noise rates {bad} are outside (0, 1); use e.g. 0.1,0.2,0.3")
+        if self.noise and self.encoder != "gold":
+            raise BenchError("noise corrupts the gold encoder's output; use --encoder gold "
+                             "with --noise")
         if self.encoder not in ("gold", "model"):
             raise BenchError(
                 f"encoder {self.encoder!r} is unknown: use gold (the generator's signatures, "
@@ -58,7 +67,7 @@ class RunConfig:
 
     def to_json(self) -> dict:
         return {**asdict(self), "arms": list(self.arms), "answerers": list(self.answerers),
-                "seeds": list(self.seeds)}
+                "seeds": list(self.seeds), "noise": list(self.noise)}
 
 
 @lru_cache(maxsize=1)
@@ -95,6 +104,8 @@ def plan(config: RunConfig, has_model: bool) -> Plan:
             label = f"{arm.name}/{answerer}"
             if answerer == "engine" and arm.engine_skip():
                 skipped[label] = arm.engine_skip()
+            elif answerer == "model" and arm.model_skip():
+                skipped[label] = arm.model_skip() or ""
             elif answerer == "model" and not has_model:
                 skipped[label] = "no model configured (--model or ANALOGIST_MODEL)"
             elif answerer not in ("engine", "model"):
@@ -168,9 +179,15 @@ class Runner:
                     if self.config.contamination and arm == CONTROL_ARM and item.family in CONTROL_FAMILIES:
                         for cond in ("correct_source", "no_source", "wrong_source", "lesion"):
                             yield (arm, answerer, item.item_id, seed, cond, item)
+                    if answerer == "engine" and arm in encoder_noise.NOISE_ARMS:
+                        for rate in self.config.noise:
+                            yield (arm, answerer, item.item_id, seed,
+                                   encoder_noise.noise_condition(rate), item)
 
     def _answerer(self, arm_name: str, answerer: str, seed: int):
         arm = get_arm(arm_name)
+        if answerer == "engine" and arm.reference:
+            return IsoAnswerer(seed)
         if answerer == "engine":
             return EngineAnswerer(arm, seed)
         from analogist.bench.model_answer import ModelAnswerer
@@ -189,6 +206,10 @@ class Runner:
             wrong = self.encoding.record(wrong) if wrong is not None else None
         else:
             target = target_signature(item.key, self.store.vocabulary)
+        rate = encoder_noise.parse_noise_condition(cond) or 0.0
+        if rate:  # the gold encoder's output, corrupted (bench/noise.py)
+            target = encoder_noise.noisy_target(item, self.store.vocabulary, rate, seed)
+            item = encoder_noise.noisy_item(item, rate, seed)
         probe = _probe(item)
         who = self._answerer(arm, answerer, seed)
         kw: dict[str, Any] = {"probe": probe, "oracle_source": item.key.get("gold_source")}
@@ -206,7 +227,7 @@ class Runner:
                 kw["sources"] = [_lesioned(item, who, target, probe)]
             ans = who.answer(item.family, item.inputs, target, **kw)
         sc = score(item, ans, arm=arm, answerer=answerer, seed=seed, condition=condition,
-                   lesioned=lesioned)
+                   lesioned=lesioned, noise=rate)
         with self._lock:
             rows.put_result(self.store.conn, self.run_id, arm, answerer, item.item_id, seed, cond,
                             sc.to_json(), ans.to_json())

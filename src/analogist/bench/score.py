@@ -70,6 +70,8 @@ class Score:
         condition: source-dependence condition (spec §17.1); None for ordinary runs.
         lesioned: this is a mapping-lesion rerun (spec §17.2).
         conclusion: the transferred conclusion, compared between lesioned and intact runs.
+        noise: the encoder-noise rate this run's signatures were corrupted at (0: the gold
+            encoder as is; see :mod:`analogist.bench.noise`).
     """
 
     item_id: str
@@ -105,6 +107,7 @@ class Score:
     condition: str | None = None
     lesioned: bool = False
     conclusion: str | None = None
+    noise: float = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keyed_matches", tuple(self.keyed_matches))
@@ -140,6 +143,8 @@ class Score:
         counts = (self.role_tp, self.role_fp, self.role_fn, self.tokens, self.calls, self.wall_ms)
         if min(counts) < 0:
             out.append("counts and costs must be non-negative")
+        if not 0.0 <= self.noise < 1.0:
+            out.append(f"noise rate {self.noise} is not in [0, 1)")
         if self.confidence is not None and not 0.0 <= self.confidence <= 1.0:
             out.append(f"confidence {self.confidence} is not a probability in [0, 1]")
         return out
@@ -152,8 +157,9 @@ class Score:
 
     @property
     def is_main(self) -> bool:
-        """An ordinary run: not a source-dependence condition and not a lesion rerun."""
-        return self.condition is None and not self.lesioned
+        """An ordinary run: not a source-dependence condition, not a lesion rerun and not a
+        noisy-encoder rerun."""
+        return self.condition is None and not self.lesioned and self.noise == 0
 
     @property
     def claim_correct(self) -> bool | None:

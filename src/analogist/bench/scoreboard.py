@@ -29,6 +29,51 @@ def _arm_value(block: dict, arm: str, metric: str, skipped: dict, answerer: str)
     return f"not run ({reason})"
 
 
+def _short(interval: dict | None, signed: bool = False) -> str:
+    if not interval or interval.get("estimate") is None:
+        return "–"
+    f = "{:+.2f}" if signed else "{:.2f}"
+    est, lo, hi = interval["estimate"], interval.get("low"), interval.get("high")
+    if lo is None or hi is None:
+        return f.format(est)
+    return f"{f.format(est)} [{f.format(lo)},{f.format(hi)}]"
+
+
+def _iso_lines(block: dict) -> list[str]:
+    """E − ISO: what the machinery adds over exact name-free isomorphism plus the source's fix."""
+    rows = block.get("e_minus_iso") or {}
+    nav = rows.get("nav")
+    if not nav:
+        return []
+    if nav.get("interval") is None:
+        return [f"  E − ISO NAV:       not run ({nav.get('not_run', '')})"]
+    iv = nav["interval"]
+    out = [(f"  E − ISO NAV:       {_short(iv, signed=True)} (n={iv.get('n_items')}, "
+           "paired; ISO = exact name-free isomorphism + the source's fix)")]
+    ta = rows.get("transfer_accuracy")
+    if ta and ta.get("interval"):
+        out.append(f"  E − ISO transfer:  {_short(ta['interval'], signed=True)} "
+                   f"(n={ta['interval'].get('n_items')})")
+    return out
+
+
+def _noise_lines(answerer: str, curve: dict) -> list[str]:
+    """The NAV-versus-encoder-noise table (rows: ISO, C, D, E, E − ISO; columns: rates)."""
+    rates = curve.get("rates", [])
+    head = "".join(f"{'noise ' + format(r, 'g'):<22}" for r in rates)
+    lines = [(f"Encoder noise — NAV by corruption rate ({answerer} answerer; realistic rate "
+             f"{curve.get('realistic', '?')}; 95% intervals)"), f"  {'arm':<7}{head}"]
+    for arm, pts in curve.get("arms", {}).items():
+        by_rate = {p["rate"]: p for p in pts}
+        cells = "".join(f"{_short(by_rate.get(r, {}).get('nav')):<22}" for r in rates)
+        lines.append(f"  {arm:<7}{cells}")
+    diffs = {d["rate"]: d for d in curve.get("e_minus_iso", [])}
+    if diffs:
+        cells = "".join(f"{_short(diffs.get(r, {}).get('nav'), signed=True):<22}" for r in rates)
+        lines.append(f"  {'E − ISO':<7}{cells}")
+    return lines
+
+
 def scoreboard(results: dict[str, Any], live: dict[str, Any] | None) -> str:
     """The §28 text for a results document and live-use counts."""
     bench = results.get("bench", {})
@@ -47,9 +92,13 @@ def scoreboard(results: dict[str, Any], live: dict[str, Any] | None) -> str:
         lines += ["", f"Baseline — ({answerer} answerer)"]
         for label, arm in (("A0 NAV", "A0"), ("A1 NAV", "A1"), ("B current memory", "B")):
             lines.append(f"  {label + ':':<19}{_arm_value(block, arm, 'nav', skipped, answerer)}")
+        lines += _iso_lines(block)
         c = block.get("classification", {})
         verdict = c.get("result") or c.get("status", "?")
         lines += [f"  Result class:      {verdict} — {c.get('title') or c.get('rule', '')}", ""]
+    for answerer, block in results.get("answerers", {}).items():
+        if block.get("noise_curve"):
+            lines += _noise_lines(answerer, block["noise_curve"]) + [""]
     lines.append("Live use — last 7 days")
     if live is None:
         lines.append("  (no analogy log)")

@@ -44,7 +44,7 @@ def _offered(item: Item, answer: Answer) -> tuple[bool | None, bool | None]:
 
 
 def score(item: Item, answer: Answer, *, arm: str, answerer: str, seed: int,
-          condition: str | None = None, lesioned: bool = False) -> Score:
+          condition: str | None = None, lesioned: bool = False, noise: float = 0.0) -> Score:
     """Score one answer (see :mod:`analogist.bench.score` for what each field means)."""
     key = item.key
     tp, fp, fn = _roles(answer, key)
@@ -73,5 +73,5 @@ def score(item: Item, answer: Answer, *, arm: str, answerer: str, seed: int,
         survived_verification=answer.survived, proposed=proposed,
         confidence=answer.confidence if proposed else None, valid=valid if proposed else None,
         tokens=answer.tokens, calls=answer.calls, wall_ms=answer.wall_ms,
-        condition=condition, lesioned=lesioned, conclusion=answer.conclusion,
+        condition=condition, lesioned=lesioned, conclusion=answer.conclusion, noise=noise,
     )

@@ -211,3 +211,54 @@ def roc_plot(title: str, points: Sequence[tuple[str, Num, Num]]) -> str:
                     f'stroke="#fff"/>')
         body.append(_text(px + dx, py + dy, ", ".join(labels), anchor=anchor, weight="bold"))
     return _svg(w, h, title, body)
+
+
+SERIES = ("#1f5fa8", "#b2182b", "#1b7837", "#762a83", "#e08214", "#555555")
+
+
+def curve_plot(title: str, x_axis: str, y_axis: str,
+               series: Sequence[tuple[str, Sequence[tuple[float, Num, Num, Num]]]],
+               mark: float | None = None) -> str:
+    """Lines of (x, estimate, low, high) points per series, each point with its interval as a
+    vertical whisker; ``mark`` draws a dashed vertical line (e.g. the realistic noise rate)."""
+    left, top, pw, ph, legend = 56.0, 26.0, 360.0, 200.0, 120.0
+    w, h = left + pw + legend, top + ph + 46
+    xs = sorted({p[0] for _, pts in series for p in pts}) or [0.0, 1.0]
+    ys = [v for _, pts in series for p in pts for v in p[1:] if v is not None]
+    lo, hi, step = nice_range(ys or [0.0, 1.0])
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+    px = lambda v: left + (v - x0) / (x1 - x0) * pw
+    py = lambda v: top + ph - (v - lo) / (hi - lo) * ph
+    body = [_text(left, 16, title, size=13, weight="bold")]
+    for i in range(round((hi - lo) / step) + 1):
+        t = lo + i * step
+        body.append(_line(left, py(t), left + pw, py(t), GRID))
+        body.append(_text(left - 6, py(t) + 4, f"{round(t, 10) + 0.0:g}", anchor="end", size=10,
+                          color=MUTED))
+    for v in xs:
+        body.append(_text(px(v), top + ph + 14, f"{v:g}", anchor="middle", size=10, color=MUTED))
+    if lo < 0 < hi:
+        body.append(_line(left, py(0), left + pw, py(0), INK, 1.2, "4 3"))
+    if mark is not None and x0 <= mark <= x1:
+        body.append(_line(px(mark), top, px(mark), top + ph, MUTED, 1, "2 3"))
+        body.append(_text(px(mark) + 3, top + 10, "realistic", size=9, color=MUTED))
+    body += [_line(left, top + ph, left + pw, top + ph, INK), _line(left, top, left, top + ph, INK),
+             _text(left + pw / 2, top + ph + 32, x_axis, anchor="middle"),
+             _text(12, top + ph / 2, y_axis, anchor="middle", size=10)]
+    for k, (label, pts) in enumerate(series):
+        color = SERIES[k % len(SERIES)]
+        shift = (k - (len(series) - 1) / 2) * 4.0  # whiskers side by side, not on top
+        path = [(px(x) + shift, py(e)) for x, e, _, _ in pts if e is not None]
+        if len(path) > 1:
+            d = " ".join(f"{'M' if i == 0 else 'L'}{_n(a)},{_n(b)}" for i, (a, b) in enumerate(path))
+            body.append(f'<path d="{d}" fill="none" stroke="{color}" stroke-width="1.6"/>')
+        for x, e, low, high in pts:
+            if low is not None and high is not None:
+                body.append(_line(px(x) + shift, py(low), px(x) + shift, py(high), color, 1.2))
+            if e is not None:
+                body.append(f'<circle cx="{_n(px(x) + shift)}" cy="{_n(py(e))}" r="3.5" '
+                            f'fill="{color}"/>')
+        ly = top + 14 + 16 * k
+        body += [_line(left + pw + 14, ly - 4, left + pw + 30, ly - 4, color, 2.5),
+                 _text(left + pw + 34, ly, label, size=11)]
+    return _svg(w, h, title, body)

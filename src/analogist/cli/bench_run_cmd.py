@@ -44,19 +44,22 @@ def _progress():
 @click.option("--replay", "replay_file", type=click.Path(exists=True, dir_okay=False),
               help="Re-score the run recorded in FILE with zero model calls (other run options "
                    "come from the file).")
+@click.option("--noise", default="", help="Encoder-noise rates to rerun ISO, C, D and E at "
+              "(engine answers; the gold encoder's output corrupted), e.g. 0.1,0.2,0.3.")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Report directory.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
 def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, seeds, model,
             n_boot, no_contamination, encoder, concurrency, record_file, replay_file, out,
-            as_json) -> None:
+            as_json, noise="") -> None:
     """Run the arms on a benchmark, store every result, write the report, print the scoreboard.
 
     Resumable: the same bench and options continue a stopped run and re-do nothing.
     """
     from analogist.bench import generate_bench
     from analogist.bench.arms import ARMS
+    from analogist.bench.noise import parse_rates
     from analogist.bench.report import write_report
     from analogist.bench.runner import RunConfig, Runner
 
@@ -79,6 +82,7 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
             seeds=parse_seeds(seeds),
             model=f"{llm.provider}:{llm.model}" if llm is not None else model,
             encoder=encoder, contamination=not no_contamination,
+            noise=parse_rates(noise),
             concurrency=concurrency or (1 if llm is not None and llm.provider in ("local", "llama")
                                         else 4),
         )
