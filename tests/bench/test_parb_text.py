@@ -85,7 +85,8 @@ def test_articles_match_the_next_word(split):
 @pytest.mark.parametrize("split", ["dev", "test"])
 def test_no_aside_repeats_within_a_bench_and_none_twice_in_one_note(split):
     seen = Counter()
-    time_re = re.compile(r"(?:^|(?<=\. ))((?:%s), [^.]+\.)" % "|".join(re.escape(t) for t in TIMES))
+    times = "|".join(re.escape(t) for t in TIMES)
+    time_re = re.compile(rf"(?:^|(?<=\. ))((?:{times}), [^.]+\.)")
     for it in bench(0, split, "full").items:
         inputs = it.inputs
         texts = [inputs["target"]["text"]]
