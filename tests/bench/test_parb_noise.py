@@ -10,8 +10,14 @@ import pytest
 from analogist.bench.answer import target_signature
 from analogist.bench.arms import get_arm
 from analogist.bench.iso import IsoAnswerer
-from analogist.bench.noise import corrupt, fidelity_at, noisy_item, noisy_target, parse_rates
-from analogist.bench.noise import rate_for_fidelity
+from analogist.bench.noise import (
+    corrupt,
+    fidelity_at,
+    noisy_item,
+    noisy_target,
+    parse_rates,
+    rate_for_fidelity,
+)
 from analogist.bench.report import write_report
 from analogist.bench.runner import RunConfig, Runner, plan
 from analogist.errors import BenchError
