@@ -105,7 +105,7 @@ def recorded(tmp_path_factory):
 
 def test_the_model_encodes_every_episode_from_its_own_record_and_each_target(recorded):
     reqs = recorded["llm"].inner.requests
-    encode = [r for r in reqs if r.prompt_version.startswith("staged-v1")]
+    encode = [r for r in reqs if r.prompt_version.startswith("staged-")]
     assert encode
     targets = {it.inputs["target"]["text"] for it in recorded["bench"].items}
     for r in encode:
@@ -121,7 +121,7 @@ def test_the_model_encodes_every_episode_from_its_own_record_and_each_target(rec
         recs = [*inputs.get("memory", []), *inputs.get("candidates", []),
                 *([inputs["source"]] if inputs.get("source") else [])]
         sigs += [r.get("signature") for r in recs]
-    assert any(s and s["writer_model"].endswith("#staged-v1") for s in sigs)
+    assert any(s and s["writer_model"].endswith("#staged-v2") for s in sigs)
     assert not any(s and s.get("writer_model", "").startswith("gold") for s in sigs)
 
 

@@ -7,7 +7,7 @@ import json
 from analogist.encode import StagedEncoder, evaluate_encoder, score_signature
 from analogist.encode.checks import mentions, stem, surface_leaks
 from analogist.encode.staged import copies_example
-from analogist.encode.steps import EXAMPLE, MAX_STEP_RELATIONS, STEPS, system_prompt
+from analogist.encode.steps import EXAMPLE, STEPS, system_prompt
 from analogist.episode import Episode
 from analogist.models import ScriptedLLM
 from analogist.signature import parse_signature
@@ -19,7 +19,8 @@ ROLES = {"domain": "retail software", "roles": [
     {"entity": "nightly export job", "part": "holder of a shared resource"},
     {"entity": "orders table", "part": "resource that only one user may hold"},
     {"entity": "checkout service", "part": "user that waits for the resource"}]}
-RELS = {"relations": [["holds", "R1", "R2"], ["waits_for", "R3", "R2"]]}
+RELS = {"R1": {"relation": "holds", "to": "R2"}, "R2": {"relation": "none", "to": "R1"},
+        "R3": {"relation": "waits_for", "to": "R2"}}
 CHAIN = {"links": [{"cause": ["holds", "R1", "R2"], "link": "blocks",
                     "effect": ["waits_for", "R3", "R2"]},
                    {"cause": ["waits_for", "R3", "R2"], "link": "causes", "effect": ["delayed", "R3"]}]}
@@ -50,12 +51,13 @@ def test_four_steps_build_a_signature_whose_l0_is_the_text():
     assert all(req.messages[1][1].startswith("Episode (failure):\n" + TEXT) for req in model.requests)
 
 
-def test_relations_and_roles_are_enums_in_the_schema():
+def test_relations_are_one_slot_per_role_with_enums_so_nothing_can_be_padded():
     _, model = run(ROLES, RELS, CHAIN, LEVELS)
-    rel_schema = model.requests[1].schema["properties"]["relations"]
-    assert rel_schema["items"]["prefixItems"][1] == {"enum": ["R1", "R2", "R3"]}
-    assert "holds" in rel_schema["items"]["prefixItems"][0]["enum"]
-    assert rel_schema["maxItems"] == MAX_STEP_RELATIONS
+    schema = model.requests[1].schema
+    assert schema["required"] == ["R1", "R2", "R3"] and schema["additionalProperties"] is False
+    slot = schema["properties"]["R3"]["properties"]
+    assert slot["to"] == {"enum": ["R1", "R2"]}  # never the role itself
+    assert "holds" in slot["relation"]["enum"] and "none" in slot["relation"]["enum"]
     fix_args = model.requests[3].schema["properties"]["fix"]["properties"]["args"]["items"]
     assert fix_args == {"enum": ["R1", "R2", "R3"]}
 
@@ -90,28 +92,24 @@ def test_a_repair_that_returns_the_same_answer_fails_and_an_episode_without_role
     assert "same answer" in r.reason and r.steps[0].step == "roles"
 
 
-def test_padding_to_the_limit_is_asked_again_with_fewer_slots():
-    padded = {"relations": [["holds", "R1", "R2"], ["waits_for", "R3", "R2"],
-                            ["depends_on", "R3", "R2"], ["consumes", "R1", "R2"],
-                            ["gates", "R1", "R3"], ["blocks", "R1", "R3"]]}
-    r, model = run(ROLES, padded, RELS, CHAIN, LEVELS)
-    assert r.ok and r.steps[1].repaired
-    assert model.requests[2].schema["properties"]["relations"]["maxItems"] == MAX_STEP_RELATIONS - 2
-    assert len(r.signature.relations) == 2
-
-
-def test_duplicates_and_self_relations_are_dropped_not_rejected():
-    rels = {"relations": [["holds", "R1", "R2"], ["holds", "R1", "R2"], ["waits_for", "R3", "R3"]]}
-    r, _ = run(ROLES, rels, CHAIN, LEVELS)
-    assert r.ok and [x.predicate for x in r.signature.relations] == ["holds"]
-    assert len(r.steps[1].dropped) == 2
+def test_no_relation_at_all_is_asked_again_and_none_slots_are_said():
+    empty = {r: {"relation": "none", "to": "R1" if r != "R1" else "R2"} for r in ("R1", "R2", "R3")}
+    r, model = run(ROLES, empty, RELS, CHAIN, LEVELS)
+    assert r.ok and r.steps[1].repaired and "no role has a relation" in model.requests[2].messages[1][1]
+    assert [x.term().canonical() for x in r.signature.relations] == ["holds(R1,R2)",
+                                                                     "waits_for(R3,R2)"]
+    assert r.steps[1].dropped == ("R2 (none)",)
 
 
 def test_a_copy_of_the_example_structure_is_caught_whatever_the_role_names():
     ex = EXAMPLE["relations"]["relations"]
-    renamed = [[p, *({"R1": "R3", "R2": "R1", "R3": "R2"}[a] for a in args)] for p, *args in ex]
-    assert copies_example(renamed) and not copies_example(RELS["relations"])
-    r, _ = run(ROLES, {"relations": renamed}, {"relations": renamed})
+    ren = {"R1": "R3", "R2": "R1", "R3": "R2"}
+    renamed = [[p, *(ren[a] for a in args)] for p, *args in ex]
+    assert copies_example(renamed) and not copies_example([["holds", "R1", "R2"]])
+    slots = {r: {"relation": "none", "to": "R1" if r != "R1" else "R2"} for r in ("R1", "R2", "R3")}
+    for p, a, b in renamed:
+        slots[a] = {"relation": p, "to": b}
+    r, _ = run(ROLES, slots, slots)
     assert not r.ok and "copy the worked example" in r.reason
 
 
@@ -126,7 +124,7 @@ def test_a_target_with_an_entity_table_names_roles_by_entity_id():
     table = {"e_1": "the export job", "e_2": "the orders table", "e_3": "the checkout service"}
     roles = {"domain": "retail", "roles": [{"entity": "the export job", "part": "holder"},
                                            {"entity": "the orders table", "part": "resource"}]}
-    rels = {"relations": [["holds", "e_1", "e_2"]]}
+    rels = {"e_1": {"relation": "holds", "to": "e_2"}, "e_2": {"relation": "none", "to": "e_1"}}
     chain = {"links": [{"cause": ["holds", "e_1", "e_2"], "link": "causes",
                         "effect": ["delayed", "e_2"]}]}
     levels = dict(LEVELS, fix={"operator": "release", "args": ["e_1"]})
@@ -141,6 +139,7 @@ def test_a_target_with_an_entity_table_names_roles_by_entity_id():
 def test_the_worked_example_is_in_the_prompt_and_matches_no_bench_motif(vocab):
     prompt = system_prompt(vocab)
     assert "platform team" in prompt and "assign_owner(R3, R1)" in prompt
+    assert "skips_check(R1,R3); assumes(R2,R1)" in prompt
     from analogist.bench.motifs import all_motifs
     from analogist.signature import parse_term
 

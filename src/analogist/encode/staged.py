@@ -12,8 +12,8 @@ failed). What each step does when its repair fails:
   whose arguments repeat is dropped.
 
 Checks are fair (:mod:`analogist.encode.checks`): entities match the text by stem, generic words
-may appear in L2/L3, duplicates are removed rather than rejected, and there is no padding (an
-answer that fills every allowed relation slot is asked again with fewer). A copy of the worked
+may appear in L2/L3, duplicates are removed rather than rejected, and there is no padding:
+relations are asked one slot per role (its main relation, or "none"). A copy of the worked
 example is caught by structure (its relations up to role renaming, its role descriptions), not
 only by its entity names.
 
@@ -264,40 +264,33 @@ class StagedEncoder:
         return ok
 
     def _relations(self, st: _State) -> bool:
-        roles = st.names
-
-        def check(ans: Any, limit: int) -> list[str]:
-            rels = [r for r in ans.get("relations") or [] if isinstance(r, list)]
+        def rows(ans: Any) -> list[list[str]]:
             out = []
-            if len(rels) >= limit:
-                out.append(f"you filled all {limit} relation slots; keep only the relations the "
-                           "episode states (usually 2 to 5)")
-            if copies_example(rels):
-                out.append("these relations copy the worked example's structure; write the "
-                           "relations of THIS episode")
-            if not [r for r in rels if len(set(r[1:])) == len(r[1:])]:
-                out.append("every relation links a role to itself; relate two different roles")
+            for r in st.names:
+                slot = ans.get(r)
+                if isinstance(slot, dict) and slot.get("relation") not in (None, "none") \
+                        and slot.get("to") in st.names and slot.get("to") != r:
+                    out.append([slot["relation"], r, slot["to"]])
             return out
 
-        first_max = S.MAX_STEP_RELATIONS
+        def check(ans: Any) -> list[str]:
+            rels = rows(ans)
+            if not rels:
+                return ["no role has a relation; give each role's main relation to another role"]
+            if copies_example(rels):
+                return [("these relations copy the worked example's structure; write the "
+                         "relations of THIS episode")]
+            return []
+
         ans, problems, repaired, calls = self._ask(
-            "relations", st, S.relations_schema(self.vocab, roles, first_max),
-            lambda a: check(a, first_max),
-            S.relations_schema(self.vocab, roles, first_max - 2))
-        dropped, kept = [], []
-        for r in ans.get("relations") or []:
-            if len(set(r[1:])) != len(r[1:]):
-                dropped.append(f"{S.fact(r)} (a role related to itself)")
-            elif r in kept:
-                dropped.append(f"{S.fact(r)} (repeated)")
-            else:
-                kept.append(list(r))
-        fatal = [p for p in problems if "copy" in p or "itself" in p]
-        ok = bool(kept) and not fatal
+            "relations", st, S.relations_schema(self.vocab, st.names), check)
+        kept = rows(ans)
+        ok = not check(ans)
         if ok:
             st.relations = kept
-        st.trace.append(StepTrace("relations", ok, tuple(problems), repaired, calls,
-                                  tuple(dropped)))
+        dropped = tuple(f"{r} (none)" for r in st.names
+                        if not any(k[1] == r for k in kept))
+        st.trace.append(StepTrace("relations", ok, tuple(problems), repaired, calls, dropped))
         return ok
 
     def _chain(self, st: _State) -> None:

@@ -8,8 +8,10 @@ enforces:
    does in general words. Roles are numbered R1, R2, ... by the encoder (never named by the
    model, so it cannot declare one twice or copy the example's names). For a target whose entity
    table is given, the entity is an enum of that table.
-2. ``relations`` — binary vocabulary relations over the roles: the predicate is an enum of the
-   vocabulary, each argument an enum of the roles declared in step 1.
+2. ``relations`` — for each role declared in step 1, its main relation to another role or
+   "none": the predicate is an enum of the binary vocabulary, the other role an enum of the other
+   declared roles. One slot per role cannot be padded (a grammar-constrained model otherwise fills
+   every allowed slot) and cannot relate a role to itself.
 3. ``causal_chain`` — links ``cause --link--> effect``; causes and effects are vocabulary terms
    over the roles, links an enum of the causal terms.
 4. ``levels`` — symptom, violated invariant, the fix as an operator over roles, and L1–L3
@@ -29,9 +31,9 @@ from typing import Any
 
 from analogist.signature.vocabulary import Vocabulary
 
-STAGED_PROMPT_VERSION = "staged-v1"
+STAGED_PROMPT_VERSION = "staged-v2"
 STEPS = ("roles", "relations", "causal_chain", "levels")
-MAX_STEP_ROLES, MAX_STEP_RELATIONS, MAX_STEP_LINKS, MAX_FIX_ARGS = 5, 6, 4, 3
+MAX_STEP_ROLES, MAX_STEP_LINKS, MAX_FIX_ARGS = 5, 4, 3
 
 EXAMPLE_TEXT = (
     "The certificate for the billing portal expired on a Saturday and customers could not pay "
@@ -45,10 +47,9 @@ EXAMPLE = {
         {"entity": "the security team", "part": "second party that counts on the first to act"},
         {"entity": "the certificate", "part": "duty that lapses unless someone acts on it"},
     ]},
-    "relations": {"relations": [["assumes", "R1", "R2"], ["assumes", "R2", "R1"],
-                                ["skips_check", "R1", "R3"], ["skips_check", "R2", "R3"]]},
+    "relations": {"relations": [["skips_check", "R1", "R3"], ["assumes", "R2", "R1"]]},
     "causal_chain": {"links": [
-        {"cause": ["assumes", "R1", "R2"], "link": "enables", "effect": ["skips_check", "R1", "R3"]},
+        {"cause": ["assumes", "R2", "R1"], "link": "enables", "effect": ["skips_check", "R1", "R3"]},
         {"cause": ["skips_check", "R1", "R3"], "link": "causes", "effect": ["fails", "R3"]},
     ]},
     "levels": {
@@ -112,8 +113,8 @@ _INSTRUCTIONS = {
     "roles": ("Step 1: list the 2 to 5 parts that play a role in this episode's mechanism. "
               "entity: its name as the episode writes it; part: what it does in the mechanism, "
               "in general words. Also give the domain in one or two words."),
-    "relations": ("Step 2: write the relations between these roles that the episode states, "
-                  "usually 2 to 5. Do not repeat a relation or add one the text does not support."),
+    "relations": ("Step 2: for each role, its main relation to another role as the episode "
+                  "states it, or \"none\" when the episode states none."),
     "causal_chain": ("Step 3: write the causal chain, 1 to 4 links from the first cause to what "
                      "went wrong (or what was achieved), using the relations and states above."),
     "levels": ("Step 4: the symptom and the violated invariant (general words), the fix as an "
@@ -165,13 +166,16 @@ def roles_schema(entities: Sequence[str] | None = None) -> dict:
                     "properties": {"entity": entity, "part": _text(80)}}}}}
 
 
-def relations_schema(vocab: Vocabulary, roles: Sequence[str], max_items: int) -> dict:
-    """Step 2: predicates an enum of the binary vocabulary, arguments an enum of the roles."""
+def relations_schema(vocab: Vocabulary, roles: Sequence[str]) -> dict:
+    """Step 2: one slot per role: a predicate of the binary vocabulary (or "none") and another
+    role, both enums."""
     preds = [t.term for t in vocab if t.merged_into is None and t.arity == 2]
-    role = {"enum": list(roles)}
-    return {"type": "object", "additionalProperties": False, "required": ["relations"],
-            "properties": {"relations": {"type": "array", "minItems": 1, "maxItems": max_items,
-                                         "items": _tuple([{"enum": preds}, role, role])}}}
+    slot = {r: {"type": "object", "additionalProperties": False, "required": ["relation", "to"],
+                "properties": {"relation": {"enum": [*preds, "none"]},
+                               "to": {"enum": [o for o in roles if o != r]}}}
+            for r in roles}
+    return {"type": "object", "additionalProperties": False, "required": list(roles),
+            "properties": slot}
 
 
 def chain_schema(vocab: Vocabulary, roles: Sequence[str], max_items: int) -> dict:
