@@ -41,7 +41,6 @@ class DescriptionIndex:
         height: node id -> 0 for entities, else 1 + the highest argument's height.
         bins: functor -> expression node ids with that functor.
         roots: root expression node ids, in description order.
-        root_mask: node id -> bit k set when ``roots[k]``'s structure contains the node.
         symmetric: node id -> whether its predicate is symmetric.
         n_ary: node id -> whether its predicate is n-ary.
         lisp_bins_list: SME v4's functor bins in its own order (newest bin first, newest
@@ -67,7 +66,6 @@ class DescriptionIndex:
     height: tuple[int, ...]
     bins: Mapping[str, tuple[int, ...]]
     roots: tuple[int, ...]
-    root_mask: tuple[int, ...]
     symmetric: tuple[bool, ...] = ()
     n_ary: tuple[bool, ...] = ()
     lisp_bins_list: tuple[tuple[str, tuple[int, ...]], ...] = ()
@@ -78,15 +76,6 @@ class DescriptionIndex:
     _under: dict[int, frozenset[int]] = field(default_factory=dict, repr=False)
     _self_scores: dict[tuple, float] = field(default_factory=dict, repr=False)
     _root_scores: dict[tuple, dict[int, float]] = field(default_factory=dict, repr=False)
-
-    def roots_containing(self, node: int) -> list[int]:
-        """The root ids whose structure contains ``node``, in description order."""
-        mask, roots, out = self.root_mask[node], self.roots, []
-        while mask:
-            low = mask & -mask
-            out.append(roots[low.bit_length() - 1])
-            mask ^= low
-        return out
 
     def lisp_roots(self, node: int) -> tuple[int, ...]:
         """SME's ``roots`` of a node: the parentless expressions above it, in SME's order."""
@@ -168,84 +157,89 @@ def index_description(description: Description) -> DescriptionIndex:
     return index
 
 
-def _sme_items(d: Description) -> tuple[list[Arg], dict[Arg, int]]:
-    """The nodes as SME v4 defines them: an expression equal to an earlier one up to the
-    order of a symmetric predicate's arguments (at any depth) is that earlier expression
+def _build(d: Description) -> DescriptionIndex:
+    """One pass over the description in definition order (children first).
+
+    Nodes are as SME v4 defines them: an expression equal to an earlier one up to the order
+    of a symmetric predicate's arguments (at any depth) is that earlier expression
     (``user-forms-equal``), so ``(near a b)`` and ``(near b a)`` are one node."""
     items: list[Arg] = [e.name for e in d.entities]
     node_of: dict[Arg, int] = {item: i for i, item in enumerate(items)}
-    seen: dict[tuple, int] = {}
+    n_entities = len(items)
     preds = d.predicates
+    typing: dict[str, tuple[int, bool, bool, bool, bool]] = {}
+    functor: list[str] = [""] * n_entities
+    kind: list[int] = [-1] * n_entities
+    comm: list[bool] = [False] * n_entities
+    ubiq: list[bool] = [False] * n_entities
+    symm: list[bool] = [False] * n_entities
+    nary: list[bool] = [False] * n_entities
+    args: list[tuple[int, ...]] = [()] * n_entities
+    height: list[int] = [0] * n_entities
+    lisp_parents: list[list[int]] = [[] for _ in range(n_entities)]
+    has_parent: list[bool] = [False] * n_entities
+    bins: dict[str, list[int]] = {}
+    seen: dict[tuple, int] = {}
+    any_symmetric = False
     for expr in d.expressions:
-        key = (expr.functor, tuple(node_of[a] for a in expr.args))
+        f = expr.functor
+        t = typing.get(f)
+        if t is None:
+            info = preds[f]
+            t = typing[f] = (KIND_CODES[info.kind], info.commutative, info.ubiquitous,
+                             info.symmetric, info.n_ary)
+        arg_ids = tuple([node_of[a] for a in expr.args])
+        key = (f, arg_ids)
         found = seen.get(key)
-        if found is None and preds[expr.functor].symmetric:
-            found = seen.get((expr.functor, key[1][::-1]))
+        if found is None and t[3]:
+            found = seen.get((f, arg_ids[::-1]))
         if found is not None:
             node_of[expr] = found
             continue
-        seen[key] = node_of[expr] = len(items)
+        i = len(items)
+        seen[key] = node_of[expr] = i
         items.append(expr)
-    return items, node_of
-
-
-def _build(d: Description) -> DescriptionIndex:
-    items, node_of = _sme_items(d)
-    n_entities = len(d.entities)
-    n = len(items)
-    preds = d.predicates
-    functor = [""] * n
-    kind = [-1] * n
-    comm = [False] * n
-    ubiq = [False] * n
-    symm = [False] * n
-    nary = [False] * n
-    lisp_parents: list[list[int]] = [[] for _ in range(n)]
-    args: list[tuple[int, ...]] = [()] * n
-    height = [0] * n
-    parents: list[list[int]] = [[] for _ in range(n)]
-    bins: dict[str, list[int]] = {}
-    for i in range(n_entities, n):
-        expr: Expr = items[i]  # type: ignore[assignment]
-        info = preds[expr.functor]
-        functor[i] = expr.functor
-        kind[i] = KIND_CODES[info.kind]
-        comm[i] = info.commutative
-        ubiq[i] = info.ubiquitous
-        symm[i] = info.symmetric
-        nary[i] = info.n_ary
-        arg_ids = tuple([node_of[a] for a in expr.args])
-        args[i] = arg_ids
+        functor.append(f)
+        kind.append(t[0])
+        comm.append(t[1])
+        ubiq.append(t[2])
+        symm.append(t[3])
+        any_symmetric = any_symmetric or t[3]
+        nary.append(t[4])
+        args.append(arg_ids)
+        lisp_parents.append([])
+        has_parent.append(False)
+        h = 0
         for a in arg_ids:
             lisp_parents[a].append(i)
-        if arg_ids:
-            height[i] = 1 + max([height[a] for a in arg_ids])  # children come first
-            for a in set(arg_ids):
-                parents[a].append(i)
-        bins.setdefault(expr.functor, []).append(i)
-    roots = tuple(i for i in range(n_entities, n) if not parents[i])
-    mask = [0] * n
-    for k, r in enumerate(roots):
-        mask[r] = 1 << k
-    for i in range(n - 1, n_entities - 1, -1):  # parents before their arguments
-        if mask[i]:
-            for a in args[i]:
-                mask[a] |= mask[i]
+            has_parent[a] = True
+            h = max(h, height[a])
+        height.append(h + 1 if arg_ids else 0)
+        b = bins.get(f)
+        if b is None:
+            bins[f] = [i]
+        else:
+            b.append(i)
+    n = len(items)
+    parents: list[tuple[int, ...]] = [tuple(dict.fromkeys(p)) for p in lisp_parents]
+    roots = tuple(i for i in range(n_entities, n) if not has_parent[i])
     lisp_bins_list = tuple((f, tuple(reversed(v))) for f, v in reversed(bins.items()))
-    canonical: list[Arg] = list(items)
-    for i in range(n_entities, n):
-        expr = items[i]  # type: ignore[assignment]
-        rebuilt = tuple(canonical[a] for a in args[i])
-        if rebuilt != expr.args:
-            canonical[i] = Expr(expr.functor, rebuilt)  # type: ignore[arg-type]
+    canonical: list[Arg] = items
+    if any_symmetric:
+        canonical = list(items)
+        for i in range(n_entities, n):
+            expr = items[i]  # type: ignore[assignment]
+            rebuilt = tuple(canonical[a] for a in args[i])
+            if rebuilt != expr.args:
+                canonical[i] = Expr(expr.functor, rebuilt)  # type: ignore[arg-type]
     return DescriptionIndex(
         name=d.name, items=tuple(items), node_of=node_of,
         is_entity=tuple(i < n_entities for i in range(n)), functor=tuple(functor),
         kind=tuple(kind), commutative=tuple(comm), ubiquitous=tuple(ubiq), args=tuple(args),
-        parents=tuple(map(tuple, parents)), height=tuple(height),
-        bins={f: tuple(v) for f, v in bins.items()}, roots=roots, root_mask=tuple(mask),
+        parents=tuple(parents), height=tuple(height),
+        bins={f: tuple(v) for f, v in bins.items()}, roots=roots,
         symmetric=tuple(symm), n_ary=tuple(nary), lisp_bins_list=lisp_bins_list,
         lisp_bins=dict(lisp_bins_list),
-        lisp_parents=tuple(tuple(reversed(p)) for p in lisp_parents),
+        lisp_parents=tuple([tuple(p[::-1]) for p in lisp_parents]),
         canonical=tuple(canonical),
     )
