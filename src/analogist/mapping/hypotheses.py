@@ -151,20 +151,28 @@ class _Builder:
 
     def _index(self, mh: MH) -> None:
         f = self.forest
-        if len(f.mhs) >= self.budget:
+        mhs = f.mhs
+        n = len(mhs)
+        if n >= self.budget:
             self._over_budget()
-        mh.index = len(f.mhs)
-        f.mhs.append(mh)
+        mh.index = n
+        mhs.append(mh)
         f.by_id[mh.id] = mh
+        bit = mh.bit
         if mh.kind == FUNCTOR:
             bk: object = ("f", mh.base)
             tk: object = ("f", mh.target)
         else:
             bk, tk = mh.base, mh.target
-        f.by_base[bk] = f.by_base.get(bk, 0) | mh.bit
-        f.by_target[tk] = f.by_target.get(tk, 0) | mh.bit
-        if mh.kind != FUNCTOR:
-            self.pairs.setdefault((mh.base, mh.target), []).append(mh)  # type: ignore[arg-type]
+            key = (bk, tk)
+            found = self.pairs.get(key)  # type: ignore[arg-type]
+            if found is None:
+                self.pairs[key] = [mh]  # type: ignore[index]
+            else:
+                found.append(mh)
+        by_base, by_target = f.by_base, f.by_target
+        by_base[bk] = by_base.get(bk, 0) | bit
+        by_target[tk] = by_target.get(tk, 0) | bit
 
     def _over_budget(self) -> None:
         raise MappingError(
@@ -175,8 +183,9 @@ class _Builder:
     def alignable(self, bn: int, tn: int) -> bool:
         """``arguments-alignable?`` for two nodes."""
         b, t = self.b, self.t
-        if b.is_entity[bn] or t.is_entity[tn]:
-            return b.is_entity[bn] and t.is_entity[tn]
+        be, te = b.is_entity[bn], t.is_entity[tn]
+        if be or te:
+            return be and te
         if len(b.args[bn]) != len(t.args[tn]):
             return False
         if b.functor[bn] == t.functor[tn]:
@@ -187,6 +196,8 @@ class _Builder:
         """The hypotheses for (bn, tn), made if needed; several for symmetric twins."""
         found = self.pairs.get((bn, tn))
         if found:  # SME's find-indexed-mhs: highest id first, as many as the twins
+            if len(found) == 1:
+                return [found[0]]
             ordered = sorted(found, key=lambda m: -m.id)
             return ordered[: ordered[0].twins]
         b = self.b
@@ -218,13 +229,16 @@ class _Builder:
                     break
                 args.append(found[0])
             else:
-                copy = self._make(bn, tn, EXPRESSION, order)
+                self.counter += 1
+                copy = MH(self.counter, bn, tn, EXPRESSION, order)
+                copy_args = copy.args
                 for arg in args:
-                    if arg not in copy.args:
-                        copy.args.append(arg)
+                    if arg not in copy_args:
+                        copy_args.append(arg)
                         arg.parents.append(copy)
-                copy.args.reverse()  # SME pushes arguments
-                self._finish([copy])
+                copy_args.reverse()  # SME pushes arguments
+                self._index(copy)
+                self._functor(copy)
                 return [copy]
             # Slow path: rebuild from the template as SME does (aligned pairs are already
             # made, so repeating the lookups creates nothing new).
