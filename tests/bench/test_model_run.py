@@ -209,3 +209,18 @@ def test_a_stopped_run_is_recorded_as_far_as_it_got_and_replays(tmp_path):
     assert rep.llm.stats.calls == 0
     assert comparable_scores(replayed.conn, run_id) == header["run"]["scores"]
     assert {s["item_id"] for s in header["run"]["scores"]} == set(first)
+
+
+def test_a_run_past_its_time_stops_cleanly_and_resumes():
+    from analogist.store.bench import done_keys, get_bench_run
+
+    b = bench(0, "dev", "small")
+    store = Store(":memory:")
+    config = RunConfig(arms=("A0",), encoder="model", concurrency=1, contamination=False)
+    first = Runner(store, b, config, llm=live_llm(store), stop_after_s=0)
+    first.run()
+    assert first.stopped and not done_keys(store.conn, first.run_id)
+    assert get_bench_run(store.conn, first.run_id)["status"] == "stopped"
+    again = Runner(store, b, config, llm=live_llm(store))
+    again.run()
+    assert not again.stopped and len(done_keys(store.conn, again.run_id)) == len(b.items)

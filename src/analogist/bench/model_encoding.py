@@ -15,6 +15,7 @@ generator's signatures — scoring-side only, after the run; nothing under test 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -44,11 +45,17 @@ def _given(inputs: Mapping[str, Any]) -> list[dict]:
             *([inputs["source"]] if inputs.get("source") else [])]
 
 
-class ItemEncoder:
-    """Encodes items with a model; thread-safe, one encoding per record."""
+class RunStopped(Exception):
+    """The run's time ran out before an encoding started (the run stops; nothing is stored)."""
 
-    def __init__(self, llm: Any, vocab: Vocabulary):
+
+class ItemEncoder:
+    """Encodes items with a model; thread-safe, one encoding per record. Past ``deadline``
+    (``time.monotonic()``) no new encoding starts: :class:`RunStopped` is raised instead."""
+
+    def __init__(self, llm: Any, vocab: Vocabulary, deadline: float | None = None):
         self.encoder = StagedEncoder(llm, vocab)
+        self.deadline = deadline
         self.vocab = vocab
         self._lock = threading.Lock()
         self._records: dict[tuple[str, str], EncodeResult] = {}
@@ -60,6 +67,7 @@ class ItemEncoder:
         with self._lock:
             res = self._records.get(key)
             if res is None:
+                self._check_time()
                 ep = Episode(rec["id"], rec.get("kind", "observation"), rec.get("text", ""),
                              rec.get("outcome"))
                 res = self._records[key] = self.encoder.encode(ep)
@@ -82,6 +90,7 @@ class ItemEncoder:
             inputs["source"] = self.record(inputs["source"])
         tgt = inputs.get("target") or {}
         with self._lock:
+            self._check_time()
             res = self.encoder.encode_target(tgt.get("text", ""), target_id="target",
                                              entities=tgt.get("entities") or None)
         encoded = EncodedItem(replace(item, inputs=inputs), res.signature, res)
@@ -89,17 +98,20 @@ class ItemEncoder:
             self._items[item.item_id] = encoded
         return encoded
 
+    def _check_time(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise RunStopped("the run's time is up")
+
     # ------------------------------------------------------------------ scoring side
     def fidelity(self, items: Iterable[Item]) -> dict:
         """Encoder fidelity of this run against the generator's signatures: episodes (storage
         time) and targets (query time) separately, with the per-step figures and how often a
-        signature was rejected."""
+        signature was rejected. Give only items the run answered: their encodings are in the
+        call log, so nothing here calls the model again."""
         ep_scores, ep_results, seen = [], [], set()
         t_scores, t_results = [], []
         for it in items:
-            enc = self._items.get(it.item_id)
-            if enc is None:
-                continue
+            enc = self._items.get(it.item_id) or self.item(it)
             for rec in _given(it.inputs):
                 key = (rec["id"], rec.get("text", ""))
                 res = self._records.get(key)

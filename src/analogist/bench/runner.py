@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -120,9 +121,12 @@ class Runner:
 
     def __init__(self, store: Store, bench: Bench, config: RunConfig = RunConfig(), *,
                  llm: Any = None, progress: Progress | None = None,
-                 only: Iterable[tuple] | None = None):
+                 only: Iterable[tuple] | None = None, stop_after_s: float | None = None):
         self.store, self.bench, self.config, self.llm = store, bench, config, llm
         self.progress = progress
+        # past this time no new job (or episode encoding) starts; the run is left "stopped"
+        self.deadline = None if stop_after_s is None else time.monotonic() + stop_after_s
+        self.stopped = False
         # (arm, answerer, item, seed, condition) keys to run, e.g. a partial run being replayed
         self.only = None if only is None else {tuple(k) for k in only}
         self.run_id = run_id_for(bench, config)
@@ -136,7 +140,7 @@ class Runner:
                                  "ANALOGIST_MODEL), or use --encoder gold")
             from analogist.bench.model_encoding import ItemEncoder
 
-            self.encoding = ItemEncoder(llm, store.vocabulary)
+            self.encoding = ItemEncoder(llm, store.vocabulary, deadline=self.deadline)
 
     def run(self) -> str:
         """Run everything not yet stored; return the run id."""
@@ -156,14 +160,30 @@ class Runner:
         with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
             for group in by_item.values():
                 for job in (j for j in group if j[1] == "engine"):
-                    self._do(job)
-                    count += 1
-                    self._tick(count, total, job)
-                for job in pool.map(self._do, [j for j in group if j[1] == "model"]):
-                    count += 1
-                    self._tick(count, total, job)
-        rows.finish_run(self.store.conn, self.run_id)
+                    if self._guarded(job) is not None:
+                        count += 1
+                        self._tick(count, total, job)
+                for job in pool.map(self._guarded, [j for j in group if j[1] == "model"]):
+                    if job is not None:
+                        count += 1
+                        self._tick(count, total, job)
+                if self.stopped:
+                    break
+        rows.finish_run(self.store.conn, self.run_id, "stopped" if self.stopped else "done")
         return self.run_id
+
+    def _guarded(self, job: tuple) -> tuple | None:
+        """Run ``job`` unless the run's time is up (then None, and the run is stopped)."""
+        from analogist.bench.model_encoding import RunStopped
+
+        if self.stopped or (self.deadline is not None and time.monotonic() > self.deadline):
+            self.stopped = True
+            return None
+        try:
+            return self._do(job)
+        except RunStopped:
+            self.stopped = True
+            return None
 
     def _tick(self, count: int, total: int, job: tuple) -> None:
         if self.progress is not None:

@@ -39,6 +39,9 @@ def _progress():
 @click.option("--concurrency", type=int,
               help="Model calls at a time (default: 1 for local:/llama: models, whose prompt "
                    "cache needs calls in order; else 4).")
+@click.option("--stop-after", type=float, metavar="SECONDS",
+              help="Start no new job after SECONDS; the run is left 'stopped' and the same "
+                   "command resumes it (model calls already made come from the call log).")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False),
               help="After the run, write its model calls to FILE (.jsonl.gz) for --replay.")
 @click.option("--replay", "replay_file", type=click.Path(exists=True, dir_okay=False),
@@ -51,7 +54,8 @@ def _progress():
 @click.pass_context
 @handle_errors
 def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, seeds, model,
-            n_boot, no_contamination, encoder, concurrency, record_file, replay_file, out,
+            n_boot, no_contamination, encoder, concurrency, stop_after, record_file, replay_file,
+            out,
             as_json, noise="") -> None:
     """Run the arms on a benchmark, store every result, write the report, print the scoreboard.
 
@@ -86,7 +90,8 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
             concurrency=concurrency or (1 if llm is not None and llm.provider in ("local", "llama")
                                         else 4),
         )
-        runner = Runner(store, bench, config, llm=llm, progress=_progress())
+        runner = Runner(store, bench, config, llm=llm, progress=_progress(),
+                        stop_after_s=stop_after)
         run_id = runner.run()
         if record_file:
             from analogist.bench.replay import record_run
@@ -95,7 +100,11 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
             extra["recorded"] = {"file": record_file, "calls": n}
     paths = write_report(store, run_id, out, n_boot=n_boot)
     if runner.encoding is not None:
-        fid = runner.encoding.fidelity(runner.bench.items)
+        from analogist.store.bench import done_keys
+
+        runner.encoding.deadline = None
+        ran = {k[2] for k in done_keys(store.conn, run_id)}
+        fid = runner.encoding.fidelity([it for it in runner.bench.items if it.item_id in ran])
         path = f"{paths['dir']}/encoder_fidelity.json"
         with open(path, "w", encoding="utf-8") as f:
             json.dump(fid, f, indent=2)
