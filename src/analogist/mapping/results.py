@@ -51,8 +51,9 @@ class Mapping:
         normalized_score: ``score`` over the mean self-match score of base and target
             (1.0 when a description is mapped onto an identical copy).
         mhs: every hypothesis in the mapping (entities, expressions, functors), by id.
-        mh_scores: each hypothesis' score within this mapping, aligned with ``mhs``.
-        root_mhs: hypotheses of the mapping with no parent inside it.
+        mh_scores: each hypothesis' score in the whole forest (trickle-down over all
+            parents), aligned with ``mhs``.
+        root_mhs: the roots of the kernels the mapping was merged from (SME's root-mhs).
         candidate_inferences: base-to-target inferences.
         reverse_inferences: target-to-base inferences (when requested).
     """
