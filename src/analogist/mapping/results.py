@@ -47,7 +47,8 @@ class Mapping:
     """One interpretation of the comparison.
 
     Attributes:
-        score: structural evaluation of the mapping (sum of its hypotheses' scores).
+        score: SME's structural evaluation of the mapping (re-scored from its own members under
+            block-most-out-of-mapping-contributions?, the default; else its members' sum).
         normalized_score: ``score`` over the mean self-match score of base and target
             (1.0 when a description is mapped onto an identical copy).
         mhs: every hypothesis in the mapping (entities, expressions, functors), by id.
