@@ -31,7 +31,7 @@ test: $(STAMP) local-test
 	ANALOGIST_REQUIRE_LOCAL=1 $(BIN)/python -m pytest
 
 run: $(STAMP)
-	$(BIN)/analogist --db out/parb.db bench run --seed 0 --split dev --size mvp --out out/latest
+	$(BIN)/analogist --db out/parb.db bench run --seed 0 --split dev --size mvp --noise 0.1,0.2,0.3 --out out/latest
 
 bench: $(STAMP)
 	$(BIN)/python bench/mapping.py

@@ -95,8 +95,8 @@ def test_adversarial_audit_fails_a_bench_with_a_planted_tell():
     audit = _audit(plant=True)
     assert not audit.passed
     failed = {r.adversary for r in audit.failures}
-    # the learned surface adversary finds the tell, and so does the named longer-outcome cheat
-    assert {"lr:surface", "longer_outcome"} <= failed, failed
+    # the learned surface adversary finds the tell (its words land in hashed n-gram buckets)
+    assert "lr:surface" in failed, failed
     best = audit.worst()[("F2", "F2")]
     assert best.low > best.chance + 0.05 and best.estimate > 0.8
 

@@ -62,16 +62,16 @@ def _noise_lines(answerer: str, curve: dict) -> list[str]:
     rates = curve.get("rates", [])
     head = "".join(f"{'noise ' + format(r, 'g'):<22}" for r in rates)
     lines = [(f"Encoder noise — NAV by corruption rate ({answerer} answerer; realistic rate "
-             f"{curve.get('realistic', '?')}; 95% intervals)"), f"  {'arm':<7}{head}"]
+             f"{curve.get('realistic', '?')}; 95% intervals)"), f"  {'arm':<9}{head}"]
     for arm, pts in curve.get("arms", {}).items():
         by_rate = {p["rate"]: p for p in pts}
         cells = "".join(f"{_short(by_rate.get(r, {}).get('nav')):<22}" for r in rates)
-        lines.append(f"  {arm:<7}{cells}")
+        lines.append(f"  {arm:<9}{cells}")
     diffs = {d["rate"]: d for d in curve.get("e_minus_iso", [])}
     if diffs:
         cells = "".join(f"{_short(diffs.get(r, {}).get('nav'), signed=True):<22}" for r in rates)
-        lines.append(f"  {'E − ISO':<7}{cells}")
-    return lines
+        lines.append(f"  {'E − ISO':<9}{cells}")
+    return [line.rstrip() for line in lines]
 
 
 def scoreboard(results: dict[str, Any], live: dict[str, Any] | None) -> str:
@@ -89,10 +89,10 @@ def scoreboard(results: dict[str, Any], live: dict[str, Any] | None) -> str:
         lines.append(f"Latest — PARB ({answerer} answerer, arm E; {what})")
         for label, metric in HEADLINE:
             lines.append(f"  {label + ':':<19}{_arm_value(block, 'E', metric, skipped, answerer)}")
+        lines += _iso_lines(block)
         lines += ["", f"Baseline — ({answerer} answerer)"]
         for label, arm in (("A0 NAV", "A0"), ("A1 NAV", "A1"), ("B current memory", "B")):
             lines.append(f"  {label + ':':<19}{_arm_value(block, arm, 'nav', skipped, answerer)}")
-        lines += _iso_lines(block)
         c = block.get("classification", {})
         verdict = c.get("result") or c.get("status", "?")
         lines += [f"  Result class:      {verdict} — {c.get('title') or c.get('rule', '')}", ""]
