@@ -68,6 +68,7 @@ class _Run:
         self.kernels = self.merger.make_kernels(roots)
         evaluate(self.forest, params)
         self.network = [m.score for m in self.forest.mhs]
+        self._objects: dict[int, MatchHypothesis] = {}
         self.merger.score_kernels()
 
     def result(self, base: Description, target: Description) -> MatchResult:
@@ -89,12 +90,17 @@ class _Run:
         )
 
     def _hypothesis(self, mh: MH) -> MatchHypothesis:
+        found = self._objects.get(mh.index)
+        if found is not None:
+            return found
         if mh.kind == FUNCTOR:
             base, target = mh.base, mh.target
         else:
             base, target = self.b.items[mh.base], self.t.items[mh.target]  # type: ignore[index]
-        return MatchHypothesis(mh.index, KIND_NAMES[mh.kind], base, target,  # type: ignore[arg-type]
-                               self.network[mh.index], mh.local)
+        found = self._objects[mh.index] = MatchHypothesis(
+            mh.index, KIND_NAMES[mh.kind], base, target,  # type: ignore[arg-type]
+            self.network[mh.index], mh.local)
+        return found
 
     def _all_hypotheses(self) -> tuple[MatchHypothesis, ...]:
         return tuple(self._hypothesis(mh) for mh in self.forest.mhs)

@@ -47,8 +47,10 @@ def f32(x: float) -> float:
 def sum_scores(mhs: list[MH]) -> float:
     """A mapping's score: its hypotheses' scores added left to right in single precision."""
     total = 0.0
+    memo = _F32_MEMO
     for m in mhs:
-        total = f32(total + m.score)
+        x = total + m.score
+        total = memo.get(x) or f32(x)
     return total
 
 
