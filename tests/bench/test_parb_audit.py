@@ -117,3 +117,36 @@ def test_name_free_form_ignores_role_names_and_finds_the_isomorphism():
     assert name_free_form(a) == name_free_form(b) != name_free_form(c)
     assert isomorphism(a, b) == {"R1": "Q3", "R2": "Q9"}
     assert isomorphism(a, c) is None
+
+
+def test_audit_sidecar_is_written_beside_the_bench_and_reaches_the_report(tmp_path):
+    from analogist.bench.audit_set import SIDECAR, read_sidecar, write_sidecars
+    from analogist.bench.files import load_bench
+    from analogist.bench.html import render_html
+    from analogist.bench.scoreboard import scoreboard
+
+    d = tmp_path / "b"
+    bench(1, "dev", "small").write(d)
+    b = load_bench(d)
+    audit = adversarial_audit([(1, b.items)], learners=("lr",), tasks=("F2",))
+    assert audit.protocol.startswith("one bench")
+    write_sidecars([d], [b], [audit])
+    load_bench(d)  # the sealed files are untouched
+    doc = read_sidecar(d, b.manifest["bench_id"])
+    assert doc and doc["audit"]["split"] == "dev" and (d / SIDECAR).exists()
+    assert read_sidecar(d, "another bench") is None
+    results = {"bench": dict(b.manifest), "adversarial_audit": doc, "answerers": {}}
+    assert "adversarial " in scoreboard(results, None)
+    assert "Adversarial audit, split dev" in render_html(results)
+
+
+def test_audit_command_refuses_bad_input_in_one_line():
+    from click.testing import CliRunner
+
+    from analogist.cli.main import cli
+
+    r = CliRunner().invoke(cli, ["bench", "audit"])
+    assert r.exit_code != 0 and "Traceback" not in r.output
+    assert "bench directories or --seeds" in r.output
+    r = CliRunner().invoke(cli, ["bench", "audit", "--seeds", "zero-to-nine"])
+    assert r.exit_code != 0 and "range like 0-19" in r.output

@@ -326,11 +326,44 @@ def _answerer(name: str, a: dict, skipped: dict) -> str:
     return "".join(parts)
 
 
+def _audit(r: dict) -> str:
+    """The bench's shortcut audits: the quick one (manifest) and the adversarial one (sidecar of
+    ``analogist bench audit``): per task, the strongest attacker against chance."""
+    quick = _d(_d(r.get("bench")).get("audit"))
+    out = ["<h2>Shortcut audit of the bench</h2>",
+           f"<p>Quick audit (manifest): {_badge('pass' if quick.get('passed') else 'fail') if quick else '–'}</p>"]
+    adv = _d(_d(r.get("adversarial_audit")).get("audit"))
+    if not adv:
+        out.append('<p class="muted">The adversarial audit has not been run on this bench '
+                   "(<code>analogist bench audit DIR</code>).</p>")
+        return "".join(out)
+    out.append(f"<p>Adversarial audit, split {_txt(adv.get('split'))} "
+               f"({_txt(adv.get('protocol'))}): "
+               f"{_badge('pass' if adv.get('passed') else 'fail')}</p>")
+    best: dict[tuple, dict] = {}
+    for x in _l(adv.get("results")):
+        x = _d(x)
+        if x.get("kind") == "reference" or number(x.get("low")) is None:
+            continue
+        k = (x.get("task"), x.get("family"))
+        if k not in best or x["low"] - x["chance"] > best[k]["low"] - best[k]["chance"]:
+            best[k] = x
+    rows = [f"<td>{_txt(t)}</td><td>{_txt(f)}</td><td>{_txt(x.get('adversary'))}</td>"
+            f"<td class=\"num\">{fmt(x.get('estimate'))} <span class=\"ci\">[{fmt(x.get('low'))}, "
+            f"{fmt(x.get('high'))}]</span></td><td class=\"num\">{fmt(x.get('chance'))}</td>"
+            f"<td class=\"num\">{_txt(x.get('n_items'))}</td>"
+            f"<td>{_badge('fail' if x.get('fails') else 'pass')}</td>"
+            for (t, f), x in sorted(best.items(), key=lambda kv: str(kv[0]))]
+    out.append(_table(["task", "family", "strongest attacker", "accuracy [95% CI]", "chance",
+                       "items", "verdict"], rows))
+    return "".join(out)
+
+
 def render_html(results: dict) -> str:
     """The whole report page for one results document (see the module docstring)."""
     r = _d(results)
     answerers = _d(r.get("answerers"))
-    body = [_header(r)]
+    body = [_header(r), _audit(r)]
     if not answerers:
         body.append('<h2>Answerers</h2><p class="muted">No answerer has scores in this run.</p>')
     for name in sorted(answerers, key=str):

@@ -4,6 +4,7 @@ and a result class — read from the database only, never re-run.
 The shape of ``results.json`` (version 1)::
 
     {"version", "run_id", "status", "bench": {manifest}, "config": {...},
+     "adversarial_audit": {sidecar of `analogist bench audit`} | null,
      "skipped": {"ARM/answerer": reason},
      "answerers": {
         "engine": {
@@ -153,7 +154,8 @@ def aggregate(store: Store, run_id: str, *, n_boot: int = 2000, seed: int = 0) -
     out: dict[str, Any] = {"version": RESULTS_VERSION, "run_id": run_id, "status": info["status"],
                            "bench": info["config"].get("bench", {}),
                            "config": {k: v for k, v in info["config"].items()
-                                      if k not in ("bench", "skipped")},
+                                      if k not in ("bench", "skipped", "adversarial_audit")},
+                           "adversarial_audit": info["config"].get("adversarial_audit"),
                            "skipped": skipped, "answerers": {}}
     for answerer in sorted({a for _, a in groups}):
         arms = {arm: _arm_block(groups[(arm, answerer)], n_boot, seed)

@@ -133,6 +133,7 @@ class Runner:
         self.plan = plan(config, llm is not None)
         self._lock = threading.Lock()
         self._wrong = _wrong_sources(bench.items)
+        self.adversarial_audit: dict | None = None
         self.encoding = None
         if config.encoder == "model":
             if llm is None:
@@ -147,6 +148,8 @@ class Runner:
         config = {**self.config.to_json(), "skipped": self.plan.skipped,
                   "bench": dict(self.bench.manifest), "code_digest": code_digest(),
                   "embedders": arm_embedders(self.plan.pairs)}
+        if self.adversarial_audit is not None:  # the bench's sidecar (bench/audit_set.py)
+            config["adversarial_audit"] = self.adversarial_audit
         rows.start_run(self.store.conn, self.run_id, file_hashes(self.bench)["items.jsonl"], config)
         done = rows.done_keys(self.store.conn, self.run_id)
         jobs = [j for j in self._jobs() if j[:5] not in done

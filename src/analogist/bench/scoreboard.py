@@ -39,6 +39,18 @@ def _short(interval: dict | None, signed: bool = False) -> str:
     return f"{f.format(est)} [{f.format(lo)},{f.format(hi)}]"
 
 
+def _audit_line(results: dict) -> str:
+    """The bench's shortcut audits in one line: the quick one (manifest) and the adversarial
+    one (sidecar written by ``analogist bench audit``)."""
+    quick = (results.get("bench") or {}).get("audit") or {}
+    text = f"quick {'passed' if quick.get('passed') else 'FAILED' if quick else '–'}; "
+    adv = (results.get("adversarial_audit") or {}).get("audit")
+    if not adv:
+        return text + "adversarial not run on this bench (`analogist bench audit DIR`)"
+    verdict = "passed" if adv.get("passed") else f"FAILED ({len(adv.get('failures', []))} win)"
+    return text + f"adversarial {verdict}, split {adv.get('split')}, {adv.get('protocol')}"
+
+
 def _iso_lines(block: dict) -> list[str]:
     """E − ISO: what the machinery adds over exact name-free isomorphism plus the source's fix."""
     rows = block.get("e_minus_iso") or {}
@@ -83,6 +95,7 @@ def scoreboard(results: dict[str, Any], live: dict[str, Any] | None) -> str:
             f"{bench.get('split', '?')}/{bench.get('size', '?')}, "
             f"targets encoded by {cfg.get('encoder', '?')}")
     skipped = results.get("skipped", {})
+    lines += [f"Bench audit:  {_audit_line(results)}", ""]
     if not results.get("answerers"):
         lines += ["Latest — PARB", "  (no arm ran)", ""]
     for answerer, block in results.get("answerers", {}).items():

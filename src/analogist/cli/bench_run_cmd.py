@@ -92,6 +92,10 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
         )
         runner = Runner(store, bench, config, llm=llm, progress=_progress(),
                         stop_after_s=stop_after)
+        if bench_dir:  # the sidecar of `analogist bench audit`, shown in the report
+            from analogist.bench.audit_set import read_sidecar
+
+            runner.adversarial_audit = read_sidecar(bench_dir, bench.manifest.get("bench_id"))
         run_id = runner.run()
         if record_file:
             from analogist.bench.replay import record_run
