@@ -320,6 +320,7 @@ def test_arms_without_structural_memory_see_no_stored_signature(arm):
         assert "signature:" not in text and "relations:" not in text, (arm, family)
         given = item.inputs.get("source") or item.inputs["candidates"][0]
         assert given["text"][:80] in text  # the item's own episodes are shown as text
+        assert "no signature is shown, so there are no roles to map" in text
 
 
 def test_structural_arms_see_the_given_episodes_signatures():

@@ -178,7 +178,8 @@ class ModelAnswerer:
         tail = self._tail(call, run, listed, records)
         inference_ids = tuple(i["id"] for i in inputs.get("inferences", []))
         tail.append(P.section("ANSWER FORMAT", P.answer_lines(
-            family, accept_ids, inference_ids, bool(inputs.get("operators")))))
+            family, accept_ids, inference_ids, bool(inputs.get("operators")),
+            signatures=self._structural)))
 
         def build(items: Sequence[_Listed]) -> Brief:
             body = list(self._head(call, records, cap[0])[0])

@@ -253,10 +253,14 @@ def verification_lines(run: Mapping[str, Any]) -> list[str]:
 
 
 def answer_lines(family: str, accept_ids: Sequence[str], inference_ids: Sequence[str],
-                 has_menu: bool) -> list[str]:
-    """The ANSWER FORMAT section: one line per key the family asks for."""
+                 has_menu: bool, signatures: bool = True) -> list[str]:
+    """The ANSWER FORMAT section: one line per key the family asks for. Without ``signatures``
+    (arms that show none) there are no roles to map, and the line says so."""
     out = ["Reply with one JSON object with exactly these keys:"]
     for key in ("source", *FIELDS[family], "confidence"):
+        if key == "role_mapping" and not signatures:
+            out.append('- "role_mapping": {} (no signature is shown, so there are no roles to map)')
+            continue
         text = _FIELD_TEXT[key].format(
             ids=", ".join(accept_ids if key == "accept" else inference_ids) or "(none)",
             menu=", chosen from the operator menu" if has_menu else "")
