@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 
 from analogist.mapping.consistency import check_consistency
@@ -52,8 +53,18 @@ def match(base: Description, target: Description, params: SMEParams = DEFAULT_PA
         MappingError: when a filter names an item absent from its description, or when the
             comparison would need more than ``mh_budget`` match hypotheses.
     """
-    run = _Run(index_description(base), index_description(target), params, filters, mh_budget)
-    return run.result(base, target)
+    # The forest is a web of cross-referencing objects; the cyclic garbage collector would
+    # rescan it again and again while it grows, so it is paused for the comparison (the
+    # forest is freed by the next collection once the result is dropped).
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        run = _Run(index_description(base), index_description(target), params, filters,
+                   mh_budget)
+        return run.result(base, target)
+    finally:
+        if paused:
+            gc.enable()
 
 
 class _Run:
