@@ -284,6 +284,12 @@ def _iso_and_noise(a: dict) -> str:
                 ("<p class=\"muted\">ISO: exact name-free isomorphism between the encoded target "
                 "and each candidate plus the source's recorded fix, scored like every arm.</p>"),
                 _comparisons(list(rows.values()))]
+        fams = _d(a.get("e_minus_iso_by_family"))
+        if fams:
+            out.append(_table(["family", "E − ISO NAV [interval]", "items"],
+                              [f"<td>{esc(f)}</td>{_iv_cell(iv, signed=True)}"
+                               f"<td class=\"num\">{_txt(_d(iv).get('n_items'))}</td>"
+                               for f, iv in fams.items()]))
     curve = _d(a.get("noise_curve"))
     if curve:
         series = [(arm, [(p["rate"], *_point(p.get("nav"))) for p in _l(pts)])

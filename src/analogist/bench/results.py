@@ -13,7 +13,7 @@ The shape of ``results.json`` (version 1)::
            "comparisons": [...], "baselines": [...], "verdicts": [...],
            "classification": {...},
            "contamination": {"source_dependence": {...}, "lesion": {...}},
-           "e_minus_iso": {metric: Comparison},
+           "e_minus_iso": {metric: Comparison}, "e_minus_iso_by_family": {family: Interval},
            "noise_curve": {"rates": [0, 0.1, ...], "realistic": 0.2,
                            "arms": {"E": [{"rate", "nav": Interval, "n_items"}, ...]},
                            "e_minus_iso": [{"rate", "nav": Interval}, ...]}}}}
@@ -143,6 +143,22 @@ def noise_curve(groups: dict[tuple[str, str], list[Score]], answerer: str, n_boo
     return {"rates": rates, "realistic": REALISTIC, "arms": arms, "e_minus_iso": diffs}
 
 
+def _by_family(groups: dict[tuple[str, str], list[Score]], answerer: str, n_boot: int,
+               seed: int) -> dict:
+    """E − ISO NAV per family (where isomorphism should fail by construction and mapping
+    should not: extra mechanisms, partial analogies, re-descriptions)."""
+    e, iso = groups.get(("E", answerer), []), groups.get(("ISO", answerer), [])
+    if not e or not iso:
+        return {}
+    out = {}
+    for fam in sorted({s.family for s in e}):
+        metric = m.nav().on(lambda s, fam=fam: s.family == fam, fam)
+        out[fam] = paired_difference(metric, [s for s in e if s.is_main],
+                                     [s for s in iso if s.is_main], n_boot=n_boot,
+                                     seed=seed).to_json()
+    return out
+
+
 def aggregate(store: Store, run_id: str, *, n_boot: int = 2000, seed: int = 0) -> dict:
     """Build the results document of one stored run (see the module docstring)."""
     info = rows.get_bench_run(store.conn, run_id)
@@ -170,6 +186,7 @@ def aggregate(store: Store, run_id: str, *, n_boot: int = 2000, seed: int = 0) -
             "verdicts": rj["verdicts"], "classification": classify(report).to_json(),
             "contamination": _contamination(control),
             "e_minus_iso": {c["metric"]: c for c in rj["comparisons"] if c["name"] == "E - ISO"},
+            "e_minus_iso_by_family": _by_family(groups, answerer, n_boot, seed),
         }
         curve = noise_curve(groups, answerer, n_boot, seed)
         if curve is not None:
