@@ -22,6 +22,7 @@ from typing import Any
 
 from analogist.bench.answer import target_signature
 from analogist.bench.items import Item
+from analogist.bench.runner import item_episodes
 from analogist.encode.encoder import EncodeResult
 from analogist.encode.evaluate import process_summary
 from analogist.encode.fidelity import rejected, score_signature, summarise
@@ -38,11 +39,6 @@ class EncodedItem:
     item: Item
     target: Signature | None
     target_result: EncodeResult
-
-
-def _given(inputs: Mapping[str, Any]) -> list[dict]:
-    return [*inputs.get("memory", []), *inputs.get("candidates", []),
-            *([inputs["source"]] if inputs.get("source") else [])]
 
 
 class RunStopped(Exception):
@@ -112,7 +108,7 @@ class ItemEncoder:
         t_scores, t_results = [], []
         for it in items:
             enc = self._items.get(it.item_id) or self.item(it)
-            for rec in _given(it.inputs):
+            for rec in item_episodes(it):
                 key = (rec["id"], rec.get("text", ""))
                 res = self._records.get(key)
                 if res is None or key in seen or not rec.get("signature"):

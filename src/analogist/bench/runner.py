@@ -194,8 +194,12 @@ class Runner:
 
     def _jobs(self) -> Iterable[tuple]:
         """Item by item, then arm by arm: consecutive model prompts share the item's text, so a
-        local model's prompt (KV) cache is reused."""
-        for item in self.bench.items:
+        local model's prompt (KV) cache is reused. With the model encoder, items holding fewer
+        episodes to encode go first, so a run stopped early has answered the most whole items."""
+        items = list(self.bench.items)
+        if self.config.encoder == "model":
+            items.sort(key=lambda it: len(item_episodes(it)))
+        for item in items:
             for arm, answerer in self.plan.pairs:
                 for seed in self.config.seeds:
                     yield (arm, answerer, item.item_id, seed, "", item)
@@ -267,6 +271,13 @@ def arm_embedders(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
                                  or any(c.startswith(("S2", "M")) for c in arm.channels))
         out[arm.name] = name if embeds else "none"
     return out
+
+
+def item_episodes(item: Item) -> list[dict]:
+    """The stored episodes an item holds (memory, candidates, given source)."""
+    inputs = item.inputs
+    return [*inputs.get("memory", []), *inputs.get("candidates", []),
+            *([inputs["source"]] if inputs.get("source") else [])]
 
 
 def _probe(item: Item):
