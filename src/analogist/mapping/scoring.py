@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import struct
 
+import numpy as np
+
 from analogist.mapping.hypotheses import FUNCTOR, MH, Forest
 from analogist.mapping.params import SMEParams
 
@@ -45,7 +47,11 @@ def f32(x: float) -> float:
 
 
 def sum_scores(mhs: list[MH]) -> float:
-    """A mapping's score: its hypotheses' scores added left to right in single precision."""
+    """A mapping's score: its hypotheses' scores added left to right in single precision
+    (numpy's ``add.accumulate`` on float32 is that sequential sum, for longer lists)."""
+    if len(mhs) > 12:
+        scores = np.array([m.score for m in mhs], dtype=np.float32)
+        return float(np.add.accumulate(scores)[-1])
     total = 0.0
     memo = _F32_MEMO
     for m in mhs:
@@ -210,8 +216,8 @@ def structural_evaluation(mhs: list[MH], desc: int, nogood: int, forest: Forest,
     else:
         for mh in queue:
             _trickle_to_children(mh, mh.score, params, within)
-    total = 0.0
+    total = sum_scores(queue)
     for mh in queue:
-        total = f32(total + mh.score)
-        mh.score = max(mh.score, saved[mh.id])
+        s = saved[mh.id]
+        mh.score = max(mh.score, s)
     return total
