@@ -115,7 +115,7 @@ class AdversarialAudit:
             if r.kind == "reference":
                 continue
             k = (r.task, r.family)
-            if k not in out or r.low - r.chance > out[k].low - out[k].chance:
+            if k not in out or _margin(r) > _margin(out[k]):
                 out[k] = r
         return out
 
@@ -125,6 +125,11 @@ class AdversarialAudit:
                 "margin": MARGIN, "passed": self.passed,
                 "failures": [f"{r.task}/{r.family}: {r.adversary}" for r in self.failures],
                 "results": [r.to_json() for r in self.results]}
+
+
+def _margin(r: AdversaryResult) -> float:
+    """Lower bound over chance (−inf when there is no interval)."""
+    return r.low - r.chance if math.isfinite(r.low) else -math.inf
 
 
 # ---------------------------------------------------------------------------- evaluation
