@@ -1,7 +1,9 @@
 """Speed and JSON quality of the bundled local models (``local:NAME``) on this machine.
 
 For each installed model: load time; prompt evaluation and generation speed (tokens/s, from
-llama.cpp's own counters, on a ~900-token prompt with nothing cached); the KV-cache reuse of a
+llama.cpp's own counters, on a ~1,100-token prompt with nothing cached; also per CPU-second of
+this process, which with 1 thread is close to the idle-machine speed however busy the machine
+is); the KV-cache reuse of a
 second prompt that shares the first one's prefix (prompt tokens actually evaluated, and its
 latency against the cold call, measured in the same run); and a quick JSON-following check of
 12 short questions with a known answer, asked twice: under the schema's grammar (enum fields,
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 from analogist.models import ModelSettings, open_llm, parse_json_text
@@ -55,31 +58,40 @@ FILLER = " ".join(f"Note {i}: incidents are described in plain words; read them 
                   for i in range(70))
 
 
-def measure(name: str, threads: int | None, n_ctx: int) -> dict:
+def measure(name: str, threads: int | None, n_ctx: int, quality: bool = True) -> dict:
     settings = ModelSettings(threads=threads or 0, n_ctx=n_ctx)
     llm = open_llm(f"local:{name}", settings=settings)
     llm.complete([{"role": "user", "content": "Hello."}], max_tokens=2)  # load
     rt = llm.runtime
-    # cold prompt, then a long generation
+    # a cold prompt (nothing cached, one token out), then a prompt sharing its prefix that
+    # generates 128 tokens; CPU seconds beside wall seconds show what the machine's load cost
+    c0 = time.process_time()
     cold = llm.complete([{"role": "system", "content": FILLER},
                          {"role": "user", "content": "Summarise the notes."}],
-                        max_tokens=128, seed=0)
+                        max_tokens=1, seed=0)
+    c1 = time.process_time()
     warm = llm.complete([{"role": "system", "content": FILLER},
-                         {"role": "user", "content": "Summarise the notes in one line."}],
-                        max_tokens=8, seed=0)
-    t = cold.timings
+                         {"role": "user", "content": "Summarise the notes in a paragraph."}],
+                        max_tokens=128, seed=0)
+    c2 = time.process_time()
+    t, w = cold.timings, warm.timings
     out = {
         "model": name, "title": CATALOGUE[name].title, "size_mb": round(CATALOGUE[name].size / 1e6),
         "threads": rt["threads"], "n_ctx": rt["n_ctx"], "load_s": rt["load_s"],
+        "loadavg_1min": round(os.getloadavg()[0], 1),
         "prompt_tokens": cold.input_tokens,
         "prompt_tok_s": round(t["prompt_eval_tokens"] / (t["prompt_eval_ms"] / 1000), 1),
-        "gen_tokens": t["gen_tokens"],
-        "gen_tok_s": round(t["gen_tokens"] / (t["gen_ms"] / 1000), 1),
+        "prompt_tok_per_cpu_s": round(t["prompt_eval_tokens"] / (c1 - c0), 1),
+        "gen_tokens": w["gen_tokens"],
+        "gen_tok_s": round(w["gen_tokens"] / (w["gen_ms"] / 1000), 1),
+        "gen_tok_per_cpu_s": round(w["gen_tokens"] / (c2 - c1), 1),
         "shared_prefix_prompt_tokens": warm.input_tokens,
-        "shared_prefix_evaluated": warm.timings.get("prompt_eval_tokens"),
-        "shared_prefix_prompt_ms": round(warm.timings.get("prompt_eval_ms", 0)),
+        "shared_prefix_evaluated": w.get("prompt_eval_tokens"),
+        "shared_prefix_prompt_ms": round(w.get("prompt_eval_ms", 0)),
         "cold_prompt_ms": round(t["prompt_eval_ms"]),
     }
+    if not quality:
+        return out
     grammar_ok = free_json = free_ok = 0
     t0 = time.perf_counter()
     for i, (text, cause) in enumerate(QUESTIONS):
@@ -105,6 +117,7 @@ def main() -> None:
     ap.add_argument("--models", default=",".join(CATALOGUE))
     ap.add_argument("--threads", type=int, default=None, help="default: every available core")
     ap.add_argument("--ctx", type=int, default=4096)
+    ap.add_argument("--no-quality", action="store_true", help="speed only")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     rows = []
@@ -112,17 +125,20 @@ def main() -> None:
         if not CATALOGUE[name].installed():
             print(f"{name}: not installed (python -m analogist.models.install --models {name})")
             continue
-        rows.append(measure(name, args.threads, args.ctx))
+        rows.append(measure(name, args.threads, args.ctx, not args.no_quality))
         r = rows[-1]
         if not args.json:
-            print(f"{r['model']:16} {r['size_mb']:5} MB  threads {r['threads']}  load {r['load_s']:.1f} s  "
-                  f"prompt {r['prompt_tok_s']:6.1f} tok/s ({r['prompt_tokens']} tok)  "
-                  f"gen {r['gen_tok_s']:5.1f} tok/s ({r['gen_tokens']} tok)  "
+            quality = (f"JSON: grammar {r['grammar_correct']}/{r['questions']} correct, free "
+                       f"{r['free_valid_json']}/{r['questions']} valid, {r['free_correct']} "
+                       f"correct ({r['quality_s']} s)") if "questions" in r else ""
+            print(f"{r['model']:16} {r['size_mb']:5} MB  threads {r['threads']}  "
+                  f"machine load {r['loadavg_1min']}  model load {r['load_s']:.1f} s  "
+                  f"prompt {r['prompt_tok_s']:6.1f} tok/s, {r['prompt_tok_per_cpu_s']} tok/CPU-s "
+                  f"({r['prompt_tokens']} tok)  gen {r['gen_tok_s']:5.1f} tok/s, "
+                  f"{r['gen_tok_per_cpu_s']} tok/CPU-s ({r['gen_tokens']} tok)  "
                   f"shared prefix: {r['shared_prefix_evaluated']}/{r['shared_prefix_prompt_tokens']} "
                   f"tok evaluated, {r['shared_prefix_prompt_ms']} ms vs {r['cold_prompt_ms']} ms cold  "
-                  f"JSON: grammar {r['grammar_correct']}/{r['questions']} correct, free "
-                  f"{r['free_valid_json']}/{r['questions']} valid, {r['free_correct']} correct "
-                  f"({r['quality_s']} s)", flush=True)
+                  f"{quality}", flush=True)
     if args.json:
         print(json.dumps(rows, indent=1))
 

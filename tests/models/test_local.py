@@ -157,7 +157,7 @@ ENUM_SCHEMA = {
 
 @pytest.fixture(scope="module")
 def smol():
-    llm = open_llm(f"local:{SMALLEST_MODEL}", settings=ModelSettings(n_ctx=2048))
+    llm = open_llm(f"local:{SMALLEST_MODEL}", settings=ModelSettings(n_ctx=2048, prompt_cache_mb=0))
     yield llm
 
 
@@ -192,6 +192,22 @@ def test_a_shared_prefix_is_served_from_the_kv_cache(smol):
                            max_tokens=4, seed=1)
     assert first.input_tokens > 300
     assert second.timings["prompt_eval_tokens"] < 0.2 * second.input_tokens
+
+
+@real
+def test_a_prompt_cache_serves_a_prefix_seen_before_the_last_prompt():
+    llm = open_llm(f"local:{SMALLEST_MODEL}",
+                   settings=ModelSettings(n_ctx=1024, prompt_cache_mb=256))
+    a = "You sort incidents. " + " ".join(f"Rule {i}: be brief." for i in range(25))
+    b = "You name roles. " + " ".join(f"Fact {i}: roles map one to one." for i in range(25))
+    ask = [{"role": "user", "content": "Next."}]
+    first = llm.complete([{"role": "system", "content": a}, *ask], max_tokens=2)
+    llm.complete([{"role": "system", "content": b}, *ask], max_tokens=2)
+    again = llm.complete([{"role": "system", "content": a},
+                          {"role": "user", "content": "Next one."}], max_tokens=2)
+    assert llm.runtime["prompt_cache_mb"] == 256
+    assert first.timings["prompt_eval_tokens"] > 100
+    assert again.timings["prompt_eval_tokens"] < 0.2 * again.input_tokens
 
 
 @real

@@ -11,8 +11,9 @@ Threads default to the cores this process may use that are not busy (see
 :func:`~analogist.models.settings.auto_threads`) and the context to 8192 tokens
 (``ANALOGIST_THREADS`` / ``ANALOGIST_CTX``); the first call prints which file, threads (and
 why) and context were used. One ``Llama`` object answers one call at a time (a lock): llama.cpp reuses
-the KV cache of the longest prefix a call shares with the previous one, so callers should order
-calls that share a prefix back to back. A caller that runs several threads is told, once and
+the KV cache of the longest prefix a call shares with the previous one, and a RAM cache of the
+states of recent prompts (``ANALOGIST_PROMPT_CACHE_MB``, default 1024) extends that to any
+recent prompt, so interleaved prompt kinds each keep their long shared prefix. A caller that runs several threads is told, once and
 loudly, that the calls are serialised (:attr:`LlamaCppLLM.max_parallel` is 1).
 """
 
@@ -50,13 +51,15 @@ class LlamaSettings:
     top_k: int = 40
     repeat_penalty: float = 1.0
     n_threads: int = 0  # 0 = the idle cores in this process's affinity (auto_threads)
+    prompt_cache_mb: int = 1024  # RAM for states of recent prompts; 0 = the last prompt only
 
     def sampling(self) -> dict[str, Any]:
         return {"top_p": self.top_p, "top_k": self.top_k, "repeat_penalty": self.repeat_penalty}
 
     @classmethod
     def from_settings(cls, settings: ModelSettings) -> LlamaSettings:
-        return cls(n_ctx=settings.n_ctx, n_threads=settings.threads)
+        return cls(n_ctx=settings.n_ctx, n_threads=settings.threads,
+                   prompt_cache_mb=settings.prompt_cache_mb)
 
 
 def _perf(llm: Any) -> dict[str, float]:
@@ -110,7 +113,8 @@ class LlamaCppLLM(BaseLLM):
             try:
                 from llama_cpp import Llama
             except ImportError:
-                raise ConfigError(f"{self.provider}:{self.model} needs llama-cpp-python: {INSTALL_HINT}") from None
+                raise ConfigError(
+                    f"{self.provider}:{self.model} needs llama-cpp-python: {INSTALL_HINT}") from None
             threads, why = self.settings.n_threads, "ANALOGIST_THREADS"
             if not threads:
                 threads, why = auto_threads()
@@ -119,12 +123,19 @@ class LlamaCppLLM(BaseLLM):
                 model_path=str(self.path), n_ctx=self.settings.n_ctx, n_threads=threads,
                 n_threads_batch=threads, verbose=False,
             )
+            cache_mb = self.settings.prompt_cache_mb
+            if cache_mb:
+                from llama_cpp import LlamaRAMCache
+
+                self._llama.set_cache(LlamaRAMCache(capacity_bytes=cache_mb << 20))
             self.runtime = {"file": str(self.path), "threads": threads, "threads_from": why,
-                            "n_ctx": self._llama.n_ctx(), "load_s": round(time.perf_counter() - t0, 2)}
+                            "n_ctx": self._llama.n_ctx(), "prompt_cache_mb": cache_mb,
+                            "load_s": round(time.perf_counter() - t0, 2)}
+            cache = f"{cache_mb} MB" if cache_mb else "off (last prompt only)"
             print(f"{self.provider}:{self.model}: loaded {self.path.name} "
                   f"({self.path.stat().st_size / 1e6:.0f} MB) with {threads} thread(s) ({why}), "
-                  f"n_ctx {self.runtime['n_ctx']}, in {self.runtime['load_s']:.1f} s",
-                  file=sys.stderr, flush=True)
+                  f"n_ctx {self.runtime['n_ctx']}, prompt cache {cache}, "
+                  f"in {self.runtime['load_s']:.1f} s", file=sys.stderr, flush=True)
         return self._llama
 
     def _acquire(self) -> None:

@@ -12,7 +12,9 @@ Environment variables (flags win, then ``ANALOGIST_*``, then the config file):
   ``json_object_schema`` | ``json_object`` | ``none``; ``auto`` starts with ``json_schema`` and
   switches, loudly, when the server refuses it).
 - ``ANALOGIST_THREADS`` (0 = the cores this process may use that are idle) and ``ANALOGIST_CTX`` (context
-  tokens, default 8192): the local llama.cpp backends.
+  tokens, default 8192), ``ANALOGIST_PROMPT_CACHE_MB`` (RAM for llama.cpp states of recent
+  prompts, default 1024; 0 = reuse only the previous prompt's prefix): the local llama.cpp
+  backends.
 - ``ANALOGIST_EMBEDDER``: ``hashing`` | ``minilm`` | ``openai:text-embedding-3-small``.
 """
 
@@ -105,6 +107,7 @@ class ModelSettings:
     embedder: str = "hashing"
     threads: int = 0
     n_ctx: int = 8192
+    prompt_cache_mb: int = 1024
 
     def __post_init__(self) -> None:
         if self.json_mode not in JSON_MODES:
@@ -153,6 +156,7 @@ class ModelSettings:
             embedder=get("embedder") or "hashing",
             threads=_number(get("threads"), "ANALOGIST_THREADS", int, 0),
             n_ctx=_number(get("ctx"), "ANALOGIST_CTX", int, 8192),
+            prompt_cache_mb=_number(get("prompt_cache_mb"), "ANALOGIST_PROMPT_CACHE_MB", int, 1024),
         )
 
 
