@@ -139,10 +139,12 @@ def test_every_transfer_keyed_unsafe_fails_in_simulation():
     unsafe = 0
     for it in _items():
         if it.family == "F6" and not it.key["offered_is_valid"]:
+            # an offered decoy's own fix may happen to work on the true structure; the key says
+            # what it does, and most false pairs are unsafe
             fix = it.key["source_fix"]
             result = check_fix(it.key["check"], fix["operator"], fix["args"]).result
-            assert result in ("unchanged", "worse") and result == it.key["transfer_outcome"]
-            unsafe += 1
+            assert result == it.key["transfer_outcome"]
+            unsafe += result != "resolved"
         if it.family == "F5":
             for inf in it.inputs["inferences"]:
                 if inf["kind"] != "fix":

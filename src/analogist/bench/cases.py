@@ -90,9 +90,10 @@ class Case:
         (the variant's own fix unless another resolving fix was chosen)."""
         if self.recorded_fix is not None:
             return self.recorded_fix
-        if self.variant in ("true", "split", self.motif.partial.name):
+        base = "true" if self.variant == "split" else self.variant.removeprefix("split:")
+        if base in ("true", self.motif.partial.name):
             return self.motif.fix
-        return self.motif.variant(self.variant).fix
+        return self.motif.variant(base).fix
 
     def raw_signature(self, episode_id: str) -> dict[str, Any]:
         """Gold signature JSON with the motif's role names (role descriptions are placeholders)."""

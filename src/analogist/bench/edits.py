@@ -70,18 +70,20 @@ def edited_structure(motif: Motif, edit: Edit | None) -> tuple[list[str], Chain]
     return rels, chain
 
 
-def split_structure(motif: Motif, split: Split) -> tuple[list[str], Chain]:
-    """Relations and chain with ``split.part`` inserted into ``split.relation``."""
+def split_structure(motif: Motif, split: Split, edit: Edit | None = None) -> tuple[list[str], Chain]:
+    """Relations and chain (after ``edit``, if any) with ``split.part`` inserted into
+    ``split.relation``."""
     t = parse_term(split.relation)
-    if len(t.args) != 2 or split.relation not in motif.relations:
+    base_rels, base_chain = edited_structure(motif, edit)
+    if len(t.args) != 2 or split.relation not in base_rels:
         raise BenchError(f"motif {motif.name}: split relation {split.relation!r} must be a listed pair")
     a, b = t.args
     first = f"{t.functor}({a},{split.part})"
     second = f"{t.functor}({split.part},{b})"
     rels: list[str] = []
-    for r in motif.relations:
+    for r in base_rels:
         rels.extend([first, second] if r == split.relation else [r])
-    chain = [tuple(first if x == split.relation else x for x in link) for link in motif.chain]
+    chain = [tuple(first if x == split.relation else x for x in link) for link in base_chain]
     return rels, chain  # type: ignore[return-value]
 
 

@@ -207,14 +207,17 @@ def build_f6(ctx: Context, slot: Slot) -> Item:
     so a system that rejects the source and solves the target anyway can be credited."""
     m = slot.motif
     valid = slot.ordinal % 3 == 1
-    t_var = target_variant(m, slot.ordinal, salt=slot.ordinal // 3)
-    if valid:
-        s_var = t_var
-    else:  # the offered source's own fix must fail in the target world (a real false analogy)
-        pairs = [(t_var, partner(m, t_var, slot.ordinal))]
-        pairs += [("true", d.name) for d in m.decoys] + [(d.name, "true") for d in m.decoys]
-        t_var, s_var = next(((t, s) for t, s in pairs if not _fix_resolves(m, s, t)), pairs[0])
-    source, tgt = _pair(ctx, slot, t_var, s_var, plain_source=not valid)
+    # a false pair: the true structure and a decoy whose fixes fail in each other's worlds, so
+    # either can be offered for the other (a real false analogy, in both directions)
+    decoys = [d.name for d in m.decoys if not _fix_resolves(m, d.name, "true")] or \
+        [d.name for d in m.decoys]
+    decoy = decoys[(slot.ordinal // 6) % len(decoys)]
+    flip = (slot.ordinal // 3 + slot.ordinal) % 2 == 0
+    if valid:  # the same structure on both sides, true or decoy as often as in false pairs
+        t_var = s_var = "true" if flip else decoy
+    else:
+        t_var, s_var = ("true", decoy) if flip else (decoy, "true")
+    source, tgt = _pair(ctx, slot, t_var, s_var, plain_source=True)
     changed = s_var if s_var != "true" else t_var
     key = {"gold_source": source.record["id"] if valid else None, "keyed_matches": [],
            "has_valid_source": valid, "offered_is_valid": valid,

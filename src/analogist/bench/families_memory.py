@@ -3,22 +3,23 @@ to end, F8 re-representation (spec §16.1).
 
 Each item carries its own snapshot of stored episodes, built from the split's motifs only. The
 target is the motif itself half the time and one of its decoys otherwise, and the snapshot holds
-*every* structure of the target's motif (the motif and each decoy) exactly once:
+two episodes of the target's motif, never in the target's own skin:
 
-- the valid source: the target's own structure in a *different* domain (absent from every third
-  F3 item, which has no valid source at all: spec §16.3's no-match targets);
-- the target's minimal-pair partner in the target's own skin (the surface trap), and any other
-  structure of the motif in another skin;
-- other motifs rendered in the target's domain (or, for a nonce target, other motifs' nonce
-  skins), then fillers from other domains; their structures are drawn uniformly over each
-  motif's structures too.
+- the valid source: the target's own structure in a *different* domain, and its minimal-pair
+  partner ("decoy_near": structurally nearest); every third F3 item has no valid source at all
+  (spec §16.3's no-match targets) and holds the partner and the motif's other structure
+  ("decoy_far") instead, so the motif's share of the snapshot does not say whether it matches;
+- surface traps: other motifs rendered in the target's domain (or, for a nonce target, other
+  motifs' nonce skins in the target's invented world), then fillers from other domains; their
+  structures are drawn uniformly over each motif's structures too.
 
 So within a snapshot and across a bench, how often a structure recurs says nothing about which
-one is valid. Episodes are listed in time order, and times are random, so position says nothing.
+one is valid, and no stored episode shares the target's entity names. Episodes are listed in time order, and times are random, so position says nothing.
 
-F8 targets are written at a finer grain (one extra intermediate part). Its key holds the
-executable ``check`` of the split world and a fix that resolves it: the source's fix with the
-part put in place of the role it now stands in front of, when that works.
+F8 targets are written at a finer grain (one extra intermediate part), over the motif's true
+structure or (half the time, where the motif allows) one of its decoys. The key holds the
+executable ``check`` of the split world and a fix that resolves it (for the true structure, the
+motif's fix with the part put in place of a role where the plain fix no longer reaches).
 """
 
 from __future__ import annotations
@@ -85,20 +86,28 @@ def _filler(ctx: Context, motif: Motif, n: int, avoid_domain: str) -> list[Case]
 
 def memory(ctx: Context, t_case: Case, *, with_source: bool,
            ordinal: int = 0) -> tuple[list[Shown], dict[str, str]]:
-    """A snapshot for ``t_case`` and the key-side role of every episode in it."""
+    """A snapshot for ``t_case`` and the key-side role of every episode in it.
+
+    The target's motif contributes two episodes, both in skins other than the target's: the
+    valid source (the target's structure) and its minimal-pair partner — or, with no source,
+    the partner and the motif's other structure. No stored episode shares the target's skin, so
+    no entity name singles out the target's motif; the surface traps are the other motifs
+    rendered in the target's domain.
+    """
     m = t_case.motif
-    own = "true" if t_case.variant == "split" else t_case.variant
+    own = "true" if t_case.variant == "split" else t_case.variant.removeprefix("split:")
     near = partner(m, own, ordinal)
+    others = [v for v in variants(m) if v not in (own, near)]
+    cluster = [(own, "source")] if with_source else []
+    cluster.append((near, "decoy_near"))
+    if not with_source and others:
+        cluster.append((others[ordinal % len(others)], "decoy_far"))
+    # ordinary skins only: fillers are ordinary too, so a skin's kind never marks the motif
+    skins = [s for s in m.skins if s is not t_case.skin and s.kind == "ordinary"]
+    ctx.rng.shuffle(skins)
     labelled: list[tuple[Case, str]] = []
-    if with_source:
-        labelled.append((ctx.case(m, own, ctx.skin(m, avoid=(t_case.skin,)),
-                                  fix=ctx.stored_fix(m, own)), "source"))
-    labelled.append((ctx.case(m, near, t_case.skin, t_case.lexicon, ctx.stored_fix(m, near)),
-                     "decoy_near"))
-    for v in variants(m):
-        if v not in (own, near):
-            labelled.append((ctx.case(m, v, ctx.skin(m, avoid=(t_case.skin,)),
-                                      fix=ctx.stored_fix(m, v)), "decoy_far"))
+    for (v, label), skin in zip(cluster, skins):
+        labelled.append((ctx.case(m, v, skin, fix=ctx.stored_fix(m, v)), label))
     labelled += [(c, "same_domain") for c in _same_domain(ctx, m, t_case)]
     labelled += [(c, "other") for c in _filler(ctx, m, MEMORY_SIZE - len(labelled), t_case.domain)]
     shown = [(episode(c, ctx.rng, ctx.taken), label) for c, label in labelled]
@@ -194,6 +203,23 @@ def search_split_fix(name: str) -> str | None:
     return None
 
 
+@cache
+def split_decoys(name: str) -> tuple[str, ...]:
+    """Decoys of motif ``name`` that can also be written at the finer grain: the decoy's edit
+    and the split rewrite different facts, and the decoy's own fix resolves the split world."""
+    from analogist.bench.motifs import motif as by_name
+
+    m = by_name(name)
+    out = []
+    for d in m.decoys:
+        if d.edit.element == m.split.relation or m.fact_of(d.edit.element) == m.fact_of(m.split.relation):
+            continue
+        w = world_for(m, f"split:{d.name}")
+        if all(w.simulate(d.fix, s).result == "resolved" for s in range(6)):
+            out.append(d.name)
+    return tuple(out)
+
+
 def build_f8(ctx: Context, slot: Slot) -> Item:
     """F8: the target is written at a finer grain (one extra intermediate part), so its
     structure matches the source only after the two hops are read as one (level L2). Motifs
@@ -203,11 +229,18 @@ def build_f8(ctx: Context, slot: Slot) -> Item:
         usable = [x for x in ctx.pool if split_fix(x.name) is not None]
         m = usable[(ctx.pool.index(m) + slot.ordinal) % len(usable)]
         slot = Slot(slot.family, m, slot.ordinal, slot.nonce)
-    snapshot, tgt, key = _retrieval(ctx, slot, "split", with_source=True)
+    # half the targets are a decoy structure written at the finer grain, so the valid source is
+    # not always the motif's true structure
+    decoys = split_decoys(m.name)
+    variant = "split"
+    if decoys and (slot.ordinal // 2 + slot.ordinal) % 2 == 1:
+        variant = f"split:{decoys[(slot.ordinal // 4) % len(decoys)]}"
+    snapshot, tgt, key = _retrieval(ctx, slot, variant, with_source=True)
     a, b = _ends(m.split.relation)
+    fix = split_fix(m.name) if variant == "split" else m.variant(variant[6:]).fix
     key.update(level=m.split.level,
                split={"part": tgt.roles[m.split.part], "between": [tgt.roles[a], tgt.roles[b]]},
-               fix=fix_in_target(split_fix(m.name), tgt))
+               fix=fix_in_target(fix, tgt))
     menu = operator_menu([m] + [s.case.motif for s in snapshot], ctx.rng, extra=2)
     inputs = {"target": tgt.record, "memory": [s.record for s in snapshot], "operators": menu}
     return ctx.item(slot, inputs, key)

@@ -185,7 +185,7 @@ class Rendering:
 
 def _roles_for(motif: Motif, variant: str) -> list[str]:
     roles = list(motif.roles)
-    return roles + [motif.split.part] if variant == "split" else roles
+    return roles + [motif.split.part] if variant.startswith("split") else roles
 
 
 def render(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | None = None,
@@ -206,7 +206,10 @@ def render(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | Non
     picks = {key: rng.randrange(1000) for key in motif.facts}
     symptom_early = rng.random() < 0.5
     slots = [rng.randrange(len(motif.facts) + 1) for _ in range(len(asides))]
-    overrides = {} if variant == "true" else skin.variants.get(variant, {})
+    if variant.startswith("split:"):  # a decoy at a finer grain: both rewrites (disjoint facts)
+        overrides = {**skin.variants.get("split", {}), **skin.variants.get(variant[6:], {})}
+    else:
+        overrides = {} if variant == "true" else skin.variants.get(variant, {})
     body: list[str] = []
     for key in motif.facts:
         options = overrides.get(key) or skin.facts[key]

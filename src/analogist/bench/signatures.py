@@ -24,6 +24,8 @@ def _structure(motif: Motif, variant: str) -> tuple[list[str], list[tuple[str, s
         return edited_structure(motif, None)
     if variant == "split":
         return split_structure(motif, motif.split)
+    if variant.startswith("split:"):  # F8 at a finer grain over a decoy structure
+        return split_structure(motif, motif.split, motif.variant(variant[6:]).edit)
     return edited_structure(motif, motif.variant(variant).edit)
 
 
@@ -51,9 +53,10 @@ def gold_raw(
     the motif (the same in every skin) ever reaches a system under test.
     """
     rels, chain = _structure(motif, variant)
-    roles = list(motif.roles) + ([motif.split.part] if variant == "split" else [])
+    roles = list(motif.roles) + ([motif.split.part] if variant.startswith("split") else [])
     if fix is None:
-        fix = motif.fix if variant in ("true", "split", motif.partial.name) else motif.variant(variant).fix
+        base = variant.removeprefix("split:") if variant != "split" else "true"
+        fix = motif.fix if base in ("true", motif.partial.name) else motif.variant(base).fix
     raw = {
         "episode_id": episode_id,
         "kind": "failure",
@@ -116,9 +119,11 @@ def describe(raw: Mapping[str, Any], *, symptom: str | None = None,
         levels["L1"] = "; ".join(f"{lab(c)} {k} {lab(e)}" for c, k, e in chain)
         levels["L2"] = "; ".join(f"{_functor(c)} {k} {_functor(e)}" for c, k, e in chain)
         effects = {e for _, _, e in chain}
-        roots = sorted({_functor(c) for c, _, _ in chain if c not in effects})
+        roots = sorted({lab(c) for c, _, _ in chain if c not in effects})
         kinds = sorted({k for _, k, _ in chain})
-        levels["L3"] = (f"{', '.join(roots) or 'a loop'} lead to {_functor(sinks[-1])} "
+        # over the role names as shown, like L1: two episodes share it only if they share both
+        # the pattern and the (random) role naming, so it never marks a family of variants
+        levels["L3"] = (f"{', '.join(roots) or 'a loop'} lead to {lab(sinks[-1])} "
                         f"through {', '.join(kinds)} links")
     out["levels"] = levels
     return out
