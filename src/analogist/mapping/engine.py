@@ -54,8 +54,8 @@ def match(base: Description, target: Description, params: SMEParams = DEFAULT_PA
             comparison would need more than ``mh_budget`` match hypotheses.
     """
     # The forest is a web of cross-referencing objects; the cyclic garbage collector would
-    # rescan it again and again while it grows, so it is paused for the comparison (the
-    # forest is freed by the next collection once the result is dropped).
+    # rescan it again and again while it grows, so it is paused for the comparison, and the
+    # links are dropped at the end (Forest.release) so that nothing is left for it.
     paused = gc.isenabled()
     gc.disable()
     try:
@@ -94,6 +94,7 @@ class _Run:
         mappings = [self._mapping(m, norm, cis, rcis) for m, (cis, rcis) in zip(merged, inferences)]
         if p.block_most_out_of_mapping_contributions:
             mappings.sort(key=lambda m: -m.score)  # stable, as SME's final sort
+        self.forest.release()
         return MatchResult(
             base=base, target=target, params=self.params,
             filters=self.filters, mh_count=len(self.forest), kernel_count=len(self.kernels),

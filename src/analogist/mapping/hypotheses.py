@@ -120,6 +120,14 @@ class Forest:
     def __len__(self) -> int:
         return len(self.mhs)
 
+    def release(self) -> None:
+        """Drops the links between hypotheses (parents, arguments, possible children,
+        functor), the only reference cycles of a run, so that reference counting frees a
+        finished run at once instead of leaving it to the cyclic garbage collector."""
+        for mh in self.mhs:
+            mh.parents = mh.args = mh.possible = []  # type: ignore[assignment]
+            mh.functor_mh = None
+
     def members(self, bits: int) -> list[MH]:
         """The hypotheses of a bit set, in SME's set order (descending id)."""
         by_id = self.by_id
