@@ -12,6 +12,7 @@ import hashlib
 import importlib.util
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -252,3 +253,33 @@ def test_install_refuses_unknown_models(capsys):
     assert main(["--models", "nope"]) == 2
     assert "choose from" in capsys.readouterr().err
 
+
+
+def test_the_runtime_is_built_once_with_the_portable_flags_then_installed_from_the_cache(
+        tmp_path, monkeypatch):
+    """The build itself takes minutes, so pip is replaced by a recorder that drops a wheel."""
+    from analogist.models import install
+
+    monkeypatch.setenv("ANALOGIST_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(install, "installed_version", lambda dist: None)
+    calls: list[tuple[tuple[str, ...], dict | None]] = []
+
+    def pip(*args: str, env: dict | None = None) -> None:
+        calls.append((args, env))
+        if args[0] == "wheel":
+            out = args[args.index("-w") + 1]
+            (Path(out) / "llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl").write_bytes(b"PK")
+
+    monkeypatch.setattr(install, "_pip", pip)
+    assert "a new" in install.ensure_llama_cpp()
+    (build, env), (inst, _) = calls
+    assert build[-1] == f"llama-cpp-python=={install.LLAMA_CPP_VERSION}"
+    flags = env["CMAKE_ARGS"]
+    assert "-DGGML_NATIVE=OFF" in flags and "-DGGML_AMX_INT8=OFF" in flags
+    assert "-DGGML_AVX2=ON" in flags and env["CMAKE_BUILD_PARALLEL_LEVEL"] == str(available_cores())
+    wheel = install.wheel_dir() / "llama_cpp_python-0.3.36-py3-none-linux_x86_64.whl"
+    assert wheel.is_file() and inst == ("install", f"{wheel}[server]")
+    assert not list((install.wheel_dir() / "tmp").iterdir())  # nothing half-built left behind
+    calls.clear()
+    assert "the cached" in install.ensure_llama_cpp()
+    assert [c[0][0] for c in calls] == ["install"]  # no second build
