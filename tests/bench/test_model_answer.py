@@ -337,7 +337,13 @@ def test_the_schema_offers_no_source_and_names_only_what_was_shown():
         ans.run["shown"])
     assert props["confidence"] == {"enum": [0.1, 0.3, 0.5, 0.7, 0.9]}
     eids = sorted(item.inputs["target"]["entities"])
-    assert props["role_mapping"]["additionalProperties"] == {"enum": eids}
+    sig_roles = set(item.inputs["source"]["signature"]["roles"]) if item.inputs.get("source") \
+        else set()
+    assert props["role_mapping"]["additionalProperties"] is False
+    assert sig_roles <= set(props["role_mapping"]["properties"])
+    assert all(v == {"enum": eids} for v in props["role_mapping"]["properties"].values())
+    _, bare = ask("A0", item)
+    assert bare.requests[0].schema["properties"]["role_mapping"]["properties"] == {}
     fix = props["fix"]["anyOf"][1]["properties"]
     assert fix["args"]["items"] == {"enum": eids}
     if item.inputs.get("operators"):

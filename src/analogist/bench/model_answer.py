@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from analogist.bench import prompts as P
@@ -49,6 +49,7 @@ class Brief:
         shown: ids of every episode the prompt displays (the ids a claim may name).
         retrieved: ids the arm's machinery surfaced, best first (empty for A0, A1).
         accept_ids / inference_ids: the ids the answer must judge (F2, F6) or decide (F5).
+        roles: role names of the signatures shown (the keys a role mapping may use).
         machinery: the engine run the machinery sections came from, if one ran.
         notes: what the machinery could not do for this item, in words.
     """
@@ -60,6 +61,7 @@ class Brief:
     inference_ids: tuple[str, ...] = ()
     machinery: Mapping[str, Any] | None = None
     notes: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
 
     @property
     def context_chars(self) -> int:
@@ -113,7 +115,7 @@ class ModelAnswerer:
         brief = self.brief(family, inputs, target, probe=probe, sources=sources,
                            oracle_source=oracle_source, context_chars=context_chars)
         schema = P.answer_schema(family, brief.accept_ids, brief.inference_ids,
-                                 shown=brief.shown,
+                                 shown=brief.shown, roles=brief.roles,
                                  entities=sorted((inputs.get("target") or {}).get("entities")
                                                   or {}),
                                  operators=[o["name"] for o in inputs.get("operators") or []])
@@ -213,9 +215,10 @@ class ModelAnswerer:
             fits = P.estimate_tokens(brief.messages) <= budget
             notes.append(f"episode texts cut to {cap[0]} chars to fit the {self.context_tokens}-"
                          "token context" + ("" if fits else "; the prompt still may not fit"))
-            brief = Brief(brief.messages, brief.shown, brief.retrieved, brief.accept_ids,
-                          brief.inference_ids, brief.machinery, tuple(notes))
-        return brief
+            brief = replace(brief, notes=tuple(notes))
+        roles = {r for i in brief.shown if self._structural
+                 for r in ((records.get(i) or {}).get("signature") or {}).get("roles", {})}
+        return replace(brief, roles=tuple(sorted(roles)))
 
     @property
     def _structural(self) -> bool:

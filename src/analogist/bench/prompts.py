@@ -270,11 +270,14 @@ def answer_lines(family: str, accept_ids: Sequence[str], inference_ids: Sequence
 
 def answer_schema(family: str, accept_ids: Sequence[str], inference_ids: Sequence[str], *,
                   shown: Sequence[str] | None = None, entities: Sequence[str] | None = None,
-                  operators: Sequence[str] | None = None) -> dict[str, Any]:
+                  operators: Sequence[str] | None = None,
+                  roles: Sequence[str] | None = None) -> dict[str, Any]:
     """The JSON schema of the answer (LoggedLLM validates it and asks once for a repair).
 
     ``shown`` (episode ids), ``entities`` (target entity ids) and ``operators`` (the menu), when
-    given, become enums, so a constrained model can only name what it was shown."""
+    given, become enums, so a constrained model can only name what it was shown; with ``roles``
+    (the role names of the signatures shown; empty when none is shown) the role mapping may use
+    only those keys, each at most once, so a constrained model cannot write keys without end."""
     props: dict[str, Any] = {
         "source": ({"enum": [*shown, None]} if shown is not None
                    else {"type": ["string", "null"]}),
@@ -287,7 +290,10 @@ def answer_schema(family: str, accept_ids: Sequence[str], inference_ids: Sequenc
                            "properties": {i: {"type": "boolean"} for i in accept_ids},
                            "required": list(accept_ids)}
     if "role_mapping" in fields:
-        props["role_mapping"] = {"type": "object", "additionalProperties": entity}
+        props["role_mapping"] = (
+            {"type": "object", "properties": {r: entity for r in roles},
+             "additionalProperties": False} if roles is not None
+            else {"type": "object", "additionalProperties": entity})
     if "decisions" in fields:
         props["decisions"] = {"type": "object",
                               "properties": {i: {"enum": ["transfer", "withhold"]}
