@@ -88,8 +88,12 @@ class _Run:
             lambda k: True)
         merged = self.merger.greedy_merge(usable)
         p = self.params
-        norm = 0.5 * (self.b.self_score(p.trickle_down, p.same_functor, p.max_local_score)
-                      + self.t.self_score(p.trickle_down, p.same_functor, p.max_local_score))
+        b, t = self.b, self.t
+
+        def norm() -> float:
+            return 0.5 * (b.self_score(p.trickle_down, p.same_functor, p.max_local_score)
+                          + t.self_score(p.trickle_down, p.same_functor, p.max_local_score))
+
         inferences = [self._inferences(m) for m in merged]  # SME: all inferences, then scores
         mappings = [self._mapping(m, norm, cis, rcis) for m, (cis, rcis) in zip(merged, inferences)]
         if p.block_most_out_of_mapping_contributions:
@@ -128,7 +132,7 @@ class _Run:
                                    self._scores(pm, reverse=True), reverse=True)
         return cis, rcis
 
-    def _mapping(self, pm: PMap, norm: float, cis: tuple[CandidateInference, ...],
+    def _mapping(self, pm: PMap, norm: Callable[[], float], cis: tuple[CandidateInference, ...],
                  rcis: tuple[CandidateInference, ...]) -> Mapping:
         p = self.params
         if p.block_most_out_of_mapping_contributions:
@@ -139,7 +143,7 @@ class _Run:
         objs = [self._hypothesis(m) for m in members]
         root_objs = [self._hypothesis(m) for m in pm.roots]
         return Mapping(
-            score=total, normalized_score=total / norm if norm > 0 else 0.0,
+            score=total, _self_match=norm,
             mhs=tuple(objs), mh_scores=tuple(self.network[m.index] for m in members),
             root_mhs=tuple(root_objs), candidate_inferences=cis, reverse_inferences=rcis,
         )

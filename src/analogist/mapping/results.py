@@ -60,12 +60,19 @@ class Mapping:
     """
 
     score: float
-    normalized_score: float
     mhs: tuple[MatchHypothesis, ...]
     mh_scores: tuple[float, ...]
     root_mhs: tuple[MatchHypothesis, ...]
     candidate_inferences: tuple[CandidateInference, ...]
     reverse_inferences: tuple[CandidateInference, ...] = ()
+    _self_match: Callable[[], float] = field(default=lambda: 0.0, repr=False, compare=False)
+
+    @cached_property
+    def normalized_score(self) -> float:
+        """``score`` over the mean self-match score of base and target (computed on first
+        use: it needs a trickle-down pass over both descriptions)."""
+        norm = self._self_match()
+        return self.score / norm if norm > 0 else 0.0
 
     @property
     def mh_count(self) -> int:
