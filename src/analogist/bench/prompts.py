@@ -306,7 +306,8 @@ def answer_schema(family: str, accept_ids: Sequence[str], inference_ids: Sequenc
                            else {"type": "string"},
                            "args": {"type": "array", "maxItems": 4, "items": entity}},
             "required": ["operator", "args"]}]}
-    return {"type": "object", "properties": props, "required": ["source", *fields, "confidence"]}
+    order = ["source", *fields, "confidence"]  # a grammar writes keys in this order: rate last
+    return {"type": "object", "properties": {k: props[k] for k in order}, "required": order}
 
 
 def read_answer(family: str, parsed: Any, shown: Sequence[str], accept_ids: Sequence[str],
