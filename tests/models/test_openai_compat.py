@@ -120,7 +120,9 @@ class LlamaServerLike(FakeOpenAI):
     def next_reply(self, path, body):
         fmt = body.get("response_format") or {}
         if path == CHAT and fmt.get("type") == "json_schema":
-            return 500, {}, {"error": {"message": "1 validation error for ResponseFormat"}}
+            return 500, {}, {"error": {"message": (  # the message llama_cpp.server 0.3.36 sends
+                "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}")}}
         return super().next_reply(path, body)
 
 
@@ -156,6 +158,14 @@ def test_a_server_that_refuses_every_format_gets_advice(server):
         OpenAICompatServerLLM("qwen2.5", settings(server)).complete(MSG, schema=SCHEMA)
     assert [b["response_format"]["type"] for _, b in server.requests] == [
         "json_schema", "json_object", "json_object"]
+
+
+def test_an_overloaded_servers_500_while_probing_is_retried_not_taken_for_a_refusal(server):
+    server.push(CHAT, 500, {"error": {"message": "overloaded"}})
+    server.push(CHAT, 200, chat_reply('{"a": 1}'))
+    llm = OpenAICompatServerLLM("qwen2.5", settings(server), sleep=lambda s: None)
+    assert llm.complete(MSG, schema=SCHEMA).parsed == {"a": 1}
+    assert [b["response_format"]["type"] for _, b in server.requests] == ["json_schema"] * 2
 
 
 def test_a_real_500_after_the_format_is_confirmed_is_retried_not_switched(server):

@@ -6,7 +6,8 @@ A schema is sent as ``response_format``. Servers differ: OpenAI and vLLM take ``
 llama.cpp's Python server answers that with HTTP 500 and wants ``{"type": "json_object",
 "schema": …}``; others take only plain ``json_object``. With ``ANALOGIST_JSON_MODE=auto`` (the
 default) the backend starts with ``json_schema`` and, until one schema call has succeeded, a
-400/422/500/501 answer to it makes it try the next form at once; the switch is printed and kept
+400/422/501 answer to it, or a 500 whose message names the format, makes it try the next form
+at once; the switch is printed and kept
 for the backend's life (a fixed mode never switches). The SDK's own retries are off: this module
 retries 408/409/429/5xx, timeouts, dropped connections and unreadable replies a bounded number
 of times, waiting what the server's Retry-After asks. Requests in flight are bounded by
@@ -41,6 +42,21 @@ _RETRY_STATUS = {408, 409, 429}
 FORMATS = ("json_schema", "json_object_schema", "json_object")
 # Statuses with which a server may be refusing the response_format rather than failing.
 _REFUSAL_STATUS = {400, 422, 500, 501}
+
+
+def refuses_format(status: int, message: str) -> bool:
+    """Whether an error answer to a request with a response_format is a refusal of that format.
+
+    A client error (400, 422, 501) is; a 500 only when its message names the format, as
+    llama.cpp's server's does ("... 'response_format', 'type' ... Input should be 'text' or
+    'json_object'"), so that an overloaded server's 500 is retried, not taken for a refusal.
+    """
+    if status not in _REFUSAL_STATUS:
+        return False
+    if status != 500:
+        return True
+    flat = message.lower().replace("_", "")
+    return "responseformat" in flat or "jsonschema" in flat
 
 
 def response_format(mode: str, schema: Any) -> dict | None:
@@ -228,7 +244,7 @@ class OpenAICompatLLM(BaseLLM):
                 try:
                     resp = self.client.chat.completions.create(**kwargs, timeout=timeout)
                 except openai.APIStatusError as e:
-                    if probing and e.status_code in _REFUSAL_STATUS:
+                    if probing and refuses_format(e.status_code, str(getattr(e, "message", e))):
                         raise FormatRefused(f"HTTP {e.status_code}: {getattr(e, 'message', e)}") from None
                     raise classify(e, what) from None
                 except openai.OpenAIError as e:
