@@ -78,14 +78,13 @@ def find_inferences(proj: Projection, params: SMEParams,
         reverse: mark the inferences as target-to-base.
     """
     src = proj.source
+    node_map = proj.node_map
+    entities_count = params.allow_entity_supported_inferences
     out = []
     for root in src.roots:
-        if root in proj.node_map:
+        if root in node_map or src.ubiquitous[root]:  # SME infers no top-level ubiquitous
             continue
-        overlap = [n for n in src.under_root(root) if n in proj.node_map]
-        if not params.allow_entity_supported_inferences:
-            overlap = [n for n in overlap if not src.is_entity[n]]
-        if not overlap:
+        if not _overlaps(root, src, node_map, entities_count):
             continue
         skolems: dict[int, Skolem] = {}
         expression = _construct(root, proj, skolems)
@@ -97,6 +96,23 @@ def find_inferences(proj: Projection, params: SMEParams,
             reverse=reverse,
         ))
     return tuple(out)
+
+
+def _overlaps(root: int, src: DescriptionIndex, node_map: dict[int, int],
+              entities_count: bool) -> bool:
+    """Whether some node in the structure of ``root`` is mapped (entities only when
+    entity-supported inferences are allowed)."""
+    stack = list(src.args[root])
+    seen: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n in node_map and (entities_count or not src.is_entity[n]):
+            return True
+        stack.extend(src.args[n])
+    return False
 
 
 def _construct(node: int, proj: Projection, skolems: dict[int, Skolem]) -> Arg:
