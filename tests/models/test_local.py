@@ -174,6 +174,41 @@ def test_grammar_constrained_json_honours_enums_without_repair(smol):
         assert c.input_tokens > 10 and c.output_tokens > 3 and c.latency_ms > 0
 
 
+# The JSON-schema features the encoder's and the answerer's schemas use (encode/steps.py,
+# bench/prompts.py): tuples (prefixItems, items false), anyOf, pattern, an enum holding null,
+# a type union, additionalProperties as a schema, bounded arrays and strings.
+FEATURES_SCHEMA = {
+    "type": "object", "additionalProperties": False,
+    "required": ["source", "chain", "fix", "mapping", "note", "confidence"],
+    "properties": {
+        "source": {"enum": ["ep1", "ep2", None]},
+        "chain": {"type": "array", "minItems": 1, "maxItems": 2, "items": {"anyOf": [
+            {"type": "array", "prefixItems": [{"enum": ["stale"]}, {"enum": ["cache", "reader"]}],
+             "items": False, "minItems": 2, "maxItems": 2},
+            {"type": "array", "prefixItems": [{"enum": ["copies_from", "reads_from"]},
+                                              {"enum": ["cache", "reader"]},
+                                              {"enum": ["cache", "reader"]}],
+             "items": False, "minItems": 3, "maxItems": 3}]}},
+        "fix": {"anyOf": [{"type": "null"}, {
+            "type": "object", "additionalProperties": False, "required": ["operator"],
+            "properties": {"operator": {"type": "string", "pattern": "^[a-z][a-z_]{1,20}$"}}}]},
+        "mapping": {"type": "object", "additionalProperties": {"enum": ["e1", "e2"]}},
+        "note": {"type": ["string", "null"], "maxLength": 60},
+        "confidence": {"enum": ["low", "medium", "high"]},
+    },
+}
+
+
+@real
+def test_the_grammar_honours_every_schema_feature_the_project_uses(smol):
+    from analogist.models.validate import schema_errors
+
+    c = smol.complete([{"role": "user", "content": "The cache served stale data to the reader. "
+                        "Fill in the JSON."}], schema=FEATURES_SCHEMA, max_tokens=200, seed=0)
+    assert c.finish_reason == "stop" and not c.repaired
+    assert schema_errors(c.parsed, FEATURES_SCHEMA) == []
+
+
 @real
 def test_it_reports_the_threads_and_context_it_used(smol):
     smol.complete(MSG, max_tokens=4)
