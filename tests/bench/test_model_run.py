@@ -226,3 +226,22 @@ def test_a_run_past_its_time_stops_cleanly_and_resumes():
     again = Runner(store, b, config, llm=live_llm(store))
     again.run()
     assert not again.stopped and len(done_keys(store.conn, again.run_id)) == len(b.items)
+
+
+def test_an_answer_cut_at_max_tokens_replays_through_the_same_repair():
+    class Cut(ScriptedLLM):
+        def generate(self, request):
+            self.requests.append(request)
+            if len(self.requests) == 1:
+                return completion_from_text('{"x": ', request, output_tokens=request.max_tokens,
+                                            finish_reason="length")
+            return completion_from_text('{"x": 1}', request, output_tokens=5)
+
+    store = Store(":memory:")
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+    live = LoggedLLM(Cut(model="cut"), CallLog(store))
+    assert live.complete([{"role": "user", "content": "q"}], schema=schema, max_tokens=50).parsed
+    assert live.inner.requests[1].max_tokens == 100  # the live repair allowed more tokens
+    replay = LoggedLLM(Cut(model="cut"), CallLog(store), cache="replay-only")
+    got = replay.complete([{"role": "user", "content": "q"}], schema=schema, max_tokens=50)
+    assert got.parsed == {"x": 1} and replay.stats.calls == 0

@@ -189,8 +189,12 @@ def _to_record(
 
 
 def _from_record(rec: CallRecord, key: str) -> Completion:
+    # the log keeps no finish reason; an answer that used its whole token budget was cut off
+    # ("length"), so a cached answer takes the same repair path as the live one did
+    budget = rec.request.get("max_tokens")
+    cut = budget is not None and rec.output_tokens is not None and rec.output_tokens >= budget
     return Completion(
         text=rec.response_text or "", parsed=rec.parsed, input_tokens=rec.input_tokens,
         output_tokens=rec.output_tokens, latency_ms=0.0, model=rec.model, provider=rec.provider,
-        attempts=rec.attempt, cached=True, cache_key=key,
+        attempts=rec.attempt, cached=True, cache_key=key, finish_reason="length" if cut else None,
     )
