@@ -245,3 +245,24 @@ def test_an_answer_cut_at_max_tokens_replays_through_the_same_repair():
     replay = LoggedLLM(Cut(model="cut"), CallLog(store), cache="replay-only")
     got = replay.complete([{"role": "user", "content": "q"}], schema=schema, max_tokens=50)
     assert got.parsed == {"x": 1} and replay.stats.calls == 0
+
+
+def test_a_call_that_failed_live_replays_as_the_same_failure(tmp_path):
+    from analogist.bench.replay import TrackedLLM, load_calls, write_replay
+    from analogist.errors import ModelError
+    from analogist.models.registry import open_llm
+
+    store = Store(":memory:")
+    live = TrackedLLM(LoggedLLM(ScriptedLLM([ModelError("server fell over")], model="m"),
+                                CallLog(store)))
+    with pytest.raises(ModelError):
+        live.complete([{"role": "user", "content": "q"}])
+    path = tmp_path / "f.jsonl.gz"
+    assert write_replay(path, live, {}) == 1
+    header, records = read_replay(path)
+    assert header["failed_calls"] == 1 and records[0].error
+    fresh = Store(":memory:")
+    load_calls(fresh, records)
+    again = TrackedLLM(open_llm("replay:scripted:m", store=fresh))
+    with pytest.raises(ModelError, match="replayed failure.*server fell over"):
+        again.complete([{"role": "user", "content": "q"}])

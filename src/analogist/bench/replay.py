@@ -22,7 +22,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from analogist.errors import BenchError
+from analogist.errors import BenchError, CacheMissError, ModelError
 from analogist.models.llm import Completion, Request
 from analogist.models.logged import LoggedLLM
 from analogist.store.calls import CallLog, CallRecord
@@ -31,7 +31,9 @@ FORMAT = 1
 
 
 class TrackedLLM(LoggedLLM):
-    """A :class:`LoggedLLM` that remembers the cache key of every request it answers."""
+    """A :class:`LoggedLLM` that remembers the cache key of every request it answers and, in
+    replay-only mode, replays a call that failed live (only error rows logged) as the same
+    :class:`~analogist.errors.ModelError`, so a run with failed calls replays exactly."""
 
     def __init__(self, base: LoggedLLM):
         super().__init__(base.inner, base.log, cache=base.cache, repair=base.repair)
@@ -41,30 +43,41 @@ class TrackedLLM(LoggedLLM):
     def answer(self, req: Request) -> Completion:
         with self._keys_lock:
             self.keys.add(req.cache_key)
-        return super().answer(req)
+        try:
+            return super().answer(req)
+        except CacheMissError:
+            failed = self.log.for_key(req.cache_key) if self.log is not None else []
+            if failed and all(r.error for r in failed):
+                raise ModelError(f"(replayed failure) {failed[-1].error}") from None
+            raise
 
 
 def write_replay(path: str | Path, llm: TrackedLLM, run: dict[str, Any]) -> int:
-    """Write the run's calls (newest successful answer per key) to ``path``; return the count.
+    """Write the run's calls (newest successful answer per key; for a call that only failed,
+    its last error row) to ``path``; return the count. Keys with no row at all are listed in the
+    header as ``unanswered``.
 
     Raises:
-        BenchError: a call the run made has no stored answer (it failed), so the run cannot be
-            replayed exactly.
+        BenchError: there is no call log to read.
     """
     if llm.log is None:
         raise BenchError("recording a replay file needs a call log: run with a database (--db)")
     records, missing = [], []
     for key in sorted(llm.keys):
         rec = llm.log.lookup(key)
-        if rec is None:
-            missing.append(key)
-            continue
+        if rec is None:  # failed live: keep its last error row, replayed as the same failure
+            rows = llm.log.for_key(key)
+            if not rows:
+                missing.append(key)
+                continue
+            rec = rows[-1]
         d = rec.to_json()
         d.pop("id", None)
         d.pop("created_at", None)
         records.append(d)
     header = {"replay": FORMAT, "model": f"{llm.provider}:{llm.model}", "run": run,
-              "calls": len(records), "unanswered": missing}
+              "calls": len(records), "failed_calls": sum(1 for r in records if r.get("error")),
+              "unanswered": missing}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
@@ -172,6 +185,6 @@ def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
     config = RunConfig(**{**kw, "settings": ArmSettings(**run["config"]["settings"])})
     store = Store(":memory:")
     load_calls(store, records)
-    llm = open_llm(f"replay:{header['model']}", store=store)
+    llm = TrackedLLM(open_llm(f"replay:{header['model']}", store=store))
     runner = Runner(store, bench, config, llm=llm, only=[tuple(k) for k in run["jobs"]])
     return store, runner.run(), header, runner
