@@ -339,18 +339,22 @@ class _Builder:
     def seed(self) -> None:
         """``match-all-expressions``: same-functor pairs, bin by bin, in SME's order (the base
         bins as ``items-since`` rebuilds them: oldest bin first, newest expression first)."""
-        t_bins = self.t.lisp_bins
-        for functor, b_nodes in reversed(self.b.lisp_bins_list):
-            if self.b.ubiquitous[b_nodes[0]]:
+        b, t = self.b, self.t
+        t_bins = t.bins
+        b_args, t_args = b.args, t.args
+        local_match = self.local_match
+        for functor, b_nodes in b.bins.items():
+            if b.ubiquitous[b_nodes[0]]:
                 continue
             t_nodes = t_bins.get(functor)
             if not t_nodes:
                 continue
-            for bn in b_nodes:
-                nb = len(self.b.args[bn])
+            t_nodes = t_nodes[::-1]
+            for bn in reversed(b_nodes):
+                nb = len(b_args[bn])
                 for tn in t_nodes:
-                    if len(self.t.args[tn]) == nb:
-                        self.local_match(bn, tn)
+                    if len(t_args[tn]) == nb:
+                        local_match(bn, tn)
 
 
 def seed_count(base: DescriptionIndex, target: DescriptionIndex) -> int:
