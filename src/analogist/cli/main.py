@@ -11,6 +11,7 @@ from analogist.cli import (
     bench_run_cmd,
     encode_cmd,
     map_cmd,
+    mcp_cmd,
     memory_cmd,
     models_cmd,
     search_cmd,
@@ -57,7 +58,7 @@ for command in (
     memory_cmd.add_cmd, memory_cmd.show_cmd, memory_cmd.list_cmd, memory_cmd.delete_cmd,
     memory_cmd.vocab_cmd, memory_cmd.demo_cmd, map_cmd.map_cmd,
     analogize_cmd.analogize_cmd, analogize_cmd.log_cmd, models_cmd.models_cmd,
-    encode_cmd.encode_cmd, search_cmd.search, bench_cmd.bench,
+    encode_cmd.encode_cmd, search_cmd.search, bench_cmd.bench, mcp_cmd.mcp_cmd,
 ):
     cli.add_command(command)
 
