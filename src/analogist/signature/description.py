@@ -193,8 +193,12 @@ class Description:
         return hash((self.name, self.entities, self.facts))
 
     def _check(self, expr: Expr, names: set[str]) -> None:
-        where = f"description '{self.name}', expression {expr}"
         info = self.predicates.get(expr.functor)
+        if info is not None and (  # fast path (no message built): a valid expression
+                bool(expr.args) if info.n_ary else len(expr.args) == info.arity) and all(
+                type(a) is Expr or (type(a) is str and a in names) for a in expr.args):
+            return
+        where = f"description '{self.name}', expression {expr}"
         if info is None:
             raise DescriptionError(
                 f"{where}: unknown predicate '{expr.functor}'; add it to the predicates file "
