@@ -28,7 +28,7 @@ def ran(small):
 
 
 def test_arms_are_the_spec_set_and_share_settings():
-    assert set(ARMS) == {"A0", "A1", "B", "B′", "C", "C′", "H", "D", "E", "G", "E+R"}
+    assert set(ARMS) == {"A0", "A1", "B", "B′", "C", "C′", "H", "D", "E", "G", "E+R", "ISO"}
     assert get_arm("B'").name == "B′"
     assert ARMS["E"].pipeline.gate is not None and ARMS["D"].pipeline.gate is None
     assert ARMS["E+R"].pipeline.rerep_attempts == 2 and ARMS["G"].oracle
