@@ -7,10 +7,10 @@ import json
 from analogist.encode import StagedEncoder, evaluate_encoder, score_signature
 from analogist.encode.checks import mentions, stem, surface_leaks
 from analogist.encode.staged import copies_example
-from analogist.encode.steps import EXAMPLE, STEPS, system_prompt
+from analogist.encode.steps import EXAMPLE, STEPS, relation_phrases, system_prompt
 from analogist.episode import Episode
 from analogist.models import ScriptedLLM
-from analogist.signature import parse_signature
+from analogist.signature import default_vocabulary, parse_signature
 
 TEXT = ("The nightly export job locked the orders table for an hour while the checkout service "
         "waited on it, so checkouts timed out.")
@@ -19,8 +19,10 @@ ROLES = {"domain": "retail software", "roles": [
     {"entity": "nightly export job", "part": "holder of a shared resource"},
     {"entity": "orders table", "part": "resource that only one user may hold"},
     {"entity": "checkout service", "part": "user that waits for the resource"}]}
-RELS = {"R1": {"relation": "holds", "to": "R2"}, "R2": {"relation": "none", "to": "R1"},
-        "R3": {"relation": "waits_for", "to": "R2"}}
+HOLDS = "A keeps exclusive use of resource B"
+WAITS = "A cannot proceed until it obtains B"
+RELS = {"R1": {"relation": HOLDS, "to": "R2"}, "R2": {"relation": "none", "to": "R1"},
+        "R3": {"relation": WAITS, "to": "R2"}}
 CHAIN = {"links": [{"cause": ["holds", "R1", "R2"], "link": "blocks",
                     "effect": ["waits_for", "R3", "R2"]},
                    {"cause": ["waits_for", "R3", "R2"], "link": "causes", "effect": ["delayed", "R3"]}]}
@@ -57,7 +59,8 @@ def test_relations_are_one_slot_per_role_with_enums_so_nothing_can_be_padded():
     assert schema["required"] == ["R1", "R2", "R3"] and schema["additionalProperties"] is False
     slot = schema["properties"]["R3"]["properties"]
     assert slot["to"] == {"enum": ["R1", "R2"]}  # never the role itself
-    assert "holds" in slot["relation"]["enum"] and "none" in slot["relation"]["enum"]
+    assert HOLDS in slot["relation"]["enum"] and "none" in slot["relation"]["enum"]
+    assert relation_phrases(default_vocabulary())[HOLDS] == "holds"
     fix_args = model.requests[3].schema["properties"]["fix"]["properties"]["args"]["items"]
     assert fix_args == {"enum": ["R1", "R2", "R3"]}
 
@@ -107,8 +110,9 @@ def test_a_copy_of_the_example_structure_is_caught_whatever_the_role_names():
     renamed = [[p, *(ren[a] for a in args)] for p, *args in ex]
     assert copies_example(renamed) and not copies_example([["holds", "R1", "R2"]])
     slots = {r: {"relation": "none", "to": "R1" if r != "R1" else "R2"} for r in ("R1", "R2", "R3")}
+    phrase = {t: p for p, t in relation_phrases(default_vocabulary()).items()}
     for p, a, b in renamed:
-        slots[a] = {"relation": p, "to": b}
+        slots[a] = {"relation": phrase[p], "to": b}
     r, _ = run(ROLES, slots, slots)
     assert not r.ok and "copy the worked example" in r.reason
 
@@ -124,7 +128,7 @@ def test_a_target_with_an_entity_table_names_roles_by_entity_id():
     table = {"e_1": "the export job", "e_2": "the orders table", "e_3": "the checkout service"}
     roles = {"domain": "retail", "roles": [{"entity": "the export job", "part": "holder"},
                                            {"entity": "the orders table", "part": "resource"}]}
-    rels = {"e_1": {"relation": "holds", "to": "e_2"}, "e_2": {"relation": "none", "to": "e_1"}}
+    rels = {"e_1": {"relation": HOLDS, "to": "e_2"}, "e_2": {"relation": "none", "to": "e_1"}}
     chain = {"links": [{"cause": ["holds", "e_1", "e_2"], "link": "causes",
                         "effect": ["delayed", "e_2"]}]}
     levels = dict(LEVELS, fix={"operator": "release", "args": ["e_1"]})

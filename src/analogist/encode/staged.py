@@ -264,13 +264,15 @@ class StagedEncoder:
         return ok
 
     def _relations(self, st: _State) -> bool:
+        terms = S.relation_phrases(self.vocab)
+
         def rows(ans: Any) -> list[list[str]]:
             out = []
             for r in st.names:
                 slot = ans.get(r)
-                if isinstance(slot, dict) and slot.get("relation") not in (None, "none") \
+                if isinstance(slot, dict) and slot.get("relation") in terms \
                         and slot.get("to") in st.names and slot.get("to") != r:
-                    out.append([slot["relation"], r, slot["to"]])
+                    out.append([terms[slot["relation"]], r, slot["to"]])
             return out
 
         def check(ans: Any) -> list[str]:

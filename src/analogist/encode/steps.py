@@ -9,8 +9,8 @@ enforces:
    model, so it cannot declare one twice or copy the example's names). For a target whose entity
    table is given, the entity is an enum of that table.
 2. ``relations`` — for each role declared in step 1, its main relation to another role or
-   "none": the predicate is an enum of the binary vocabulary, the other role an enum of the other
-   declared roles. One slot per role cannot be padded (a grammar-constrained model otherwise fills
+   "none": the relation is an enum of the binary vocabulary, written as each term's definition
+   ("A needs B to be working ..."), the other role an enum of the other declared roles. One slot per role cannot be padded (a grammar-constrained model otherwise fills
    every allowed slot) and cannot relate a role to itself.
 3. ``causal_chain`` — links ``cause --link--> effect``; causes and effects are vocabulary terms
    over the roles, links an enum of the causal terms.
@@ -31,7 +31,7 @@ from typing import Any
 
 from analogist.signature.vocabulary import Vocabulary
 
-STAGED_PROMPT_VERSION = "staged-v2"
+STAGED_PROMPT_VERSION = "staged-v3"
 STEPS = ("roles", "relations", "causal_chain", "levels")
 MAX_STEP_ROLES, MAX_STEP_LINKS, MAX_FIX_ARGS = 5, 4, 3
 
@@ -113,8 +113,8 @@ _INSTRUCTIONS = {
     "roles": ("Step 1: list the 2 to 5 parts that play a role in this episode's mechanism. "
               "entity: its name as the episode writes it; part: what it does in the mechanism, "
               "in general words. Also give the domain in one or two words."),
-    "relations": ("Step 2: for each role, its main relation to another role as the episode "
-                  "states it, or \"none\" when the episode states none."),
+    "relations": ("Step 2: for each role A, the relation from A to one other role B that the "
+                  "episode states (\"to\" is B), or \"none\" when the episode states none."),
     "causal_chain": ("Step 3: write the causal chain, 1 to 4 links from the first cause to what "
                      "went wrong (or what was achieved), using the relations and states above."),
     "levels": ("Step 4: the symptom and the violated invariant (general words), the fix as an "
@@ -166,10 +166,23 @@ def roles_schema(entities: Sequence[str] | None = None) -> dict:
                     "properties": {"entity": entity, "part": _text(80)}}}}}
 
 
+def relation_phrases(vocab: Vocabulary) -> dict[str, str]:
+    """Each binary term as the sentence its definition gives ("A needs B to be working ...") ->
+    the term. A small model chooses among sentences it can read far better than among
+    snake_case names; the sentence is the vocabulary's own definition, so nothing is guessed.
+    A definition that two terms share falls back to the term's name."""
+    out: dict[str, str] = {}
+    for t in vocab:
+        if t.merged_into is None and t.arity == 2:
+            phrase = "A " + t.definition.strip().rstrip(".").removeprefix("A ")
+            out[t.term if phrase in out else phrase] = t.term
+    return out
+
+
 def relations_schema(vocab: Vocabulary, roles: Sequence[str]) -> dict:
-    """Step 2: one slot per role: a predicate of the binary vocabulary (or "none") and another
-    role, both enums."""
-    preds = [t.term for t in vocab if t.merged_into is None and t.arity == 2]
+    """Step 2: one slot per role A: the relation from A (a vocabulary definition, or "none")
+    and the other role B, both enums."""
+    preds = list(relation_phrases(vocab))
     slot = {r: {"type": "object", "additionalProperties": False, "required": ["relation", "to"],
                 "properties": {"relation": {"enum": [*preds, "none"]},
                                "to": {"enum": [o for o in roles if o != r]}}}
