@@ -150,25 +150,26 @@ def _propagate_upward(mh: MH) -> None:
         pending, parent = pending[1:] + new, pending[0]
 
 
-def _okay_parents(mh: MH) -> bool:
-    return any(not p.losing for p in mh.parents)
-
-
 def _roots(mhs: list[MH]) -> list[MH]:
     """SME's ``calculate-mh-roots``: ``root-mhs`` in SME's list order."""
     found: list[MH] = []
     seen: set[int] = set()
-
-    def visit(mh: MH) -> None:
-        if not mh.losing:
-            if mh.id not in seen and mh.kind != FUNCTOR and not _okay_parents(mh):
-                seen.add(mh.id)
-                found.append(mh)
-        else:
-            for a in mh.args:
-                visit(a)
-
     for mh in reversed(mhs):
-        visit(mh)
+        _visit(mh, found, seen)
     found.reverse()  # pushnew: newest first
     return found
+
+
+def _visit(mh: MH, found: list[MH], seen: set[int]) -> None:
+    """``find-consistent-root`` from ``mh`` (a module function, not a recursive closure: that
+    would be a reference cycle left to the cyclic garbage collector)."""
+    if not (mh.incomplete or mh.inconsistent):
+        if mh.id not in seen and mh.kind != FUNCTOR:
+            for p in mh.parents:
+                if not (p.incomplete or p.inconsistent):
+                    return
+            seen.add(mh.id)
+            found.append(mh)
+    else:
+        for a in mh.args:
+            _visit(a, found, seen)

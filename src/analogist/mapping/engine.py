@@ -182,16 +182,20 @@ class _Run:
                 by_node[src] = mh  # type: ignore[index]
         td = f32(p.trickle_down)
 
-        def used(node: int, acc: dict[int, MH]) -> None:
-            mh = by_node.get(node)
-            if mh is not None:
-                acc.setdefault(mh.id, mh)
-            elif not index.is_entity[node]:
-                fmh = by_functor.get(index.functor[node])
-                if fmh is not None:
-                    acc.setdefault(fmh.id, fmh)
-                for a in index.args[node]:
-                    used(a, acc)
+        def used(root: int, acc: dict[int, MH]) -> None:
+            # Depth-first, arguments in order (an explicit stack: a recursive closure would
+            # be a reference cycle, left to the cyclic garbage collector).
+            stack = [root]
+            while stack:
+                node = stack.pop()
+                mh = by_node.get(node)
+                if mh is not None:
+                    acc.setdefault(mh.id, mh)
+                elif not index.is_entity[node]:
+                    fmh = by_functor.get(index.functor[node])
+                    if fmh is not None:
+                        acc.setdefault(fmh.id, fmh)
+                    stack.extend(reversed(index.args[node]))
 
         def ci_local(mh: MH) -> float:
             if mh.kind != 1:
