@@ -27,6 +27,8 @@ def check_fix(check: Mapping[str, Any], operator: str, args: Sequence[str]) -> O
     Raises:
         BenchError: when ``check`` is not a check spec from a PARB key.
     """
+    if isinstance(check, Mapping) and check.get("kind") == "recorded_fix":
+        return recorded_fix(check, operator, args)
     try:
         world = world_for(check["motif"], check["variant"])
         roles, seeds = check["roles"], list(check["seeds"])
@@ -39,3 +41,12 @@ def check_fix(check: Mapping[str, Any], operator: str, args: Sequence[str]) -> O
     worst = min(outcomes, key=lambda o: order[o.result]).result
     n = len(outcomes)
     return Outcome(worst, sum(o.control for o in outcomes) / n, sum(o.treated for o in outcomes) / n)
+
+
+def recorded_fix(check: Mapping[str, Any], operator: str, args: Sequence[str]) -> Outcome:
+    """A private-history item's check (bench/private.py): there is no world to simulate, only
+    the record of what resolved the target. The recorded fix (same operator, same roles)
+    ``resolved``; anything else is ``unchanged`` (unknown, so never credited, never worse)."""
+    fix = check["fix"]
+    same = operator == fix["operator"] and list(args) == list(fix["args"])
+    return Outcome("resolved" if same else "unchanged", 1.0, 0.0 if same else 1.0)

@@ -14,6 +14,7 @@ from analogist.cli import (
     mcp_cmd,
     memory_cmd,
     models_cmd,
+    private_cmd,
     search_cmd,
 )
 from analogist.cli.common import handle_errors
@@ -62,5 +63,6 @@ for command in (
 ):
     cli.add_command(command)
 
-for command in (bench_run_cmd.run_cmd, bench_run_cmd.report_cmd, bench_run_cmd.runs_cmd):
+for command in (bench_run_cmd.run_cmd, bench_run_cmd.report_cmd, bench_run_cmd.runs_cmd,
+                private_cmd.private_cmd):
     bench_cmd.bench.add_command(command)
