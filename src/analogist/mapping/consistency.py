@@ -32,13 +32,9 @@ def check_consistency(forest: Forest) -> list[MH]:
     _propagate_incompleteness(mhs)
     by_base, by_target = forest.by_base, forest.by_target
     for mh in mhs:
-        if mh.kind == FUNCTOR:
-            bk: object = ("f", mh.base)
-            tk: object = ("f", mh.target)
-        else:
-            bk, tk = mh.base, mh.target
-        mh.nogood = (by_base[bk] | by_target[tk]) & ~mh.bit
-        mh.desc = mh.bit | (mh.functor_mh.bit if mh.functor_mh else 0)
+        mh.nogood = (by_base[mh.base] | by_target[mh.target]) & ~mh.bit
+        f = mh.functor_mh
+        mh.desc = mh.bit | f.bit if f is not None else mh.bit
     for mh in sorted(_processed(mhs), key=lambda m: m.order):
         f = mh.functor_mh
         desc, nogood = mh.desc, mh.nogood

@@ -42,6 +42,7 @@ from analogist.mapping.scoring import evaluate, f32
 from analogist.signature.description import Description
 
 DEFAULT_PARAMS = SMEParams()
+_new_hypothesis = tuple.__new__  # MatchHypothesis from a ready tuple of its fields
 NO_FILTERS = MatchFilters()
 
 
@@ -113,9 +114,8 @@ class _Run:
             base, target = mh.base, mh.target
         else:
             base, target = self.b.items[mh.base], self.t.items[mh.target]  # type: ignore[index]
-        found = self._objects[mh.index] = MatchHypothesis(
-            mh.index, KIND_NAMES[mh.kind], base, target,  # type: ignore[arg-type]
-            self.network[mh.index], mh.local)
+        found = self._objects[mh.index] = _new_hypothesis(MatchHypothesis, (
+            mh.index, KIND_NAMES[mh.kind], base, target, self.network[mh.index], mh.local))
         return found
 
     def _all_hypotheses(self) -> tuple[MatchHypothesis, ...]:

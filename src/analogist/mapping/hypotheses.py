@@ -106,7 +106,8 @@ class Forest:
     Attributes:
         mhs: every indexed hypothesis in indexing order (SME's ``(mhs sme)`` is its reverse).
         by_id: hypothesis id -> hypothesis (ids are SME's: creation order, with gaps).
-        by_base / by_target: item key -> bit set of the hypotheses on that item (nogoods).
+        by_base / by_target: item -> bit set of the hypotheses on that item (nogoods); an
+            item is a node id, or a functor name for functor hypotheses.
     """
 
     def __init__(self) -> None:
@@ -167,11 +168,8 @@ class _Builder:
         mhs.append(mh)
         f.by_id[mh.id] = mh
         bit = mh.bit
-        if mh.kind == FUNCTOR:
-            bk: object = ("f", mh.base)
-            tk: object = ("f", mh.target)
-        else:
-            bk, tk = mh.base, mh.target
+        bk, tk = mh.base, mh.target  # node ids, or functor names for functor hypotheses
+        if mh.kind != FUNCTOR:
             key = (bk, tk)
             found = self.pairs.get(key)  # type: ignore[arg-type]
             if found is None:
@@ -229,7 +227,21 @@ class _Builder:
             self.counter += 1  # the template's id (SME makes it, then copies it)
             template_id = self.counter
             args: list[MH] = []
+            b, t, pairs = self.b, self.t, self.pairs
+            b_entity, t_entity = b.is_entity, t.is_entity
             for ba, ta in zip(b_args, t_args):
+                if b_entity[ba] and t_entity[ta]:  # two entities: one hypothesis, always
+                    found = pairs.get((ba, ta))
+                    if found is None:
+                        self.counter += 1
+                        mh = MH(self.counter, ba, ta, ENTITY, 0)
+                        self._index(mh)
+                        args.append(mh)
+                        continue
+                    if len(found) == 1:
+                        args.append(found[0])
+                        continue
+                    break
                 if not self.alignable(ba, ta):
                     break
                 found = self.local_match(ba, ta)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from analogist.mapping.inferences import CandidateInference
 from analogist.mapping.params import MatchFilters, SMEParams
@@ -18,9 +18,9 @@ from analogist.signature.description import Arg, Description
 KIND_NAMES = ("entity", "expression", "functor")
 
 
-@dataclass(frozen=True, slots=True)
-class MatchHypothesis:
-    """A local correspondence between a base item and a target item.
+class MatchHypothesis(NamedTuple):
+    """A local correspondence between a base item and a target item (a named tuple: a run
+    makes one per hypothesis of each mapping, so it must be cheap to build).
 
     Attributes:
         id: position in the run's match-hypothesis forest (creation order).
