@@ -3,8 +3,9 @@
 An aside is a time phrase joined to a domain event ("The Tuesday before, a locum registrar
 covered two of the night shifts."): every domain has its own events, about a third of them with
 a negation, so a domain's pool holds a few hundred distinct sentences. A bench deals asides from
-one seeded :class:`Dealer` without replacement, so no aside is ever shared by two texts of one
-bench (tested), and how many asides a note gets is drawn the same way whatever its structure, so
+one seeded :class:`Dealer` without replacement, so no aside sentence is ever shared by two texts
+of one bench (tested; a surface trap in a target's domain may tell the same events as the target
+at other times, :meth:`Dealer.deal_like`), and how many asides a note gets is drawn the same way whatever its structure, so
 neither length nor negation words tell a decoy from a true analogue.
 """
 
@@ -265,6 +266,21 @@ class Dealer:
                 events.add(event)
                 out.append(aside)
                 deck.remove(aside)
+        return out
+
+
+    def deal_like(self, domain: str, kind: str, asides: tuple[str, ...]) -> list[str]:
+        """Asides telling the same events as ``asides`` at other times (still never a sentence
+        dealt before): a surface trap in the target's domain reads like the target's own note."""
+        self.deal(domain, kind, 0)
+        deck = self._decks["nonce" if kind == "nonce" else domain]
+        out = []
+        for a in asides:
+            event = a.split(", ", 1)[1]
+            hit = next((x for x in deck if x.split(", ", 1)[1] == event), None)
+            if hit is not None:
+                deck.remove(hit)
+                out.append(hit)
         return out
 
 

@@ -252,9 +252,10 @@ F5_PAIRS = ("true>decoy", "decoy>true", "true>partial", "partial>true")
 def build_f5(ctx: Context, slot: Slot) -> Item:
     """F5: source and target differ in one part of the mechanism, in either direction (a decoy
     or the partial variant against the true structure). One decision per inference: every
-    relation and causal link of the source, and its fix, stated in the *source's* role names
-    (the system must map them); an inference transfers when its image holds in the target (for
-    the fix: when it resolves the target world)."""
+    source relation or causal link whose image the target lacks, as many that it has (matched by
+    kind), and the source's fix, all stated in the *source's* role names (the system must map
+    them); an inference transfers when its image holds in the target (for the fix: when it
+    resolves the target world)."""
     m = slot.motif
     pair = F5_PAIRS[slot.ordinal % len(F5_PAIRS)]
     decoy = m.decoys[(slot.ordinal // 4) % len(m.decoys)].name
@@ -276,7 +277,7 @@ def build_f5(ctx: Context, slot: Slot) -> Item:
     results = {world_for(m, t_var).simulate(fix, s).result for s in check_spec(tgt)["seeds"]}
     claims.append(({"kind": "fix", "claim": _term(fix, ids)}, results == {"resolved"}))
     shown, decisions = [], {}
-    for claim, keep in claims:
+    for claim, keep in _balanced_claims(claims, ctx):
         cid = new_id(ctx.rng, "inf", ctx.taken)
         shown.append({"id": cid, **claim})
         decisions[cid] = "transfer" if keep else "withhold"
@@ -289,6 +290,32 @@ def build_f5(ctx: Context, slot: Slot) -> Item:
     key["fix"] = fix_in_target(tgt.case.fix, tgt)
     inputs = {"source": source.record, "target": tgt.record, "inferences": shown}
     return ctx.item(slot, inputs, key)
+
+
+def _shape(claim: dict) -> tuple[str, str]:
+    c = claim["claim"]
+    return (claim["kind"], c[1] if claim["kind"] == "link" else "")
+
+
+def _balanced_claims(claims: list[tuple[dict, bool]], ctx: Context) -> list[tuple[dict, bool]]:
+    """The inferences an F5 item offers: the fix, every one that must be withheld, and as many
+    that transfer, chosen to match the withheld ones' kinds (a link of the same link kind where
+    possible), so neither a claim's kind nor the share of withheld claims says which is which."""
+    fix = [c for c in claims if c[0]["kind"] == "fix"]
+    rest = [c for c in claims if c[0]["kind"] != "fix"]
+    held = [c for c in rest if not c[1]]
+    passing = [c for c in rest if c[1]]
+    ctx.rng.shuffle(passing)
+    chosen: list[tuple[dict, bool]] = []
+    for c in held or [None, None]:
+        want = _shape(c[0]) if c else None
+        pick = next((p for p in passing if want is None or _shape(p[0]) == want), None)
+        pick = pick or next((p for p in passing if want and p[0]["kind"] == want[0]), None)
+        pick = pick or (passing[0] if passing else None)
+        if pick is not None:
+            passing.remove(pick)
+            chosen.append(pick)
+    return fix + held + chosen
 
 
 def _term(text: str, ids: dict[str, str]) -> str:

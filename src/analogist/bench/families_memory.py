@@ -5,10 +5,11 @@ Each item carries its own snapshot of stored episodes, built from the split's mo
 target is the motif itself half the time and one of its decoys otherwise, and the snapshot holds
 two episodes of the target's motif, never in the target's own skin:
 
-- the valid source: the target's own structure in a *different* domain, and its minimal-pair
-  partner ("decoy_near": structurally nearest); every third F3 item has no valid source at all
-  (spec §16.3's no-match targets) and holds the partner and the motif's other structure
-  ("decoy_far") instead, so the motif's share of the snapshot does not say whether it matches;
+- the valid source: the target's own structure in a *different* domain, and one other structure
+  of the motif ("decoy_near": the minimal-pair decoy of a true target, the other decoy of a decoy
+  target); every third F3 item has no valid source at all (spec §16.3's no-match targets) and
+  holds the motif's two other structures instead. So the motif's share of the snapshot, and
+  whether its true structure is in it (half the time either way), say nothing about a match;
 - surface traps: other motifs rendered in the target's domain (or, for a nonce target, other
   motifs' nonce skins in the target's invented world), then fillers from other domains; their
   structures are drawn uniformly over each motif's structures too.
@@ -69,7 +70,8 @@ def _same_domain(ctx: Context, motif: Motif, t_case: Case) -> list[Case]:
                                         else s.domain == t_case.domain)]
         if skins:
             v = _any_variant(ctx, m)
-            out.append(ctx.case(m, v, skins[0], t_case.lexicon, ctx.stored_fix(m, v)))
+            out.append(ctx.case(m, v, skins[0], t_case.lexicon, ctx.stored_fix(m, v),
+                                like=t_case.asides))
     return out[:3]
 
 
@@ -96,12 +98,16 @@ def memory(ctx: Context, t_case: Case, *, with_source: bool,
     """
     m = t_case.motif
     own = "true" if t_case.variant == "split" else t_case.variant.removeprefix("split:")
-    near = partner(m, own, ordinal)
-    others = [v for v in variants(m) if v not in (own, near)]
-    cluster = [(own, "source")] if with_source else []
-    cluster.append((near, "decoy_near"))
-    if not with_source and others:
-        cluster.append((others[ordinal % len(others)], "decoy_far"))
+    rest = [v for v in variants(m) if v != own]
+    # the second structure: for a true target its minimal-pair decoy; for a decoy target the
+    # motif's other decoy where there is one (so the true structure is in half the snapshots,
+    # with a match or without)
+    second = partner(m, own, ordinal) if own == "true" else \
+        next((v for v in rest if v != "true"), "true")
+    if with_source:
+        cluster = [(own, "source"), (second, "decoy_near")]
+    else:
+        cluster = [(v, "decoy_near" if v == second else "decoy_far") for v in rest[:2]]
     # ordinary skins only: fillers are ordinary too, so a skin's kind never marks the motif
     skins = [s for s in m.skins if s is not t_case.skin and s.kind == "ordinary"]
     ctx.rng.shuffle(skins)
@@ -117,7 +123,8 @@ def memory(ctx: Context, t_case: Case, *, with_source: bool,
 
 def _retrieval(ctx: Context, slot: Slot, variant: str, with_source: bool):
     m = slot.motif
-    t_case = ctx.case(m, variant, ctx.skin(m, nonce=slot.nonce))
+    # a memory target tells at least two asides, which its same-domain traps retell
+    t_case = ctx.case(m, variant, ctx.skin(m, nonce=slot.nonce), least=2)
     snapshot, labels = memory(ctx, t_case, with_source=with_source, ordinal=slot.ordinal)
     tgt = target(t_case, ctx.rng, ctx.taken)
     source = next((s for s in snapshot if labels[s.record["id"]] == "source"), None)

@@ -86,11 +86,18 @@ class Context:
     dealer: Dealer = field(default_factory=lambda: Dealer("item"))
 
     def case(self, motif: Motif, variant: str, skin: Skin, lexicon: int | None = None,
-             fix: str | None = None, extra: Extra | None = None) -> Case:
+             fix: str | None = None, extra: Extra | None = None,
+             like: tuple[str, ...] | None = None, least: int = 0) -> Case:
         """A case with a fresh seed and fresh asides from the bench's dealer (how many does
-        not depend on the variant); pass ``lexicon`` to share an invented world's words."""
+        not depend on the variant); pass ``lexicon`` to share an invented world's words and
+        ``like`` to tell the same events as those asides (a same-domain surface trap);
+        ``least`` is the fewest asides to deal."""
         seed = self.rng.randrange(10**9)
-        asides = tuple(self.dealer.deal(skin.domain, skin.kind, self.rng.randrange(MAX_ASIDES + 1)))
+        n = max(least, self.rng.randrange(MAX_ASIDES + 1))
+        if like:
+            asides = tuple(self.dealer.deal_like(skin.domain, skin.kind, like))
+        else:
+            asides = tuple(self.dealer.deal(skin.domain, skin.kind, n))
         return make_case(motif, variant, skin, seed, lexicon, fix, asides, extra)
 
     def stored_fix(self, motif: Motif, variant: str) -> str | None:
