@@ -35,7 +35,7 @@ from analogist.mapping.commutative import (
 )
 from analogist.mapping.hypotheses import MH, Forest
 from analogist.mapping.params import SMEParams
-from analogist.mapping.scoring import cl_union, f32, structural_evaluation
+from analogist.mapping.scoring import cl_union, f32, structural_evaluation, sum_scores
 
 
 class PMap:
@@ -70,6 +70,8 @@ def consistent(m1: PMap, m2: PMap) -> bool:
     """``mappings-mutually-consistent?``."""
     if m1.desc & m2.nogood or m2.desc & m1.nogood:
         return False
+    if not m1.comm and not m2.comm:
+        return True
     return tables_consistent(m1, m2)
 
 
@@ -92,6 +94,8 @@ class Merger:
         self.cache: dict[tuple[int, ...], PMap] = {}
         self.kernels: list[PMap] = []  # SME's kernel-mappings list order (newest first)
         self.kernels_by_id: dict[int, PMap] = {}
+        # structural_evaluation of a non-global mapping is the plain sum of its scores
+        self.plain_sum = params.allow_out_of_mapping_score_contributions
 
     def make_kernels(self, roots: list[MH]) -> list[PMap]:
         """``find-kernel-mappings``: a kernel per root, in SME's order."""
@@ -128,10 +132,14 @@ class Merger:
         new.key = key
         # SME scores a merged mapping before it sets the mapping's descendants and nogoods,
         # so its commutative guesses are checked against empty sets.
-        new.score = structural_evaluation(new.mhs, 0, 0, self.forest, self.params, False)
+        if self.plain_sum:
+            new.score = sum_scores(new.mhs)
+        else:
+            new.score = structural_evaluation(new.mhs, 0, 0, self.forest, self.params, False)
         self.cache[key] = new
-        new.comm = combine_tables([m1, m2], new.nogood)
-        check_constraints(new, self.forest)
+        if m1.comm or m2.comm:
+            new.comm = combine_tables([m1, m2], new.nogood)
+            check_constraints(new, self.forest)
         return new
 
     # -- partitions -------------------------------------------------------------------------

@@ -73,7 +73,10 @@ def local_score(mh: MH, forest: Forest, params: SMEParams) -> float:
 
 
 def _add(score: float, amount: float, cap: float | None) -> float:
-    s = f32(score + amount)
+    x = score + amount
+    s = _F32_MEMO.get(x)
+    if s is None:
+        s = f32(x)
     return s if cap is None or s < cap else f32(cap)
 
 
@@ -86,15 +89,23 @@ def evaluate(forest: Forest, params: SMEParams) -> None:
     td, cap = f32(params.trickle_down), params.max_local_score
     if params.block_most_out_of_mapping_contributions:
         functor_td = params.functor_trickle_down
+        memo = _F32_MEMO
         for mh in queue:
-            if mh.kind == FUNCTOR and not functor_td:
+            parents = mh.parents
+            if not parents or (mh.kind == FUNCTOR and not functor_td):
                 continue
-            parents = mh.parents[::-1]
-            if len(parents) > 1:
-                parents.sort(key=lambda p: -p.score)
+            if len(parents) == 1:
+                x = td * parents[0].score
+                amount = memo.get(x)
+                if amount is None:
+                    amount = f32(x)
+                mh.score = _add(mh.score, amount, cap)
+                continue
+            ordered = parents[::-1]
+            ordered.sort(key=_neg_score)
             used_b: set = set()
             used_t: set = set()
-            for p in parents:
+            for p in ordered:
                 if p.base in used_b or p.target in used_t:
                     continue
                 used_b.add(p.base)
@@ -103,6 +114,10 @@ def evaluate(forest: Forest, params: SMEParams) -> None:
     else:
         for mh in queue:
             _trickle_to_children(mh, mh.score, params, None)
+
+
+def _neg_score(m: MH) -> float:
+    return -m.score
 
 
 def _trickle_to_children(mh: MH, score: float, params: SMEParams,
