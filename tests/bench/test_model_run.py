@@ -121,7 +121,7 @@ def test_the_model_encodes_every_episode_from_its_own_record_and_each_target(rec
         recs = [*inputs.get("memory", []), *inputs.get("candidates", []),
                 *([inputs["source"]] if inputs.get("source") else [])]
         sigs += [r.get("signature") for r in recs]
-    assert any(s and s["writer_model"].endswith("#staged-v3") for s in sigs)
+    assert any(s and s["writer_model"].endswith("#staged-v4") for s in sigs)
     assert not any(s and s.get("writer_model", "").startswith("gold") for s in sigs)
 
 

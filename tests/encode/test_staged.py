@@ -59,7 +59,7 @@ def test_relations_are_one_slot_per_role_with_enums_so_nothing_can_be_padded():
     assert schema["required"] == ["R1", "R2", "R3"] and schema["additionalProperties"] is False
     slot = schema["properties"]["R3"]["properties"]
     assert slot["to"] == {"enum": ["R1", "R2"]}  # never the role itself
-    assert HOLDS in slot["relation"]["enum"] and "none" in slot["relation"]["enum"]
+    assert HOLDS in slot["relation"]["enum"] and "none" not in slot["relation"]["enum"]
     assert relation_phrases(default_vocabulary())[HOLDS] == "holds"
     fix_args = model.requests[3].schema["properties"]["fix"]["properties"]["args"]["items"]
     assert fix_args == {"enum": ["R1", "R2", "R3"]}

@@ -13,7 +13,7 @@ failed). What each step does when its repair fails:
 
 Checks are fair (:mod:`analogist.encode.checks`): entities match the text by stem, generic words
 may appear in L2/L3, duplicates are removed rather than rejected, and there is no padding:
-relations are asked one slot per role (its main relation, or "none"). A copy of the worked
+relations are asked one slot per role (its main relation). A copy of the worked
 example is caught by structure (its relations up to role renaming, its role descriptions), not
 only by its entity names.
 

@@ -8,8 +8,8 @@ enforces:
    does in general words. Roles are numbered R1, R2, ... by the encoder (never named by the
    model, so it cannot declare one twice or copy the example's names). For a target whose entity
    table is given, the entity is an enum of that table.
-2. ``relations`` — for each role declared in step 1, its main relation to another role or
-   "none": the relation is an enum of the binary vocabulary, written as each term's definition
+2. ``relations`` — for each role declared in step 1, its main relation to another role (no
+   "none": offered one, a small model picks it for every role): the relation is an enum of the binary vocabulary, written as each term's definition
    ("A needs B to be working ..."), the other role an enum of the other declared roles. One slot per role cannot be padded (a grammar-constrained model otherwise fills
    every allowed slot) and cannot relate a role to itself.
 3. ``causal_chain`` — links ``cause --link--> effect``; causes and effects are vocabulary terms
@@ -31,7 +31,7 @@ from typing import Any
 
 from analogist.signature.vocabulary import Vocabulary
 
-STAGED_PROMPT_VERSION = "staged-v3"
+STAGED_PROMPT_VERSION = "staged-v4"
 STEPS = ("roles", "relations", "causal_chain", "levels")
 MAX_STEP_ROLES, MAX_STEP_LINKS, MAX_FIX_ARGS = 5, 4, 3
 
@@ -114,7 +114,7 @@ _INSTRUCTIONS = {
               "entity: its name as the episode writes it; part: what it does in the mechanism, "
               "in general words. Also give the domain in one or two words."),
     "relations": ("Step 2: for each role A, the relation from A to one other role B that the "
-                  "episode states (\"to\" is B), or \"none\" when the episode states none."),
+                  "episode states most clearly (\"to\" is B)."),
     "causal_chain": ("Step 3: write the causal chain, 1 to 4 links from the first cause to what "
                      "went wrong (or what was achieved), using the relations and states above."),
     "levels": ("Step 4: the symptom and the violated invariant (general words), the fix as an "
@@ -180,11 +180,11 @@ def relation_phrases(vocab: Vocabulary) -> dict[str, str]:
 
 
 def relations_schema(vocab: Vocabulary, roles: Sequence[str]) -> dict:
-    """Step 2: one slot per role A: the relation from A (a vocabulary definition, or "none")
-    and the other role B, both enums."""
+    """Step 2: one slot per role A: the relation from A (a vocabulary definition) and the other
+    role B, both enums."""
     preds = list(relation_phrases(vocab))
     slot = {r: {"type": "object", "additionalProperties": False, "required": ["relation", "to"],
-                "properties": {"relation": {"enum": [*preds, "none"]},
+                "properties": {"relation": {"enum": preds},
                                "to": {"enum": [o for o in roles if o != r]}}}
             for r in roles}
     return {"type": "object", "additionalProperties": False, "required": list(roles),
