@@ -221,13 +221,14 @@ class _Builder:
         return max(self.b.height[bn], self.t.height[tn])
 
     def _expression(self, bn: int, tn: int) -> list[MH]:
-        b_args, t_args = self.b.args[bn], self.t.args[tn]
-        order = self._order(bn, tn)
+        b, t = self.b, self.t
+        b_args, t_args = b.args[bn], t.args[tn]
+        order = max(b.height[bn], t.height[tn])
         if b_args:  # fast path: every argument pair aligns with exactly one hypothesis
             self.counter += 1  # the template's id (SME makes it, then copies it)
             template_id = self.counter
             args: list[MH] = []
-            b, t, pairs = self.b, self.t, self.pairs
+            pairs = self.pairs
             b_entity, t_entity = b.is_entity, t.is_entity
             for ba, ta in zip(b_args, t_args):
                 if b_entity[ba] and t_entity[ta]:  # two entities: one hypothesis, always
@@ -258,7 +259,15 @@ class _Builder:
                         arg.parents.append(copy)
                 copy_args.reverse()  # SME pushes arguments
                 self._index(copy)
-                self._functor(copy)
+                # the functor hypothesis (``_functor``, inline)
+                fkey = (b.functor[bn], t.functor[tn])
+                fmh = self.functors.get(fkey)
+                if fmh is None:
+                    self.counter += 1
+                    fmh = self.functors[fkey] = MH(self.counter, fkey[0], fkey[1], FUNCTOR, 0)
+                    self._index(fmh)
+                fmh.parents.append(copy)
+                copy.functor_mh = fmh
                 return [copy]
             # Slow path: rebuild from the template as SME does (aligned pairs are already
             # made, so repeating the lookups creates nothing new).

@@ -122,7 +122,7 @@ class Merger:
 
     def merge(self, m1: PMap, m2: PMap) -> PMap:
         """``merge-mapping-pair`` / ``find-or-create-merged-mapping``."""
-        key = tuple(sorted(set(m1.key) | set(m2.key)))
+        key = tuple(sorted({*m1.key, *m2.key}))
         found = self.cache.get(key)
         if found is not None:
             return found

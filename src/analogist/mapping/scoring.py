@@ -49,14 +49,16 @@ def f32(x: float) -> float:
 def sum_scores(mhs: list[MH]) -> float:
     """A mapping's score: its hypotheses' scores added left to right in single precision
     (numpy's ``add.accumulate`` on float32 is that sequential sum, for longer lists)."""
-    if len(mhs) > 12:
+    if len(mhs) > 64:  # below that, numpy's call overhead costs more than the loop
         scores = np.array([m.score for m in mhs], dtype=np.float32)
         return float(np.add.accumulate(scores)[-1])
     total = 0.0
-    memo = _F32_MEMO
+    get = _F32_MEMO.get
     for m in mhs:
         x = total + m.score
-        total = memo.get(x) or f32(x)
+        total = get(x)
+        if total is None:
+            total = f32(x)
     return total
 
 
