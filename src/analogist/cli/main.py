@@ -10,6 +10,7 @@ from analogist.cli import (
     bench_cmd,
     bench_run_cmd,
     encode_cmd,
+    external_cmd,
     map_cmd,
     mcp_cmd,
     memory_cmd,
@@ -64,5 +65,5 @@ for command in (
     cli.add_command(command)
 
 for command in (bench_run_cmd.run_cmd, bench_run_cmd.report_cmd, bench_run_cmd.runs_cmd,
-                private_cmd.private_cmd):
+                private_cmd.private_cmd, external_cmd.external):
     bench_cmd.bench.add_command(command)
