@@ -101,10 +101,10 @@ def test_auto_json_mode_finds_the_form_the_real_server_accepts(server_url, capsy
 
 
 def test_a_timeout_shorter_than_a_generation_adapts_instead_of_failing(server_url, capsys):
-    llm = _backend(server_url, timeout_s=0.05, max_concurrency=4,
+    llm = _backend(server_url, timeout_s=0.1, max_concurrency=4,
                    retry=RetryPolicy(max_attempts=10, base_delay_s=0.0))
     c = llm.complete([{"role": "user", "content": "Count from one to twenty in words."}],
-                     max_tokens=48, temperature=0.0)
+                     max_tokens=24, temperature=0.0)
     assert c.text and c.attempts >= 2
-    assert llm.max_parallel < 4 and llm.timeout_s > 0.05
+    assert llm.max_parallel < 4 and llm.timeout_s > 0.1
     assert "in flight and a" in capsys.readouterr().err
