@@ -1,7 +1,7 @@
 """Private-history items (spec §16.3): benchmark items built from a user's own memory.
 
-The user writes a labels file *before* running anything (format below, see docs/parb.md's
-private section and ``analogist/data/example_private_labels.json``). Each entry names a
+The user writes a labels file *before* running anything (format below; docs/private.md;
+example: ``analogist/data/example_private_labels.json``). Each entry names a
 stored target episode and either the stored episodes that are valid analogues of it
 (a **true-match** target) or none (a **no-match** target)::
 
@@ -66,7 +66,7 @@ def parse_labels(text: str, where: str = "labels") -> tuple[Label, ...]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        raise BenchError(f"{where} is not JSON ({e.msg} at line {e.lineno}); see docs/parb.md "
+        raise BenchError(f"{where} is not JSON ({e.msg} at line {e.lineno}); see docs/private.md "
                          "for the labels format") from None
     if not isinstance(doc, dict) or doc.get("format") != LABELS_FORMAT:
         raise BenchError(f"{where}: give a JSON object with \"format\": \"{LABELS_FORMAT}\" "

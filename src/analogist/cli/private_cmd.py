@@ -13,8 +13,8 @@ from analogist.cli.common import echo_json, handle_errors, open_bench, read_text
 @click.option("--db", "db", metavar="MEMORY", help="The memory database to build items from "
               "(default: the main --db).")
 @click.option("--labels", "labels_path", required=True, type=click.Path(dir_okay=False),
-              metavar="LABELS", help="Labels JSON written before running (docs/parb.md, "
-              "'Private-history items'; example: analogist/data/example_private_labels.json).")
+              metavar="LABELS", help="Labels JSON written before running (docs/private.md; "
+              "example: analogist/data/example_private_labels.json).")
 @click.option("--with-bench", "with_bench", type=click.Path(file_okay=False, exists=True),
               help="Also include this generated bench's items, so one run scores H4's private "
                    "and synthetic halves together.")
