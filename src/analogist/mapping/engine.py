@@ -124,13 +124,38 @@ class _Run:
     def _inferences(self, pm: PMap) -> tuple[tuple[CandidateInference, ...],
                                              tuple[CandidateInference, ...]]:
         p = self.params
-        cis = find_inferences(self._projection(pm, reverse=False), p,
-                              self._scores(pm, reverse=False))
+        cis = self._side_inferences(pm, reverse=False)
         rcis: tuple[CandidateInference, ...] = ()
         if p.compute_reverse_inferences:
-            rcis = find_inferences(self._projection(pm, reverse=True), p,
-                                   self._scores(pm, reverse=True), reverse=True)
+            rcis = self._side_inferences(pm, reverse=True)
         return cis, rcis
+
+    def _side_inferences(self, pm: PMap, reverse: bool) -> tuple[CandidateInference, ...]:
+        """Inferences of ``pm`` projected from one side. The mapping's correspondences by
+        source item, the first in SME's list order winning (its members are walked from the
+        end of the list, so the first one is written last)."""
+        by_node: dict[int, MH] = {}
+        by_functor: dict[str, MH] = {}
+        if reverse:
+            for mh in reversed(pm.mhs):
+                if mh.kind == FUNCTOR:
+                    by_functor[mh.target] = mh  # type: ignore[index]
+                else:
+                    by_node[mh.target] = mh  # type: ignore[index]
+            node_map = {k: m.base for k, m in by_node.items()}
+            functor_map = {k: m.base for k, m in by_functor.items()}
+            proj = Projection(self.t, self.b, node_map, functor_map)  # type: ignore[arg-type]
+        else:
+            for mh in reversed(pm.mhs):
+                if mh.kind == FUNCTOR:
+                    by_functor[mh.base] = mh  # type: ignore[index]
+                else:
+                    by_node[mh.base] = mh  # type: ignore[index]
+            node_map = {k: m.target for k, m in by_node.items()}
+            functor_map = {k: m.target for k, m in by_functor.items()}
+            proj = Projection(self.b, self.t, node_map, functor_map)  # type: ignore[arg-type]
+        return find_inferences(proj, self.params, self._scores(by_node, by_functor, reverse),
+                               reverse=reverse)
 
     def _mapping(self, pm: PMap, norm: Callable[[], float], cis: tuple[CandidateInference, ...],
                  rcis: tuple[CandidateInference, ...]) -> Mapping:
@@ -148,19 +173,8 @@ class _Run:
             root_mhs=tuple(root_objs), candidate_inferences=cis, reverse_inferences=rcis,
         )
 
-    def _projection(self, pm: PMap, reverse: bool) -> Projection:
-        node_map: dict[int, int] = {}
-        functor_map: dict[str, str] = {}
-        for mh in reversed(pm.mhs):  # SME finds the first hypothesis in list order
-            src, dst = (mh.target, mh.base) if reverse else (mh.base, mh.target)
-            if mh.kind == FUNCTOR:
-                functor_map[str(src)] = str(dst)
-            else:
-                node_map[int(src)] = int(dst)
-        source, other = (self.t, self.b) if reverse else (self.b, self.t)
-        return Projection(source, other, node_map, functor_map)
-
-    def _scores(self, pm: PMap, reverse: bool) -> Callable[[int], tuple[float, float]]:
+    def _scores(self, by_node: dict[int, MH], by_functor: dict[str, MH],
+                reverse: bool) -> Callable[[int], tuple[float, float]]:
         """Support and extrapolation of the inference from a root, as SME v4's ciscore.lisp
         computes them. Support: over the correspondences the inference was built from (each
         mapped item met while rewriting the root, functor correspondences included), each
@@ -172,14 +186,6 @@ class _Run:
         keeps only that entry)."""
         p, f = self.params, self.forest
         index = self.t if reverse else self.b
-        by_node: dict[int, MH] = {}
-        by_functor: dict[str, MH] = {}
-        for mh in reversed(pm.mhs):  # the first in SME's list order wins
-            src = mh.target if reverse else mh.base
-            if mh.kind == FUNCTOR:
-                by_functor[src] = mh  # type: ignore[index]
-            else:
-                by_node[src] = mh  # type: ignore[index]
         td = f32(p.trickle_down)
 
         def used(root: int, acc: dict[int, MH]) -> None:

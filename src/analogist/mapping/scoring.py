@@ -209,12 +209,15 @@ def structural_evaluation(mhs: list[MH], desc: int, nogood: int, forest: Forest,
     block = params.block_most_out_of_mapping_contributions
     if not ((global_ and block) or not params.allow_out_of_mapping_score_contributions):
         return sum_scores(mhs)
-    queue = with_commutative_guesses(mhs, desc, nogood, forest)
-    queue.sort(key=lambda m: -m.order)
-    saved = {m.id: m.score for m in queue}
+    if any(m.comm for m in mhs):
+        queue = with_commutative_guesses(mhs, desc, nogood, forest)
+    else:
+        queue = mhs[::-1]  # what with_commutative_guesses returns when nothing is added
+    queue.sort(key=_neg_order)
+    saved = [m.score for m in queue]
     within = {m.id: m for m in queue}
-    for mh in queue:
-        mh.score = local_score(mh, forest, params)
+    for mh in queue:  # the local score (kept by ``evaluate`` for complete, consistent ones)
+        mh.score = local_score(mh, forest, params) if mh.losing else mh.local
     if not global_ and block:
         td, cap = f32(params.trickle_down), params.max_local_score
         for mh in queue:
@@ -230,11 +233,30 @@ def structural_evaluation(mhs: list[MH], desc: int, nogood: int, forest: Forest,
                 used_b.add(p.base)
                 used_t.add(p.target)
                 mh.score = _add(mh.score, f32(td * p.score), cap)
-    else:
+    elif params.functor_trickle_down or params.max_local_score is not None:
         for mh in queue:
             _trickle_to_children(mh, mh.score, params, within)
+    else:  # _trickle_to_children without functor trickle-down or cap, inline
+        td = f32(params.trickle_down)
+        get = _F32_MEMO.get
+        for mh in queue:
+            if mh.kind != 1:
+                continue
+            x = td * mh.score
+            amount = get(x)
+            if amount is None:
+                amount = f32(x)
+            targets = mh.args if not (mh.comm and not mh.args) else mh.possible
+            for a in targets:
+                if a.id in within:
+                    x = a.score + amount
+                    y = get(x)
+                    a.score = f32(x) if y is None else y
     total = sum_scores(queue)
-    for mh in queue:
-        s = saved[mh.id]
+    for mh, s in zip(queue, saved):
         mh.score = max(mh.score, s)
     return total
+
+
+def _neg_order(m: MH) -> int:
+    return -m.order
