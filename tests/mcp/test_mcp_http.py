@@ -9,9 +9,6 @@ import time
 from pathlib import Path
 
 import anyio
-import pytest
-
-pytest.importorskip("mcp")
 from mcp import Client
 
 from analogist.cli.memory_cmd import example_memory_lines

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-
-mcp = pytest.importorskip("mcp")
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
