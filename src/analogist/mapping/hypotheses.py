@@ -122,12 +122,12 @@ class Forest:
         return len(self.mhs)
 
     def release(self) -> None:
-        """Drops the links between hypotheses (parents, arguments, possible children,
-        functor), the only reference cycles of a run, so that reference counting frees a
-        finished run at once instead of leaving it to the cyclic garbage collector."""
+        """Drops the upward links between hypotheses (parents), so that reference counting
+        frees a finished run at once instead of leaving it to the cyclic garbage collector:
+        every other link (arguments, possible children, functor) points downward, so every
+        reference cycle of a run goes through a parent link."""
         for mh in self.mhs:
-            mh.parents = mh.args = mh.possible = []  # type: ignore[assignment]
-            mh.functor_mh = None
+            mh.parents = ()  # type: ignore[assignment]
 
     def members(self, bits: int) -> list[MH]:
         """The hypotheses of a bit set, in SME's set order (descending id)."""
