@@ -22,6 +22,8 @@ propagation queue reaches as its fixpoint.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from analogist.mapping.hypotheses import FUNCTOR, MH, Forest
 
 
@@ -35,7 +37,7 @@ def check_consistency(forest: Forest) -> list[MH]:
         mh.nogood = (by_base[mh.base] | by_target[mh.target]) & ~mh.bit
         f = mh.functor_mh
         mh.desc = mh.bit | f.bit if f is not None else mh.bit
-    for mh in sorted(_processed(mhs), key=lambda m: m.order):
+    for mh in sorted(_processed(mhs), key=attrgetter("order")):
         f = mh.functor_mh
         desc, nogood = mh.desc, mh.nogood
         if f is not None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from operator import attrgetter
 
 from analogist.mapping.consistency import check_consistency
 from analogist.mapping.expressions import DescriptionIndex, index_description
@@ -164,7 +165,7 @@ class _Run:
             total = self.merger.evaluate(pm, global_=True)
         else:
             total = pm.score
-        members = sorted(pm.mhs, key=lambda m: m.index)
+        members = sorted(pm.mhs, key=attrgetter("index"))
         objs = [self._hypothesis(m) for m in members]
         root_objs = [self._hypothesis(m) for m in pm.roots]
         return Mapping(

@@ -25,6 +25,7 @@ kernels are listed newest first (SME pushes them), partitions newest first.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 
 from analogist.mapping.commutative import (
     CTEntry,
@@ -78,11 +79,11 @@ def consistent(m1: PMap, m2: PMap) -> bool:
 def careful_sort(items: list[PMap]) -> list[PMap]:
     """SME's ``careful-candidate-sort``: each item merged in turn into a list sorted by
     descending score, before its equals; that is a stable sort of the reversed list."""
-    return sorted(items[::-1], key=_neg_score)  # noqa: C415 - the reversal sets tie order
+    # (a stable sort: ``reverse`` keeps equal items in their order)
+    return sorted(items[::-1], key=_score, reverse=True)  # noqa: C415 - reversal: tie order
 
 
-def _neg_score(m: PMap) -> float:
-    return -m.score
+_score = attrgetter("score")
 
 
 class Merger:

@@ -20,6 +20,7 @@ Scores are not clamped unless ``max-local-score`` is set.
 from __future__ import annotations
 
 import struct
+from operator import attrgetter
 
 import numpy as np
 
@@ -85,7 +86,7 @@ def _add(score: float, amount: float, cap: float | None) -> float:
 def evaluate(forest: Forest, params: SMEParams) -> None:
     """Scores every hypothesis of the forest (SME's ``evaluate``); losing ones keep 0."""
     queue = [m for m in reversed(forest.mhs) if not m.losing]
-    queue.sort(key=lambda m: -m.order)  # stable, as SBCL's list sort
+    queue.sort(key=_order, reverse=True)  # stable (reverse keeps ties), as SBCL's sort
     for mh in queue:
         mh.score = mh.local = local_score(mh, forest, params)
     td, cap = f32(params.trickle_down), params.max_local_score
@@ -104,7 +105,7 @@ def evaluate(forest: Forest, params: SMEParams) -> None:
                 mh.score = _add(mh.score, amount, cap)
                 continue
             ordered = parents[::-1]
-            ordered.sort(key=_neg_score)
+            ordered.sort(key=_score, reverse=True)
             used_b: set = set()
             used_t: set = set()
             for p in ordered:
@@ -118,8 +119,8 @@ def evaluate(forest: Forest, params: SMEParams) -> None:
             _trickle_to_children(mh, mh.score, params, None)
 
 
-def _neg_score(m: MH) -> float:
-    return -m.score
+_score = attrgetter("score")
+_order = attrgetter("order")
 
 
 def _trickle_to_children(mh: MH, score: float, params: SMEParams,
@@ -213,7 +214,7 @@ def structural_evaluation(mhs: list[MH], desc: int, nogood: int, forest: Forest,
         queue = with_commutative_guesses(mhs, desc, nogood, forest)
     else:
         queue = mhs[::-1]  # what with_commutative_guesses returns when nothing is added
-    queue.sort(key=_neg_order)
+    queue.sort(key=_order, reverse=True)
     saved = [m.score for m in queue]
     within = {m.id: m for m in queue}
     for mh in queue:  # the local score (kept by ``evaluate`` for complete, consistent ones)
@@ -224,7 +225,7 @@ def structural_evaluation(mhs: list[MH], desc: int, nogood: int, forest: Forest,
             if mh.kind == FUNCTOR and not params.functor_trickle_down:
                 continue
             parents = [p for p in mh.parents[::-1] if p.id in within]
-            parents.sort(key=lambda p: -p.score)
+            parents.sort(key=_score, reverse=True)
             used_b: set = set()
             used_t: set = set()
             for p in parents:
@@ -257,6 +258,3 @@ def structural_evaluation(mhs: list[MH], desc: int, nogood: int, forest: Forest,
         mh.score = max(mh.score, s)
     return total
 
-
-def _neg_order(m: MH) -> int:
-    return -m.order
