@@ -20,6 +20,7 @@ Scores are not clamped unless ``max-local-score`` is set.
 from __future__ import annotations
 
 import struct
+from array import array
 from operator import attrgetter
 
 import numpy as np
@@ -48,19 +49,22 @@ def f32(x: float) -> float:
 
 
 def sum_scores(mhs: list[MH]) -> float:
-    """A mapping's score: its hypotheses' scores added left to right in single precision
-    (numpy's ``add.accumulate`` on float32 is that sequential sum, for longer lists)."""
-    if len(mhs) > 64:  # below that, numpy's call overhead costs more than the loop
+    """A mapping's score: its hypotheses' scores added left to right in single precision.
+
+    A one-slot single-float array rounds each partial sum as it is stored (the same rounding
+    as :func:`f32`, without the memo, whose misses cost more; local to the call, so threads
+    do not share it); numpy's ``add.accumulate`` on float32, the same sequential sum, is
+    cheaper for long lists."""
+    if len(mhs) > 256:
         scores = np.array([m.score for m in mhs], dtype=np.float32)
         return float(np.add.accumulate(scores)[-1])
-    total = 0.0
-    get = _F32_MEMO.get
+    acc = array("f", _ZERO)
     for m in mhs:
-        x = total + m.score
-        total = get(x)
-        if total is None:
-            total = f32(x)
-    return total
+        acc[0] += m.score
+    return acc[0]
+
+
+_ZERO = (0.0,)
 
 
 def local_score(mh: MH, forest: Forest, params: SMEParams) -> float:
