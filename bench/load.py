@@ -12,6 +12,9 @@ non-zero, and no reader ever failed. Reported: the p50/p95/max wait for the writ
 (``Store.write_waits``), reader latency p50/p95/max, episodes and batches written, writes that
 hit the bound (``ANALOGIST_DB_TIMEOUT``, reported, not lost: they were never confirmed).
 
+Writers embed with the configured embedder (``ANALOGIST_EMBEDDER``; MiniLM by default where
+installed, which makes each write much slower and contention lower than with ``hashing``).
+
 Usage: ``python bench/load.py [--writers 4] [--readers 4] [--seconds 60] [--runs 1]
 [--db PATH] [--json]``; exit status 1 when any run lost, invented or crashed anything.
 """
@@ -138,8 +141,11 @@ def run_once(db: str, writers: int, readers: int, seconds: float) -> dict:
     store.close()
     waits = [x for w in ws for x in w["waits"]]
     lat = [x for r in rs for x in r["latencies"]]
+    from analogist.retrieve.embedder_choice import configured_embedder
+
     return {
         "writers": writers, "readers": readers, "seconds": seconds,
+        "embedder": configured_embedder().name,
         "episodes_confirmed": len(confirmed), "episodes_present": len(present),
         "lost": len(confirmed - present), "phantom": len(present - confirmed),
         "batches": sum(w["batches"] for w in ws), "busy_bound_hit": sum(w["busy"] for w in ws),
@@ -163,7 +169,7 @@ def _line(n: int, r: dict) -> str:
             f"batches {r['batches']}  bound hit {r['busy_bound_hit']}  reads {r['reads']}  "
             f"write wait p50 {w['p50'] * 1000:.1f} ms p95 {w['p95'] * 1000:.1f} ms "
             f"max {w['max'] * 1000:.0f} ms  read p95 {rl['p95'] * 1000:.1f} ms  "
-            f"tracebacks {r['tracebacks']}  crashes {len(r['crashes'])}")
+            f"tracebacks {r['tracebacks']}  crashes {len(r['crashes'])}  embedder {r['embedder']}")
 
 
 def main(argv: list[str] | None = None) -> int:
