@@ -224,10 +224,12 @@ class Merger:
         solution = candidates[0]
         rest = []
         for c in candidates[1:]:
-            if consistent(solution, c):
-                solution = self.merge(solution, c)
-            else:
+            # consistent(solution, c), inline
+            if (solution.desc & c.nogood or c.desc & solution.nogood or (
+                    (solution.comm or c.comm) and not tables_consistent(solution, c))):
                 rest.append(c)
+            else:
+                solution = self.merge(solution, c)
         return solution, rest
 
     def _gather_overlap(self, candidates: list[PMap]) -> tuple[PMap | None, list[PMap]]:

@@ -170,13 +170,14 @@ def cl_union(l1: list, l2: list) -> list:
         short, long_ = l1, l2
     else:
         short, long_ = l2, l1
+    # (hypotheses hash and compare by identity, as SBCL's eql)
     if len(short) < 80:
-        seen = set(map(id, short))
-        front = [x for x in long_ if id(x) not in seen]
+        seen = set(short)
+        front = [x for x in long_ if x not in seen]
         front.reverse()
         return front + short
-    seen = set(map(id, long_))
-    front = [x for x in short if id(x) not in seen]
+    seen = set(long_)
+    front = [x for x in short if x not in seen]
     front.reverse()
     return front + long_[::-1]
 
