@@ -296,9 +296,11 @@ class _Builder:
                 return
             keys = sorted(options[0][0])
             mean = {k: sum(o[0][k] for o in options) / len(options) for k in keys}
-            for feats, _, _, _ in options:
-                for k in keys:
-                    feats[k[:2] + "c:" + k[2:]] = feats[k] - mean[k]
+            # Centred copies: the caller's dicts are shared with other tasks (has_match
+            # aggregates the same options), so adding keys in place would mark every item
+            # that has a gold episode with extra non-zero columns.
+            options = [({**feats, **{k[:2] + "c:" + k[2:]: feats[k] - mean[k] for k in keys}},
+                        lab, named, ref) for feats, lab, named, ref in options]
         for feats, lab, named, ref in options:
             self.rows.append(feats)
             self.labels.append(bool(lab))
