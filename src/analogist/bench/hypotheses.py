@@ -384,9 +384,15 @@ def _h2(dprime: Comparison, transfer: Comparison, f1: Comparison, t: Thresholds)
     usable = [(c, gain) for c, gain in gains if not unusable(c)]
     if not usable:
         return _verdict("H2", rule, (dprime, transfer), (dprime, transfer, f1), lambda: False, t)
-    return _verdict("H2", rule, tuple(c for c, _ in usable), (dprime, transfer, f1),
-                    lambda: any(bool(beats(c, gain)) for c, gain in usable), t,
-                    note="; ".join(unusable(c) for c, _ in gains if unusable(c)))
+    # either alternative decides on its own, so each needs the minimum n and a non-zero width
+    able = [(c, gain) for c, gain in usable if not degenerate(c) and c.interval is not None
+            and c.interval.n_items >= t.min_items.get("H2", 2)]
+    chosen = able or usable
+    skipped = [unusable(c) or degenerate(c) or describe_raw(c) + " (too few items)"
+               for c, _ in gains if all(c is not x for x, _ in chosen)]
+    return _verdict("H2", rule, tuple(c for c, _ in chosen), (dprime, transfer, f1),
+                    lambda: any(bool(beats(c, gain)) for c, gain in chosen), t,
+                    note="; ".join(skipped))
 
 
 def _h3(nav: Comparison, precision: Comparison, negative: Comparison, t: Thresholds) -> Verdict:
