@@ -246,7 +246,10 @@ def _structure(m: Motif, variant: str):
     return edited_structure(m, None if variant == "true" else m.variant(variant).edit)
 
 
-F5_PAIRS = ("true>decoy", "decoy>true", "true>partial", "partial>true")
+# "decoy>decoy" (one decoy in two skins) lets the decoy's edited link transfer as often as
+# "decoy>true" makes it be withheld, so neither a claim's link kind (a flipped ``prevents``) nor
+# how rarely its pattern recurs across a bench says which decision it needs.
+F5_PAIRS = ("true>decoy", "decoy>true", "true>partial", "partial>true", "decoy>decoy")
 
 
 def build_f5(ctx: Context, slot: Slot) -> Item:
@@ -258,26 +261,32 @@ def build_f5(ctx: Context, slot: Slot) -> Item:
     resolves the target world)."""
     m = slot.motif
     pair = F5_PAIRS[slot.ordinal % len(F5_PAIRS)]
-    decoy = m.decoys[(slot.ordinal // 4) % len(m.decoys)].name
+    decoy = m.decoys[(slot.ordinal // len(F5_PAIRS)) % len(m.decoys)].name
     names = {"true": "true", "decoy": decoy, "partial": m.partial.name}
     s_var, t_var = (names[x] for x in pair.split(">"))
     source, tgt = _pair(ctx, slot, t_var, s_var)
     t_rels, t_links = _canonical_sets(_structure(m, t_var))
     s_rels, s_chain = _structure(m, s_var)
     vocab, ids = vocabulary(), source.roles
+    true_rels, true_links = _canonical_sets(_structure(m, "true"))
     claims: list[tuple[dict, bool]] = []
+    edited: list[dict] = []  # the source's claims its variant's edit made (not in the true one)
     for r in s_rels:
         t = parse_term(r)
         claims.append(({"kind": "relation", "claim": [t.functor, *[ids[str(a)] for a in t.args]]},
                        canonical(t, vocab) in t_rels))
+        if canonical(t, vocab) not in true_rels:
+            edited.append(claims[-1][0])
     for c, k, e in s_chain:
         link = (canonical(parse_term(c), vocab), k, canonical(parse_term(e), vocab))
         claims.append(({"kind": "link", "claim": [_term(c, ids), k, _term(e, ids)]}, link in t_links))
+        if link not in true_links:
+            edited.append(claims[-1][0])
     fix = source.case.fix
     results = {world_for(m, t_var).simulate(fix, s).result for s in check_spec(tgt)["seeds"]}
     claims.append(({"kind": "fix", "claim": _term(fix, ids)}, results == {"resolved"}))
     shown, decisions = [], {}
-    for claim, keep in _balanced_claims(claims, ctx):
+    for claim, keep in _balanced_claims(claims, ctx, prefer=edited):
         cid = new_id(ctx.rng, "inf", ctx.taken)
         shown.append({"id": cid, **claim})
         decisions[cid] = "transfer" if keep else "withhold"
@@ -297,15 +306,18 @@ def _shape(claim: dict) -> tuple[str, str]:
     return (claim["kind"], c[1] if claim["kind"] == "link" else "")
 
 
-def _balanced_claims(claims: list[tuple[dict, bool]], ctx: Context) -> list[tuple[dict, bool]]:
+def _balanced_claims(claims: list[tuple[dict, bool]], ctx: Context, prefer: list[dict] = ()
+                     ) -> list[tuple[dict, bool]]:
     """The inferences an F5 item offers: the fix, every one that must be withheld, and as many
     that transfer, chosen to match the withheld ones' kinds (a link of the same link kind where
-    possible), so neither a claim's kind nor the share of withheld claims says which is which."""
+    possible), so neither a claim's kind nor the share of withheld claims says which is which.
+    Transferring claims in ``prefer`` (a decoy source's edited claims) are offered first."""
     fix = [c for c in claims if c[0]["kind"] == "fix"]
     rest = [c for c in claims if c[0]["kind"] != "fix"]
     held = [c for c in rest if not c[1]]
     passing = [c for c in rest if c[1]]
     ctx.rng.shuffle(passing)
+    passing.sort(key=lambda c: not any(c[0] is p for p in prefer))
     chosen: list[tuple[dict, bool]] = []
     for c in held or [None, None]:
         want = _shape(c[0]) if c else None
