@@ -34,7 +34,8 @@ def check_consistency(forest: Forest) -> list[MH]:
     _propagate_incompleteness(mhs)
     by_base, by_target = forest.by_base, forest.by_target
     for mh in mhs:
-        mh.nogood = (by_base[mh.base] | by_target[mh.target]) & ~mh.bit
+        # every hypothesis is in its own item's set: the exclusive or removes it
+        mh.nogood = (by_base[mh.base] | by_target[mh.target]) ^ mh.bit
         f = mh.functor_mh
         mh.desc = mh.bit | f.bit if f is not None else mh.bit
     for mh in sorted(_processed(mhs), key=attrgetter("order")):

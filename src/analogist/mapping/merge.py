@@ -108,7 +108,8 @@ class Merger:
             for m in mhs:
                 if m.comm:
                     k.comm.insert(0, make_entry(m, k.desc, k.nogood))
-            check_constraints(k, forest)
+            if k.comm:
+                check_constraints(k, forest)
             self.kernels.append(k)
         self.kernels.reverse()  # SME pushes kernels
         self.kernels_by_id = {k.id: k for k in self.kernels}

@@ -91,8 +91,15 @@ def evaluate(forest: Forest, params: SMEParams) -> None:
     """Scores every hypothesis of the forest (SME's ``evaluate``); losing ones keep 0."""
     queue = [m for m in reversed(forest.mhs) if not m.losing]
     queue.sort(key=_order, reverse=True)  # stable (reverse keeps ties), as SBCL's sort
-    for mh in queue:
-        mh.score = mh.local = local_score(mh, forest, params)
+    b_kind, b_functor, t_functor = forest.b.kind, forest.b.functor, forest.t.functor  # type: ignore[union-attr]
+    same_functor, same_function = f32(params.same_functor), f32(params.same_function)
+    for mh in queue:  # local_score, inline
+        if mh.kind != 1:
+            mh.score = mh.local = 0.0
+        elif b_kind[mh.base] == 1 and b_functor[mh.base] != t_functor[mh.target]:  # type: ignore[index]
+            mh.score = mh.local = same_function
+        else:
+            mh.score = mh.local = same_functor
     td, cap = f32(params.trickle_down), params.max_local_score
     if params.block_most_out_of_mapping_contributions:
         functor_td = params.functor_trickle_down
