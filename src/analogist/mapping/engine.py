@@ -166,12 +166,14 @@ class _Run:
         else:
             total = pm.score
         members = sorted(pm.mhs, key=attrgetter("index"))
-        objs = [self._hypothesis(m) for m in members]
-        root_objs = [self._hypothesis(m) for m in pm.roots]
+        objects, hypothesis = self._objects, self._hypothesis
+        objs = tuple([objects.get(m.index) or hypothesis(m) for m in members])
+        root_objs = tuple([objects.get(m.index) or hypothesis(m) for m in pm.roots])
+        network = self.network
         return Mapping(
             score=total, _self_match=norm,
-            mhs=tuple(objs), mh_scores=tuple(self.network[m.index] for m in members),
-            root_mhs=tuple(root_objs), candidate_inferences=cis, reverse_inferences=rcis,
+            mhs=objs, mh_scores=tuple([network[m.index] for m in members]),
+            root_mhs=root_objs, candidate_inferences=cis, reverse_inferences=rcis,
         )
 
     def _scores(self, by_node: dict[int, MH], by_functor: dict[str, MH],
