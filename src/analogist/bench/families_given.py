@@ -15,6 +15,8 @@ F2 alternates two layouts: in the standard layout the near (same-skin) candidate
 partner and the far one valid; in the control layout the near candidate is valid. The near
 candidate's wording is matched to a drawn overlap level (shared sentences, then word overlap)
 from a few renderings, so how close it reads to the target does not depend on its validity.
+F6's offered source is drawn the same way (from renderings in other skins, to a word overlap
+drawn from ``F6_OVERLAP``), so a source of the target's own structure does not read closer.
 
 F4 mixes four kinds: the same structure; a target lacking one causal link the source has
 (source with extra structure); a target with one more causal link than the source (target with
@@ -51,6 +53,7 @@ from analogist.signature import parse_term
 
 SAME_SIZE = (REVERSE, FLIP, MEDIATOR)
 NEAR_TRIES = 8
+F6_OVERLAP = (0.11, 0.15)  # word overlap an F6 source is drawn to have with its target
 F4_KINDS = ("same", "source_extra", "target_extra_link", "target_extra_mechanism")
 
 
@@ -217,7 +220,13 @@ def build_f6(ctx: Context, slot: Slot) -> Item:
         t_var = s_var = "true" if flip else decoy
     else:
         t_var, s_var = ("true", decoy) if flip else (decoy, "true")
-    source, tgt = _pair(ctx, slot, t_var, s_var, plain_source=True)
+    # the source's wording is matched to a drawn overlap level from a few renderings (other
+    # skins), so a source of the target's own structure does not read closer to it
+    t_case = ctx.case(m, t_var, ctx.skin(m, nonce=slot.nonce))
+    want = ctx.rng.uniform(*F6_OVERLAP)
+    tries = [ctx.case(m, s_var, ctx.skin(m, avoid=(t_case.skin,))) for _ in range(2 * NEAR_TRIES)]
+    s_case = min(tries, key=lambda c: abs(jaccard(c.text, t_case.text) - want))
+    source, tgt = episode(s_case, ctx.rng, ctx.taken), target(t_case, ctx.rng, ctx.taken)
     changed = s_var if s_var != "true" else t_var
     key = {"gold_source": source.record["id"] if valid else None, "keyed_matches": [],
            "has_valid_source": valid, "offered_is_valid": valid,
