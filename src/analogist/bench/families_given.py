@@ -255,10 +255,14 @@ def _structure(m: Motif, variant: str):
     return edited_structure(m, None if variant == "true" else m.variant(variant).edit)
 
 
-# "decoy>decoy" (one decoy in two skins) lets the decoy's edited link transfer as often as
-# "decoy>true" makes it be withheld, so neither a claim's link kind (a flipped ``prevents``) nor
-# how rarely its pattern recurs across a bench says which decision it needs.
-F5_PAIRS = ("true>decoy", "decoy>true", "true>partial", "partial>true", "decoy>decoy")
+# Every pair that withholds some claims has a mirror: the source's structure in two skins,
+# offering as transferring picks the very claims the pair withholds (and the same fix, which
+# then transfers). So a claim's identity, link kind (a flipped ``prevents``) or recurrence across
+# a bench says nothing about its decision. (pair, mirror): the mirror names the variant whose
+# missing claims are preferred.
+F5_PAIRS: tuple[tuple[str, str | None], ...] = (
+    ("true>decoy", None), ("true>true", "decoy"), ("decoy>true", None), ("decoy>decoy", "true"),
+    ("true>partial", None), ("true>true", "partial"), ("partial>true", None))
 
 
 def build_f5(ctx: Context, slot: Slot) -> Item:
@@ -269,7 +273,7 @@ def build_f5(ctx: Context, slot: Slot) -> Item:
     them); an inference transfers when its image holds in the target (for the fix: when it
     resolves the target world)."""
     m = slot.motif
-    pair = F5_PAIRS[slot.ordinal % len(F5_PAIRS)]
+    pair, mirror = F5_PAIRS[slot.ordinal % len(F5_PAIRS)]
     decoy = m.decoys[(slot.ordinal // len(F5_PAIRS)) % len(m.decoys)].name
     names = {"true": "true", "decoy": decoy, "partial": m.partial.name}
     s_var, t_var = (names[x] for x in pair.split(">"))
@@ -277,9 +281,9 @@ def build_f5(ctx: Context, slot: Slot) -> Item:
     t_rels, t_links = _canonical_sets(_structure(m, t_var))
     s_rels, s_chain = _structure(m, s_var)
     vocab, ids = vocabulary(), source.roles
-    true_rels, true_links = _canonical_sets(_structure(m, "true"))
+    true_rels, true_links = _canonical_sets(_structure(m, names[mirror or "true"]))
     claims: list[tuple[dict, bool]] = []
-    edited: list[dict] = []  # the source's claims its variant's edit made (not in the true one)
+    edited: list[dict] = []  # the source's claims the mirrored variant lacks
     for r in s_rels:
         t = parse_term(r)
         claims.append(({"kind": "relation", "claim": [t.functor, *[ids[str(a)] for a in t.args]]},
@@ -300,7 +304,7 @@ def build_f5(ctx: Context, slot: Slot) -> Item:
         shown.append({"id": cid, **claim})
         decisions[cid] = "transfer" if keep else "withhold"
     shown.sort(key=lambda c: c["id"])
-    changed = s_var if s_var != "true" else t_var
+    changed = s_var if s_var != "true" else t_var if t_var != "true" else names[mirror]
     key = {**_source_key(source, tgt), "decisions": decisions, "pair": pair,
            "source_variant": s_var, "edit": m.variant(changed).edit.kind,
            "twin_overlap": twin_overlap(tgt.case if t_var != "true" else source.case),
@@ -328,7 +332,8 @@ def _balanced_claims(claims: list[tuple[dict, bool]], ctx: Context, prefer: list
     ctx.rng.shuffle(passing)
     passing.sort(key=lambda c: not any(c[0] is p for p in prefer))
     chosen: list[tuple[dict, bool]] = []
-    for c in held or [None, None]:
+    n_pref = sum(any(c[0] is p for p in prefer) for c in passing)
+    for c in held or [None] * max(2, n_pref):  # a mirror offers every claim its pair withholds
         want = _shape(c[0]) if c else None
         pick = next((p for p in passing if want is None or _shape(p[0]) == want), None)
         pick = pick or next((p for p in passing if want and p[0]["kind"] == want[0]), None)
