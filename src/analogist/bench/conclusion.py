@@ -71,7 +71,7 @@ def definition(arm: str) -> str:
 
 def arm_tools(results: dict, arm: str) -> str:
     """Which encoder and embedder the arm used, from the run's recorded configuration."""
-    cfg = results.get("config") or {}
+    cfg = _d(_d(results).get("config"))
     enc = cfg.get("encoder") or "not recorded"
     enc = "gold (the generator's own signatures)" if enc == "gold" else enc
     embedders = cfg.get("embedders")
@@ -80,6 +80,14 @@ def arm_tools(results: dict, arm: str) -> str:
     if emb == "none":
         emb = "none (no embedding retrieval)"
     return f"encoder {enc}; embedder {emb}"
+
+
+def _d(x: Any) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def _l(x: Any) -> list:
+    return x if isinstance(x, list) else []
 
 
 def _name(expr: str) -> str:
@@ -98,9 +106,9 @@ def _num(x: float) -> str:
 
 def _finding(c: dict) -> tuple[str, str] | None:
     """("helped" | "hurt" | "unclear", sentence part) for one comparison that ran."""
-    iv = c.get("interval") or {}
+    c, iv = _d(c), _d(_d(c).get("interval"))
     est, lo, hi = iv.get("estimate"), iv.get("low"), iv.get("high")
-    if est is None or lo is None or hi is None:
+    if not all(isinstance(x, (int, float)) for x in (est, lo, hi)):
         return None
     treat, _, ctrl = str(c.get("name", "")).partition(" - ")
     lower = str(c.get("metric", "")).partition("[")[0] in LOWER_IS_BETTER
@@ -121,7 +129,7 @@ def _join(parts: list[str], limit: int = 4) -> str:
 
 def _answerer_sentences(name: str, block: dict) -> list[str]:
     found: dict[str, list[str]] = {"helped": [], "hurt": [], "unclear": []}
-    for c in block.get("comparisons") or []:
+    for c in _l(block.get("comparisons")):
         f = _finding(c)
         if f:
             found[f[0]].append(f[1])
@@ -133,7 +141,8 @@ def _answerer_sentences(name: str, block: dict) -> list[str]:
     if found["unclear"]:
         out.append(f"Not shown either way (the interval includes zero): "
                    f"{_join(found['unclear'], 3)}.")
-    thin = [v for v in block.get("verdicts") or [] if v.get("status") == "insufficient data"]
+    verdicts = [_d(v) for v in _l(block.get("verdicts"))]
+    thin = [v for v in verdicts if v.get("status") == "insufficient data"]
     if thin:
         needs = []
         for v in thin:
@@ -141,12 +150,12 @@ def _answerer_sentences(name: str, block: dict) -> list[str]:
             needs.append(f"{v.get('hypothesis')} ({m.group(1)} of {m.group(2)} items needed)"
                          if m else str(v.get("hypothesis")))
         out.append("Too few items to decide " + ", ".join(needs) + ".")
-    missing = [str(v.get("hypothesis")) for v in block.get("verdicts") or []
+    missing = [str(v.get("hypothesis")) for v in verdicts
                if v.get("status") == "not run"]
     if missing:
         out.append(f"Not tested: {', '.join(missing)} (each needs an arm or items this run "
                    "did not have; reasons in the hypotheses table).")
-    decided = [f"{v.get('hypothesis')} {v.get('status')}" for v in block.get("verdicts") or []
+    decided = [f"{v.get('hypothesis')} {v.get('status')}" for v in verdicts
                if v.get("status") in ("pass", "fail")]
     if decided:
         out.append("Hypotheses decided: " + ", ".join(decided) + ".")
@@ -155,24 +164,28 @@ def _answerer_sentences(name: str, block: dict) -> list[str]:
 
 def conclusion(results: dict) -> str:
     """The one-paragraph conclusion of a results document (see the module docstring)."""
-    bench, cfg = results.get("bench") or {}, results.get("config") or {}
-    answerers = results.get("answerers") or {}
-    items = max((a.get("n_items", 0) for b in answerers.values()
-                 for a in (b.get("arms") or {}).values()), default=0)
-    emb = sorted({v for v in (cfg.get("embedders") or {}).values() if v != "none"})
-    s = [f"This run scored {items} items of the {bench.get('size', '?')} "
-         f"{bench.get('split', '?')} bench (seed {bench.get('seed', '?')}); targets were encoded "
-         f"by {arm_tools(results, '').split(';')[0].removeprefix('encoder ')} and retrieval "
-         f"embedded text with {', '.join(emb) or 'no embedder'}."]
+    results = _d(results)
+    bench, cfg = _d(results.get("bench")), _d(results.get("config"))
+    answerers = _d(results.get("answerers"))
+    items = max((n for b in answerers.values() for a in _d(_d(b).get("arms")).values()
+                 if isinstance(n := _d(a).get("n_items"), int)), default=0)
+    emb = sorted({str(v) for v in _d(cfg.get("embedders")).values() if v != "none"})
+    enc = arm_tools(results, "").split(";")[0].removeprefix("encoder ")
+    s = [(f"This run scored {items} items of the {bench.get('size', '?')} "
+          f"{bench.get('split', '?')} bench (seed {bench.get('seed', '?')}); targets were "
+          f"encoded by {enc} and retrieval embedded text with {', '.join(emb) or 'no embedder'}.")]
     if not answerers:
         s.append("No arm produced scores, so nothing can be concluded.")
     for name in sorted(answerers):
-        s += _answerer_sentences(name, answerers[name] or {})
-    skipped = results.get("skipped") or {}
+        s += _answerer_sentences(str(name), _d(answerers[name]))
+    skipped = _d(results.get("skipped"))
     if skipped:
         by_reason: dict[str, list[str]] = {}
-        for key, why in skipped.items():
-            arm, _, who = key.rpartition("/")
+        rank = {a: i for i, a in enumerate(ARMS)}
+        order = sorted(skipped, key=lambda k: (rank.get(str(k).rpartition("/")[0], len(rank)),
+                                               str(k)))
+        for key, why in ((k, skipped[k]) for k in order):
+            arm, _, who = str(key).rpartition("/")
             reason = re.sub(rf"^{re.escape(arm)} ", "it ", plain(why))
             by_reason.setdefault(reason, []).append(f"{arm} ({who} answerer)")
         s.append("Not run: " + "; ".join(f"{', '.join(v)}: {k}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from analogist.bench.classify import RESULTS
+from analogist.bench.conclusion import arm_tools, conclusion, definition, plain
 from analogist.bench.hypotheses import ARMS
 from analogist.bench.svg import (
     curve_plot,
@@ -71,7 +72,7 @@ def _l(x: Any) -> list:
 
 
 def _txt(x: Any) -> str:
-    return "–" if x is None or x == "" else esc(x)
+    return "–" if x is None or x == "" else esc(plain(x))
 
 
 def _order(names: Any) -> list[str]:
@@ -150,8 +151,18 @@ def _header(r: dict) -> str:
             f"<td>{_txt(skipped[k])}</td>" for k in keys]
     return (f"<h1>PARB report — run {_txt(r.get('run_id'))}</h1>"
             f"<p>status: {_badge(r.get('status'))} · results version {_txt(r.get('version'))}"
-            f"</p>{enc_line}<h2>Bench</h2>{bench}<h2>Configuration</h2>{config}"
+            f"</p><h2>Conclusion</h2><p class=\"conclusion\">{esc(conclusion(r))}</p>"
+            f"{enc_line}{_arm_definitions(r)}<h2>Bench</h2>{bench}<h2>Configuration</h2>{config}"
             f"<h3>Skipped arms / answerers</h3>{_table(['arm', 'answerer', 'reason'], rows)}")
+
+
+def _arm_definitions(r: dict) -> str:
+    """Every arm the run asked for, in one line each, with the encoder and embedder it used."""
+    names = _order(set(_l(_d(r.get("config")).get("arms")))
+                   | {a for b in _d(r.get("answerers")).values() for a in _d(_d(b).get("arms"))})
+    rows = [f"<th>{esc(a)}</th><td>{esc(definition(a))}</td><td>{esc(arm_tools(r, a))}</td>"
+            for a in names]
+    return "<h2>Arms</h2>" + _table(["arm", "what it is", "encoder · embedder"], rows)
 
 
 def _arms_table(arms: dict) -> str:
@@ -161,9 +172,9 @@ def _arms_table(arms: dict) -> str:
         ms, cost = _d(block.get("metrics")), _d(_d(block.get("cost")).get("per_useful"))
         cells = "".join(_iv_cell(ms.get(k)) for k, _ in KEY_METRICS)
         per = " · ".join(fmt(cost.get(k), 1) for k in ("tokens", "calls", "wall_ms"))
-        rows.append(f"<th>{esc(a)}</th><td class=\"num\">{_txt(block.get('n_items'))}</td>"
+        rows.append(f"<th>{esc(a)}</th><td>{esc(definition(a))}</td><td class=\"num\">{_txt(block.get('n_items'))}</td>"
                     f"{cells}<td class=\"num\">{per}</td>")
-    head = ["arm", "items", *(h for _, h in KEY_METRICS), "per useful: tokens · calls · ms"]
+    head = ["arm", "what it is", "items", *(h for _, h in KEY_METRICS), "per useful: tokens · calls · ms"]
     return _table(head, rows)
 
 
@@ -258,7 +269,7 @@ def _contamination(c: dict) -> str:
     sd, les = _d(c.get("source_dependence")), _d(c.get("lesion"))
     acc = [f"<td>{esc(k)}</td><td class=\"num\">{fmt(v)}</td>"
            for k, v in sorted(_d(sd.get("accuracy")).items())]
-    return ("<p class=\"muted\">Measured on arm E's contamination runs (spec §17).</p>"
+    return ("<p class=\"muted\">Measured on arm E's contamination runs.</p>"
             "<h4>Source dependence</h4>" + _table(["condition", "accuracy"], acc) + _dl([
                 ("items", _txt(sd.get("n_items"))),
                 ("Δ correct − no source", fmt(sd.get("delta_correct_minus_none"), signed=True)),
@@ -323,10 +334,10 @@ def _answerer(name: str, a: dict, skipped: dict) -> str:
     if arms:
         parts += ["<h3>Headline metrics</h3>", _plots(arms), "<h3>NAV sensitivity</h3>",
                   _sensitivity(arms), "<h3>Decoy discrimination</h3>", _roc(arms)]
-    parts += [_iso_and_noise(a), "<h3>Comparisons (spec §21)</h3>", _comparisons(a.get("comparisons")),
+    parts += [_iso_and_noise(a), "<h3>Comparisons</h3>", _comparisons(a.get("comparisons")),
               "<h3>Baselines: each arm against A1 (NAV)</h3>", _comparisons(a.get("baselines")),
-              "<h3>Hypotheses H1–H6 (spec §22)</h3>", _verdicts(a.get("verdicts")),
-              "<h3>Classification (spec §26)</h3>", _classification(_d(a.get("classification"))),
+              "<h3>Hypotheses H1–H6</h3>", _verdicts(a.get("verdicts")),
+              "<h3>Result class</h3>", _classification(_d(a.get("classification"))),
               "<h3>Contamination controls</h3>", _contamination(_d(a.get("contamination"))),
               "</section>"]
     return "".join(parts)
