@@ -1,4 +1,5 @@
-"""The cognition-scoreboard text of spec §28: Latest (PARB), Baseline, Live use.
+"""The cognition-scoreboard text: the conclusion paragraph, then Latest (PARB), Baseline and
+Live use.
 
 "Latest" reports the full pipeline (arm E) of each answerer that ran; "Baseline" reports A0,
 A1 and B (current memory) — or why they were not run; "Live use" comes from the analogy log of
@@ -7,7 +8,10 @@ the database the report is written from (real invocations, never benchmark runs)
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
+
+from analogist.bench.conclusion import conclusion
 
 HEADLINE = (("NAV", "nav"), ("Transfer accuracy", "transfer_accuracy"), ("Decoy d′", "dprime"),
             ("Recall@5 far", "recall@5[far]"), ("Negative transfer", "negative_transfer_rate"))
@@ -87,10 +91,10 @@ def _noise_lines(answerer: str, curve: dict) -> list[str]:
 
 
 def scoreboard(results: dict[str, Any], live: dict[str, Any] | None) -> str:
-    """The §28 text for a results document and live-use counts."""
+    """The scoreboard text for a results document and live-use counts."""
     bench = results.get("bench", {})
     cfg = results.get("config", {})
-    lines = ["10 Analogical reasoning", ""]
+    lines = ["10 Analogical reasoning", "", *textwrap.wrap(conclusion(results), 100), ""]
     what = (f"bench {bench.get('generator_version', '?')} seed {bench.get('seed', '?')} "
             f"{bench.get('split', '?')}/{bench.get('size', '?')}, "
             f"targets encoded by {cfg.get('encoder', '?')}")
