@@ -273,3 +273,43 @@ def test_fmt_signed_and_nice_range():
     assert nice_range([0.2, 0.9]) == (0.0, 1.0, 0.2)
     lo, hi, step = nice_range([-0.458, 0.771])
     assert lo <= -0.458 and hi >= 0.771 and step == pytest.approx(0.5)
+
+
+def test_the_page_opens_with_the_conclusion_and_defines_every_arm():
+    from analogist.bench.conclusion import conclusion
+    doc = sample()
+    page = render_html(doc)
+    assert page.index("<h2>Conclusion</h2>") < page.index("<h2>Arms</h2>") < page.index(
+        "<h2>Bench</h2>")
+    text = "".join(parse(page).text)
+    assert conclusion(doc) in text
+    assert "past cases found by their cause-and-effect shape" in text   # C, defined in one line
+    assert "§" not in page and "Piper" not in page
+
+
+def test_conclusion_sorts_findings_by_their_interval():
+    from analogist.bench.conclusion import conclusion
+    doc = sample()
+    doc["answerers"]["engine"]["comparisons"] = [
+        comparison("D - C", "transfer_accuracy", "q", iv(0.2, 0.05, 0.4)),
+        comparison("E - D", "negative_transfer_rate", "q", iv(0.1, 0.02, 0.2)),
+        comparison("E - D", "nav", "q", iv(0.0, -0.2, 0.2)),
+        comparison("C - B′", "nav", "q", None, not_run="arm B′ not run"),
+    ]
+    doc["answerers"]["engine"]["verdicts"] = [
+        {"hypothesis": "H2", "status": "insufficient data", "reason": "4 items < 197 needed"}]
+    text = conclusion(doc)
+    helped, rest = text.split("What hurt:")
+    assert "D − C +0.20 [+0.05, +0.40]" in helped              # higher transfer accuracy helps
+    hurt, unclear = rest.split("Not shown either way")
+    assert "negative transfer" in hurt                         # more negative transfer hurts
+    assert "E − D +0.00 [-0.20, +0.20]" in unclear
+    assert "H2 (4 of 197 items needed)" in text
+    assert "Not run: " in text and "How sure" in text
+
+
+def test_plain_drops_citations_a_reader_cannot_follow():
+    from analogist.bench.conclusion import plain
+    assert plain("Does Piper memory help at all? (spec §21)") == \
+        "Does the current memory help at all?"
+    assert plain("the §22 threshold") == "the threshold"

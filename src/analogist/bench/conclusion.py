@@ -76,7 +76,7 @@ def arm_tools(results: dict, arm: str) -> str:
     enc = "gold (the generator's own signatures)" if enc == "gold" else enc
     embedders = cfg.get("embedders")
     emb = ("not recorded" if not isinstance(embedders, dict)
-           else embedders.get(arm, "none (no embedding retrieval)"))
+           else embedders.get(arm, "– (the arm did not run)"))
     if emb == "none":
         emb = "none (no embedding retrieval)"
     return f"encoder {enc}; embedder {emb}"
@@ -113,8 +113,9 @@ def _finding(c: dict) -> tuple[str, str] | None:
     treat, _, ctrl = str(c.get("name", "")).partition(" - ")
     lower = str(c.get("metric", "")).partition("[")[0] in LOWER_IS_BETTER
     good, bad = (hi < 0, lo > 0) if lower else (lo > 0, hi < 0)
-    kind = "helped" if good else "hurt" if bad else "unclear"
-    verb = {"helped": "beat", "hurt": "did worse than", "unclear": "against"}[kind]
+    kind = ("helped" if good else "hurt" if bad
+            else "same" if est == lo == hi == 0 else "unclear")
+    verb = {"helped": "beat", "hurt": "did worse than"}.get(kind, "against")
     text = (f"on {_metric(str(c.get('metric', '')))}, {_name(treat)} {verb} {_name(ctrl)} "
             f"({treat.strip()} − {ctrl.strip()} {_num(est)} [{_num(lo)}, {_num(hi)}], "
             f"n={iv.get('n_items', '?')})")
@@ -128,7 +129,7 @@ def _join(parts: list[str], limit: int = 4) -> str:
 
 
 def _answerer_sentences(name: str, block: dict) -> list[str]:
-    found: dict[str, list[str]] = {"helped": [], "hurt": [], "unclear": []}
+    found: dict[str, list[str]] = {"helped": [], "hurt": [], "unclear": [], "same": []}
     for c in _l(block.get("comparisons")):
         f = _finding(c)
         if f:
@@ -141,6 +142,9 @@ def _answerer_sentences(name: str, block: dict) -> list[str]:
     if found["unclear"]:
         out.append(f"Not shown either way (the interval includes zero): "
                    f"{_join(found['unclear'], 3)}.")
+    if found["same"]:
+        out.append(f"No difference on any item in {len(found['same'])} comparisons "
+                   "(every paired difference was zero).")
     verdicts = [_d(v) for v in _l(block.get("verdicts"))]
     thin = [v for v in verdicts if v.get("status") == "insufficient data"]
     if thin:
