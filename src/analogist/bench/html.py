@@ -59,7 +59,7 @@ grid-template-columns:max-content auto;gap:2px 14px;margin:.5em 0}dt{font-weight
 .pass{background:#d7f0dc;color:#135d24}.fail{background:#f8d7da;color:#842029}
 .notrun{background:#e9ecef;color:#495057}.plots{display:flex;flex-wrap:wrap;gap:18px}
 figure{margin:0}figcaption{font-size:.82em;color:#555;max-width:560px}.muted{color:#666}
-code{font-size:.85em;word-break:break-all}
+code{font-size:.85em;word-break:break-all}td.def{min-width:18em}.conclusion{line-height:1.5}
 """
 
 
@@ -172,7 +172,7 @@ def _arms_table(arms: dict) -> str:
         ms, cost = _d(block.get("metrics")), _d(_d(block.get("cost")).get("per_useful"))
         cells = "".join(_iv_cell(ms.get(k)) for k, _ in KEY_METRICS)
         per = " · ".join(fmt(cost.get(k), 1) for k in ("tokens", "calls", "wall_ms"))
-        rows.append(f"<th>{esc(a)}</th><td>{esc(definition(a))}</td><td class=\"num\">{_txt(block.get('n_items'))}</td>"
+        rows.append(f"<th>{esc(a)}</th><td class=\"def\">{esc(definition(a))}</td><td class=\"num\">{_txt(block.get('n_items'))}</td>"
                     f"{cells}<td class=\"num\">{per}</td>")
     head = ["arm", "what it is", "items", *(h for _, h in KEY_METRICS), "per useful: tokens · calls · ms"]
     return _table(head, rows)
