@@ -128,7 +128,9 @@ def run_options(bench: Any, config: Any) -> dict:
 
     m = dict(bench.manifest)
     return {"seed": m.get("seed"), "split": m.get("split"), "size": m.get("size"),
-            "bench_hash": file_hashes(bench)["items.jsonl"], "config": config.to_json()}
+            "bench_hash": file_hashes(bench)["items.jsonl"], "config": config.to_json(),
+            "bench_files": {"items": bench.items_text, "keys": bench.keys_text,
+                            "manifest": dict(bench.manifest)}}
 
 
 def record_run(store: Any, bench: Any, config: Any, spec: str, path: str | Path,
@@ -173,7 +175,20 @@ def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
 
     header, records = read_replay(path)
     run = header["run"]
-    bench = generate_bench(run["seed"], run["split"], run["size"])
+    if run.get("bench_files"):  # the recorded bench itself: a replay needs no generator
+        import json as _json
+        import tempfile
+
+        from analogist.bench.files import Bench, load_bench
+
+        with tempfile.TemporaryDirectory() as tmp:
+            files = run["bench_files"]
+            Path(tmp, "items.jsonl").write_text(files["items"], encoding="utf-8")
+            Path(tmp, "keys.jsonl").write_text(files["keys"], encoding="utf-8")
+            Path(tmp, "manifest.json").write_text(_json.dumps(files["manifest"]), encoding="utf-8")
+            bench: Bench = load_bench(tmp)
+    else:
+        bench = generate_bench(run["seed"], run["split"], run["size"])
     if file_hashes(bench)["items.jsonl"] != run["bench_hash"]:
         raise BenchError(
             f"{path}: the bench generated from seed {run['seed']} / {run['split']} / "
