@@ -135,7 +135,8 @@ def _header(r: dict) -> str:
         ("by skin", _counts(counts.get("skin_kind"))),
         ("by split", _counts(counts.get("split"))),
         ("bench id", f"<code>{_txt(b.get('bench_id'))}</code>"),
-        ("audit", _txt({True: "passed", False: "FAILED"}.get(audit.get("passed")))),
+        ("quick audit", _txt({True: "passed", False: "FAILED"}.get(audit.get("passed")))
+         + " (adversarial audit: see below)"),
     ])
     config = _dl([
         ("arms", _list(c.get("arms"))), ("answerers", _list(c.get("answerers"))),
