@@ -13,8 +13,8 @@ import pytest
 os.environ["ANALOGIST_EMBEDDER"] = "hashing"
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-SME_FIXTURES = SHARED / "fixtures" / "sme"
+# SME v4's published fixtures, copied into the tests (tests never read shared/).
+SME_FIXTURES = REPO / "tests" / "mapping" / "sme_published"
 
 SPEC_EXAMPLE = {
     "episode_id": "ep_2026_09_14_0213",
@@ -76,7 +76,6 @@ def vocab():
 
 @pytest.fixture
 def sme_fixtures() -> Path:
-    if not SME_FIXTURES.is_dir():
-        pytest.skip(f"SME fixtures not found at {SME_FIXTURES} (shared/ must sit beside the repo)")
+    assert SME_FIXTURES.is_dir(), f"SME fixtures missing at {SME_FIXTURES}"
     return SME_FIXTURES
 
