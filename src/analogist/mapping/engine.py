@@ -137,24 +137,14 @@ class _Run:
         end of the list, so the first one is written last)."""
         by_node: dict[int, MH] = {}
         by_functor: dict[str, MH] = {}
-        if reverse:
-            for mh in reversed(pm.mhs):
-                if mh.kind == FUNCTOR:
-                    by_functor[mh.target] = mh  # type: ignore[index]
-                else:
-                    by_node[mh.target] = mh  # type: ignore[index]
-            node_map = {k: m.base for k, m in by_node.items()}
-            functor_map = {k: m.base for k, m in by_functor.items()}
-            proj = Projection(self.t, self.b, node_map, functor_map)  # type: ignore[arg-type]
-        else:
-            for mh in reversed(pm.mhs):
-                if mh.kind == FUNCTOR:
-                    by_functor[mh.base] = mh  # type: ignore[index]
-                else:
-                    by_node[mh.base] = mh  # type: ignore[index]
-            node_map = {k: m.target for k, m in by_node.items()}
-            functor_map = {k: m.target for k, m in by_functor.items()}
-            proj = Projection(self.b, self.t, node_map, functor_map)  # type: ignore[arg-type]
+        key, value = (attrgetter("target"), attrgetter("base")) if reverse else \
+            (attrgetter("base"), attrgetter("target"))
+        for mh in reversed(pm.mhs):
+            (by_functor if mh.kind == FUNCTOR else by_node)[key(mh)] = mh
+        node_map = {k: value(m) for k, m in by_node.items()}
+        functor_map = {k: value(m) for k, m in by_functor.items()}
+        src, dst = (self.t, self.b) if reverse else (self.b, self.t)
+        proj = Projection(src, dst, node_map, functor_map)  # type: ignore[arg-type]
         return find_inferences(proj, self.params, self._scores(by_node, by_functor, reverse),
                                reverse=reverse)
 

@@ -87,6 +87,20 @@ def _add(score: float, amount: float, cap: float | None) -> float:
     return s if cap is None or s < cap else f32(cap)
 
 
+def _add_best_parents(mh: MH, parents: list[MH], td: float, cap: float | None) -> None:
+    """Trickle down from ``parents`` (in SME's list order), best score first, at most one parent
+    per base and per target item (SME's block-most-out-of-mapping-contributions rule)."""
+    parents.sort(key=_score, reverse=True)
+    used_b: set = set()
+    used_t: set = set()
+    for p in parents:
+        if p.base in used_b or p.target in used_t:
+            continue
+        used_b.add(p.base)
+        used_t.add(p.target)
+        mh.score = _add(mh.score, f32(td * p.score), cap)
+
+
 def evaluate(forest: Forest, params: SMEParams) -> None:
     """Scores every hypothesis of the forest (SME's ``evaluate``); losing ones keep 0."""
     queue = [m for m in reversed(forest.mhs) if not m.losing]
@@ -115,16 +129,7 @@ def evaluate(forest: Forest, params: SMEParams) -> None:
                     amount = f32(x)
                 mh.score = _add(mh.score, amount, cap)
                 continue
-            ordered = parents[::-1]
-            ordered.sort(key=_score, reverse=True)
-            used_b: set = set()
-            used_t: set = set()
-            for p in ordered:
-                if p.base in used_b or p.target in used_t:
-                    continue
-                used_b.add(p.base)
-                used_t.add(p.target)
-                mh.score = _add(mh.score, f32(td * p.score), cap)
+            _add_best_parents(mh, parents[::-1], td, cap)
     else:
         for mh in queue:
             _trickle_to_children(mh, mh.score, params, None)
@@ -236,16 +241,7 @@ def structural_evaluation(mhs: list[MH], desc: int, nogood: int, forest: Forest,
         for mh in queue:
             if mh.kind == FUNCTOR and not params.functor_trickle_down:
                 continue
-            parents = [p for p in mh.parents[::-1] if p.id in within]
-            parents.sort(key=_score, reverse=True)
-            used_b: set = set()
-            used_t: set = set()
-            for p in parents:
-                if p.base in used_b or p.target in used_t:
-                    continue
-                used_b.add(p.base)
-                used_t.add(p.target)
-                mh.score = _add(mh.score, f32(td * p.score), cap)
+            _add_best_parents(mh, [p for p in mh.parents[::-1] if p.id in within], td, cap)
     elif params.functor_trickle_down or params.max_local_score is not None:
         for mh in queue:
             _trickle_to_children(mh, mh.score, params, within)
