@@ -14,7 +14,7 @@ from analogist.models.settings import RetryPolicy
 from analogist.store import Store
 from analogist.store.calls import CallLog
 
-from .fake_openai import FakeOpenAI, Fault, chat_reply
+from .fake_openai import Fault, chat_reply
 
 CHAT = "/v1/chat/completions"
 SCHEMA = {"type": "object", "required": ["cause"], "additionalProperties": False,
@@ -23,12 +23,6 @@ SCHEMA = {"type": "object", "required": ["cause"], "additionalProperties": False
 
 def msg(i: int) -> list[dict]:
     return [{"role": "user", "content": f"incident {i}: what caused it?"}]
-
-
-@pytest.fixture
-def server():
-    with FakeOpenAI() as s:
-        yield s
 
 
 def backend(server, **kw) -> OpenAICompatServerLLM:

@@ -21,12 +21,6 @@ SCHEMA = {"type": "object", "required": ["a"]}
 CHAT = "/v1/chat/completions"
 
 
-@pytest.fixture
-def server():
-    with FakeOpenAI() as s:
-        yield s
-
-
 def settings(server, **kw) -> ModelSettings:
     base = {"base_url": server.base_url, "api_key": "sk-test", "timeout_s": 5,
             "retry": RetryPolicy(max_attempts=3, base_delay_s=0.01)}
