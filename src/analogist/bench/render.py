@@ -24,8 +24,7 @@ import random
 import re
 from dataclasses import dataclass
 from functools import cache
-
-import inflect
+from typing import Any
 
 from analogist.bench.motif import Motif, Skin
 from analogist.errors import BenchError
@@ -43,7 +42,15 @@ ADVERBS = frozenset({"now", "often", "also", "never", "only", "still", "then", "
                      "themselves", "alone"})
 PLURAL_HEADS = frozenset({"folk", "people", "staff", "police", "cattle", "crew", "livestock"})
 SINGULAR_HEADS = frozenset({"news", "series", "species", "means", "data"})
-_ENGINE = inflect.engine()
+
+
+@cache
+def _engine() -> Any:
+    """The ``inflect`` engine, made on first use: importing inflect takes about 2 s, which every
+    ``analogist`` command would otherwise pay at start-up."""
+    import inflect
+
+    return inflect.engine()
 
 
 def nonce_words(rng: random.Random, n: int = NONCE_SLOTS) -> dict[str, str]:
@@ -92,7 +99,7 @@ def number(name: str) -> str | None:
         return "plural"
     if head in SINGULAR_HEADS or head.endswith(("ss", "us", "is", "ics")):
         return "singular"
-    single = _ENGINE.singular_noun(head)
+    single = _engine().singular_noun(head)
     return "plural" if single and single != head else "singular"
 
 
@@ -116,7 +123,7 @@ def _singular_verb(word: str) -> bool:
     """Whether ``word`` looks like a third-person singular verb form."""
     return word in ("is", "was", "has", "does") or (
         word.endswith("s") and not word.endswith("ss") and word not in NOT_VERBS
-        and _ENGINE.plural_verb(word) != word)
+        and _engine().plural_verb(word) != word)
 
 
 def _agree(template: str, values: dict[str, str]) -> str:
@@ -134,7 +141,7 @@ def _agree(template: str, values: dict[str, str]) -> str:
 
         def conj(word: str) -> str:
             if num == "plural" and _singular_verb(word):
-                return _ENGINE.plural_verb(word)
+                return _engine().plural_verb(word)
             if num == "singular" and word in TO_SINGULAR:
                 return TO_SINGULAR[word]
             return word
@@ -153,7 +160,7 @@ _ARTICLE = re.compile(r"\b([Aa]n?) ([A-Za-z][\w-]*)")
 def articles(text: str) -> str:
     """Every "a"/"an" before a word made to match its sound (``inflect``)."""
     def fix(m: re.Match[str]) -> str:
-        art = _ENGINE.a(m.group(2)).split(" ", 1)[0]
+        art = _engine().a(m.group(2)).split(" ", 1)[0]
         if m.group(1)[0].isupper():
             art = art.capitalize()
         return f"{art} {m.group(2)}"
