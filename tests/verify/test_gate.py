@@ -10,8 +10,10 @@ from analogist.verify.ldu import build_record
 from analogist.verify.predict import make_prediction
 from tests.verify.test_checks import MAP, TARGET
 
+GATE = CausalGate()
 
-def decide(source, target, vocab, role_map=MAP, gate=CausalGate()):
+
+def decide(source, target, vocab, role_map=MAP, gate=GATE):
     s, t = parse_signature(source, vocab), parse_signature(target, vocab)
     c = run_checks(s, t, role_map, vocab)
     ds = gate.decide(s, t, c, candidate_inferences(s, c.alignment), vocab)
@@ -43,7 +45,7 @@ def test_flipped_sign_blocks_every_transfer(spec_example, vocab):
 def test_blocker_on_the_mapped_path_stops_the_action(spec_example, vocab):
     target = copy.deepcopy(TARGET)
     target["relations"].append(["blocks", "TTL", "REPORTER"])
-    _, c, ds = decide(spec_example, target, vocab)
+    _, _c, ds = decide(spec_example, target, vocab)
     d = ds["reconcile(REPORTER,CACHE,SENSOR) before assert"]
     assert not d.transfer and "blocks(TTL, REPORTER)" in d.reason
 

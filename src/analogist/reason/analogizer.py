@@ -37,6 +37,9 @@ SELECT = ("mapping", "structural_rank", "semantic_rank", "union_rank")
 TIER0_CHANNELS = ("S0", "S1")
 
 
+MANUAL = Trigger.manual(1)  # the trigger of a call that names no other (frozen: one is enough)
+
+
 @dataclass(frozen=True)
 class AnalogizerConfig:
     """The pipeline's settings; an arm is one of these.
@@ -61,7 +64,7 @@ class AnalogizerConfig:
     fac_candidates: int = 8
     select: str = "mapping"
     accept_threshold: float = 0.4
-    gate: CausalGate | None = CausalGate()
+    gate: CausalGate | None = field(default_factory=CausalGate)
     critic: str | None = "engine"
     predict: bool = True
     rerep_attempts: int = 0
@@ -121,7 +124,7 @@ class Analogizer:
         return EngineCritic()
 
     # ------------------------------------------------------------------------
-    def run(self, target: Signature, *, trigger: Trigger = Trigger.manual(1),
+    def run(self, target: Signature, *, trigger: Trigger = MANUAL,
             exclude: Sequence[str] = (), sources: Sequence[Signature] | None = None,
             check: CheckFn | None = None, run_id: str | None = None) -> AnalogyRun:
         """One invocation for ``target``; ``sources`` bypasses retrieval (given/oracle sources).

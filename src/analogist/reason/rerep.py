@@ -72,7 +72,7 @@ def collapse_relays(sig: Signature) -> Reabstraction:
         relays = _relay_roles(sig)
         if not relays:
             break
-        role = sorted(relays)[0]
+        role = min(relays)
         sig = _collapse_one(sig, role, *relays[role])
         collapsed.append(role)
     if not collapsed:
