@@ -7,9 +7,10 @@ only makes attribution possible::
 
     candidate source=ep_1042 found_by=[S1,S2.L3] semantic_rank=- structural_rank=2
 
-Display order is by structural rank, then semantic rank, then episode id (a candidate no
-channel of a family found sorts after those that one did). That order is for reading only and
-is not a relevance judgement. Channel P's proposals are not store episodes: they are kept apart
+Display order puts schema hits first, in S3's order (the schema library is searched before
+raw episodes, spec §7), then sorts by structural rank, then semantic rank, then episode id (a
+candidate no channel of a family found sorts after those that one did). That order is not a
+relevance judgement (the analogizer maps candidates in it, so schema hits are mapped first). Channel P's proposals are not store episodes: they are kept apart
 in :attr:`Pool.parametric`, labelled ``parametric``, and never enter any rank.
 """
 
@@ -96,7 +97,8 @@ class Pool:
                 details={h.channel: h.detail for h in hs},
             ))
         inf = float("inf")
-        out.sort(key=lambda c: (c.structural_rank or inf, c.semantic_rank or inf, c.episode_id))
+        out.sort(key=lambda c: (_best(c.ranks, ("S3",)) or inf, c.structural_rank or inf,
+                                c.semantic_rank or inf, c.episode_id))
         return out
 
     @property

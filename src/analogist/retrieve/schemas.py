@@ -7,6 +7,16 @@ abstraction, it is matched by *containment*: the fraction of the schema's MAC co
 (:func:`~analogist.retrieve.mac.mac_features`) that the target also has. A matching schema
 yields its member episodes, each labelled with provenance ``S3:<schema_id>``.
 
+A matching schema also yields the stored episodes that *instantiate* it — those whose own MAC
+vector covers at least ``min_instance`` of the schema's — after its members. So a schema
+induced elsewhere (consolidation, :mod:`analogist.learn`) channels the search towards episodes
+of its shape in any memory it is installed in; each hit says which schema found it and how
+(``via``: member or instance).
+
+Induced schemas carry their provenance under ``induction`` (context, members, bindings of
+member roles to the schema's role variables, the analogy runs, and every fact with its
+probability; low-probability facts are kept there, marked, and left out of the structure).
+
 The library is small, so it is scanned in full and reloaded whenever the ``schemas`` table
 changes. By default a schema with an excluded member is skipped whole: a schema induced
 from the target (or its derivatives) would leak it back (spec §16.3).
@@ -18,6 +28,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from analogist.errors import SignatureError
 from analogist.retrieve.base import ChannelUnavailable, Hit, Target, ranked
@@ -49,6 +61,7 @@ class Schema:
     times_used: int = 0
     times_verified: int = 0
     levels: Mapping[str, str] = field(default_factory=dict)
+    induction: Mapping[str, Any] | None = None
 
     @property
     def verified(self) -> bool:
@@ -58,7 +71,10 @@ class Schema:
         """The schema JSON as stored (members and counts live in their own columns)."""
         d = self.structure.to_json()
         body = {k: d[k] for k in _STRUCTURE_KEYS if k in d}
-        return {"schema_id": self.schema_id, **body, "levels": dict(self.levels)}
+        out = {"schema_id": self.schema_id, **body, "levels": dict(self.levels)}
+        if self.induction is not None:
+            out["induction"] = dict(self.induction)
+        return out
 
 
 def parse_schema(
@@ -66,7 +82,10 @@ def parse_schema(
     times_used: int = 0, times_verified: int = 0,
 ) -> Schema:
     """Validate schema JSON (``schema_id``, ``roles``, ``relations``, ``causal_chain``,
-    optional ``fix_operator`` and ``levels``) against the vocabulary.
+    optional ``fix_operator``, ``levels`` and ``induction``) against the vocabulary.
+
+    An induced schema (one with ``induction``) may have no stored member: installed in another
+    memory it finds that memory's instances of its shape.
 
     Raises:
         SignatureError: naming the schema and the field, as for signatures.
@@ -74,7 +93,7 @@ def parse_schema(
     sid = raw.get("schema_id")
     if not isinstance(sid, str) or not sid:
         raise SignatureError(None, "schema_id", "a schema needs a string schema_id")
-    unknown = sorted(set(raw) - {"schema_id", "levels", *_STRUCTURE_KEYS})
+    unknown = sorted(set(raw) - {"schema_id", "levels", "induction", *_STRUCTURE_KEYS})
     if unknown:
         raise SignatureError(sid, unknown[0], "unknown schema field")
     given = raw.get("levels") or {}
@@ -86,9 +105,13 @@ def parse_schema(
     body = {k: raw[k] for k in _STRUCTURE_KEYS if k in raw}
     body.setdefault("kind", "observation")
     sig = parse_signature({**body, "episode_id": sid, "levels": levels}, vocab)
-    if not members:
+    induction = raw.get("induction")
+    if induction is not None and not isinstance(induction, Mapping):
+        raise SignatureError(sid, "induction", "must be an object (written by consolidation)")
+    if not members and induction is None:
         raise SignatureError(sid, "members", "a schema needs at least one member episode")
-    return Schema(sid, sig, tuple(members), times_used, times_verified, dict(given))
+    return Schema(sid, sig, tuple(members), times_used, times_verified, dict(given),
+                  dict(induction) if induction is not None else None)
 
 
 @dataclass
@@ -118,12 +141,15 @@ class SchemaChannel:
 
     Attributes:
         min_coverage: minimum share of the schema's structure present in the target.
+        min_instance: minimum share of the schema's structure a stored episode must have to
+            be returned as an instance (None: members only).
         verified_only: consider only schemas marked verified.
         skip_if_member_excluded: drop a schema having any excluded member (leak guard).
         name: channel name in the pool.
     """
 
     min_coverage: float = 0.6
+    min_instance: float | None = 0.8
     verified_only: bool = False
     skip_if_member_excluded: bool = True
     name: str = "S3"
@@ -154,10 +180,30 @@ class SchemaChannel:
         matched.sort(key=lambda m: (-m[0], -m[1], m[2].schema_id))
         found, seen = [], set(exclude)
         for cov, _, schema in matched:
-            for eid in schema.members:
+            vec = lib.vectors[lib.schemas.index(schema)]
+            for eid, via, fit in [*((m, "member", 1.0) for m in schema.members),
+                                  *self._instances(vec, k)]:
                 if eid not in seen:
                     seen.add(eid)
                     detail = {"schema_id": schema.schema_id, "coverage": round(cov, 6),
-                              "verified": schema.verified}
+                              "verified": schema.verified, "via": via,
+                              "instance_fit": round(fit, 6)}
                     found.append((eid, cov, detail))
         return ranked(self.name, found, k)
+
+    def _instances(self, schema: Counter, k: int) -> list[tuple[str, str, float]]:
+        """Stored episodes covering at least ``min_instance`` of the schema, best fit first
+        (ties: the episode whose own structure the schema explains most, then id)."""
+        if self.min_instance is None or self.source is None:
+            return []
+        index = self.source.mac()
+        total = sum(schema.values())
+        if not len(index) or not total:
+            return []
+        fit = index.postings.accumulate(schema, "min") / np.float32(total)
+        docs = np.flatnonzero(fit >= np.float32(self.min_instance) - np.float32(1e-6))
+        sums = index.postings.sums
+        rows = [(index.ids[d], float(fit[d]), float(fit[d]) * total / max(float(sums[d]), 1.0))
+                for d in docs]
+        rows.sort(key=lambda r: (-r[1], -r[2], r[0]))
+        return [(eid, "instance", f) for eid, f, _ in rows[: max(k, 1) * 4]]

@@ -171,7 +171,38 @@ def _m0002_ledger_and_bench(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m0003_consolidation(conn: sqlite3.Connection) -> None:
+    _run(
+        conn,
+        """CREATE TABLE consolidation_runs (
+            run_id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            log_rowid INTEGER NOT NULL,
+            ledger_id INTEGER NOT NULL,
+            report_json TEXT NOT NULL,
+            undone_at TEXT
+        )""",
+        """CREATE TABLE consolidation_undo (
+            run_id TEXT NOT NULL REFERENCES consolidation_runs(run_id),
+            seq INTEGER NOT NULL,
+            target TEXT NOT NULL,
+            key TEXT NOT NULL,
+            before_json TEXT,
+            PRIMARY KEY (run_id, seq)
+        )""",
+        """CREATE TABLE learned (
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            body_json TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (kind, key)
+        )""",
+    )
+
+
 MIGRATIONS: list[Migration] = [
     Migration("0001_core", _m0001_core),
     Migration("0002_ledger_and_bench", _m0002_ledger_and_bench),
+    Migration("0003_consolidation", _m0003_consolidation),
 ]
