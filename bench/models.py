@@ -18,7 +18,6 @@ import sys
 from collections import defaultdict
 
 from analogist.store import Store
-from analogist.store.bench import list_bench_runs
 from analogist.store.calls import CallLog
 
 
@@ -68,13 +67,12 @@ def report(store: Store, run_id: str) -> dict:
         if kind == "encode" and ":" in (rec.prompt_version or ""):
             add(kinds[f"  encode {rec.prompt_version.split(':', 1)[1]}"], rec)
     arms: dict[str, list] = defaultdict(lambda: [0, 0, 0, 0.0, 0])
-    for (arm, answerer, answer) in store.conn.execute(
-            "SELECT arm, answerer, answer_json FROM bench_results WHERE run_id = ?", (run_id,)):
-        if answerer != "model":
+    for row in store.bench_results(run_id):
+        if row.answerer != "model":
             continue
-        key = (json.loads(answer).get("run") or {}).get("cache_key")
+        key = (row.answer.get("run") or {}).get("cache_key")
         if key in calls:
-            add(arms[arm], calls[key])
+            add(arms[row.arm], calls[key])
     return {"kinds": {k: v for k, v in sorted(kinds.items(), key=lambda kv: kv[0].strip())},
             "arms": dict(arms)}
 
@@ -93,7 +91,7 @@ def main() -> None:
         print(f"replayed {args.replay}: model {header['model']}, {header['calls']} calls")
     elif args.db:
         store = Store(args.db)
-        runs = list_bench_runs(store.conn)
+        runs = store.list_bench_runs()
         if not runs:
             sys.exit(f"{args.db}: no benchmark run stored; give the database of a bench run")
         run_id = args.run or runs[0]["run_id"]

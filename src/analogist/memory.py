@@ -38,8 +38,7 @@ from analogist.signature.fingerprint import WLFingerprint
 from analogist.signature.limits import load_json
 from analogist.signature.model import Signature, parse_signature
 from analogist.store import AddReport as StoreAddReport
-from analogist.store import Derived, Store, index_reads
-from analogist.store import schemas as schema_rows
+from analogist.store import Derived, Store
 
 _WRITE_CHUNK = 256
 Item = Episode | Mapping[str, Any] | str
@@ -152,7 +151,7 @@ class Memory:
                 continue
             where[ep.id] = f"line {n}"
             accepted.append(ep)
-        taken = index_reads.existing_ids(self.store, where)
+        taken = self.store.existing_ids(where)
         for ep in [e for e in accepted if e.id in taken]:
             report.rejected.append((where[ep.id], f"episode {ep.id}: id is already stored"))
         accepted = [e for e in accepted if e.id not in taken]
@@ -209,8 +208,7 @@ class Memory:
     def add_schema(self, raw: Mapping[str, Any], members: Sequence[str], **counts: int) -> Schema:
         """Validate and store a schema (signature-like JSON with a ``schema_id``) and its members."""
         schema = parse_schema(raw, members, self.store.vocabulary, **counts)
-        schema_rows.put_schema(self.store, schema.schema_id, schema.to_json(), schema.members,
-                               **counts)
+        self.store.put_schema(schema.schema_id, schema.to_json(), schema.members, **counts)
         return schema
 
     def delete(self, ids: Iterable[str]) -> None:
@@ -223,7 +221,7 @@ class Memory:
         fingerprint (with the current WL version); return how many episodes were processed."""
         emb = embedder or self.embedder
         vocab, done = self.store.vocabulary, 0
-        for rows in index_reads.iter_episode_texts(self.store, chunk):
+        for rows in self.store.iter_episode_texts(chunk):
             eps = [Episode(eid, "observation", text,
                            signature=parse_signature(raw, vocab) if raw else None)
                    for eid, text, raw in rows]

@@ -151,8 +151,8 @@ def test_a_recorded_run_replays_with_zero_calls_and_the_same_scores(recorded):
     assert header["calls"] == recorded["n"] == len(records) and not header["unanswered"]
     store, run_id, _, runner = replay_run(recorded["path"])
     assert runner.llm.stats.calls == 0 and runner.llm.stats.cache_hits > 0
-    want = comparable_scores(recorded["store"].conn, recorded["run_id"])
-    assert comparable_scores(store.conn, run_id) == want == header["run"]["scores"]
+    want = comparable_scores(recorded["store"], recorded["run_id"])
+    assert comparable_scores(store, run_id) == want == header["run"]["scores"]
 
 
 def test_a_call_missing_from_the_replay_file_is_a_clear_error(recorded, tmp_path):
@@ -209,23 +209,22 @@ def test_a_stopped_run_is_recorded_as_far_as_it_got_and_replays(tmp_path):
     assert not header["run"]["complete"] and len(header["run"]["jobs"]) == len(only)
     replayed, run_id, _, rep = replay_run(path)
     assert rep.llm.stats.calls == 0
-    assert comparable_scores(replayed.conn, run_id) == header["run"]["scores"]
+    assert comparable_scores(replayed, run_id) == header["run"]["scores"]
     assert {s["item_id"] for s in header["run"]["scores"]} == set(first)
 
 
 def test_a_run_past_its_time_stops_cleanly_and_resumes():
-    from analogist.store.bench import done_keys, get_bench_run
 
     b = bench(0, "dev", "small")
     store = Store(":memory:")
     config = RunConfig(arms=("A0",), encoder="model", concurrency=1, contamination=False)
     first = Runner(store, b, config, llm=live_llm(store), stop_after_s=0)
     first.run()
-    assert first.stopped and not done_keys(store.conn, first.run_id)
-    assert get_bench_run(store.conn, first.run_id)["status"] == "stopped"
+    assert first.stopped and not store.bench_done_keys(first.run_id)
+    assert store.get_bench_run(first.run_id)["status"] == "stopped"
     again = Runner(store, b, config, llm=live_llm(store))
     again.run()
-    assert not again.stopped and len(done_keys(store.conn, again.run_id)) == len(b.items)
+    assert not again.stopped and len(store.bench_done_keys(again.run_id)) == len(b.items)
 
 
 def test_an_answer_cut_at_max_tokens_replays_through_the_same_repair():

@@ -25,7 +25,6 @@ from analogist.cli.memory_cmd import example_memory_lines
 from analogist.errors import BenchError
 from analogist.memory import Memory
 from analogist.store import Store
-from analogist.store import bench as rows
 
 
 def _data(name: str) -> str:
@@ -136,7 +135,7 @@ def test_runner_scores_private_items_through_the_arms(store):
     run_store = Store(":memory:")
     rid = run_bench(run_store, bench, RunConfig(arms=("B", "E"), answerers=("engine",),
                                                 contamination=False))
-    scores = [Score.from_json(s) for s in rows.results(run_store.conn, rid)]
+    scores = [Score.from_json(s) for s in run_store.bench_scores(rid)]
     assert len(scores) == 6 and all(s.item_source == "private" for s in scores)
     e = {s.item_id: s for s in scores if s.arm == "E"}
     true_items = [it for it in bench.items if it.key["has_valid_source"]]

@@ -29,4 +29,4 @@ def test_the_reference_run_replays_exactly_with_zero_model_calls(path):
     assert header["model"].startswith("local:") and records
     store, run_id, _, runner = replay_run(path)
     assert runner.llm.stats.calls == 0
-    assert comparable_scores(store.conn, run_id) == header["run"]["scores"]
+    assert comparable_scores(store, run_id) == header["run"]["scores"]

@@ -12,7 +12,6 @@ from analogist.bench.runner import RunConfig, plan, run_bench
 from analogist.bench.scoreboard import scoreboard
 from analogist.errors import BenchError
 from analogist.store import Store
-from analogist.store import bench as rows
 
 
 @pytest.fixture(scope="module")
@@ -75,19 +74,19 @@ def test_shuffle_moves_every_signature():
 
 def test_run_stores_every_score_and_resumes_without_work(small, ran):
     store, rid = ran
-    n = len(rows.results(store.conn, rid))
+    n = len(store.bench_scores(rid))
     per_arm = len(small.items)
     controls = sum(1 for i in small.items if i.family in ("F1", "F4")) * 4
     assert n == 5 * per_arm + controls
     again = run_bench(store, small, RunConfig(arms=("B", "C", "D", "E", "G"), answerers=("engine",)))
-    assert again == rid and len(rows.results(store.conn, rid)) == n
+    assert again == rid and len(store.bench_scores(rid)) == n
 
 
 def test_killed_run_continues_where_it_stopped(small):
     store = Store(":memory:")
     cfg = RunConfig(arms=("C",), answerers=("engine",), contamination=False)
     rid = run_bench(store, small, cfg)
-    full = rows.results(store.conn, rid)
+    full = store.bench_scores(rid)
     store.conn.execute("DELETE FROM bench_results WHERE rowid IN "
                        "(SELECT rowid FROM bench_results ORDER BY rowid DESC LIMIT 5)")
     run_bench(store, small, cfg)
@@ -95,7 +94,7 @@ def test_killed_run_continues_where_it_stopped(small):
     def timeless(scores):
         return [{k: v for k, v in s.items() if k != "wall_ms"} for s in scores]
 
-    assert timeless(rows.results(store.conn, rid)) == timeless(full)
+    assert timeless(store.bench_scores(rid)) == timeless(full)
 
 
 def test_oracle_is_at_least_as_good_and_verification_cuts_negative_transfer(ran):

@@ -14,7 +14,6 @@ from mcp.client.stdio import StdioServerParameters
 
 from analogist.cli.memory_cmd import example_memory_lines
 from analogist.memory import Memory
-from analogist.store.runs import ledger
 
 TOOLS = {"add_episode", "search", "analogize", "map", "log", "record_outcome"}
 
@@ -96,7 +95,7 @@ def test_full_cycle_add_analogize_record_outcome(db: Path) -> None:
     runs = r["logged"].structured_content["runs"]
     assert rec["run_id"] in {x["run_id"] for x in runs}
     with Memory(str(db)) as m:  # what the server wrote is in the store
-        entries = [e for e in ledger(m.store.conn) if e["run_id"] == rec["run_id"]]
+        entries = [e.to_json() for e in m.store.ledger(rec["run_id"])]
         assert len(entries) == 1 and entries[0]["negative"] == 1 and entries[0]["delta"] == 1.5
         assert m.store.has_episode("ep_new_intel_feed")
 
@@ -134,4 +133,4 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving(db: Path) -> Non
     assert not fine.is_error and fine.structured_content["candidates"]
     with Memory(str(db)) as m:  # rejected input wrote nothing
         assert m.store.count() == len(example_memory_lines())
-        assert ledger(m.store.conn) == []
+        assert m.store.ledger() == []

@@ -11,7 +11,6 @@ from analogist.models.scripted import ScriptedLLM
 from analogist.reason.analogizer import Analogizer, AnalogizerConfig
 from analogist.reason.triggers import Trigger
 from analogist.signature import parse_signature
-from analogist.store.runs import get_run, ledger, list_runs
 from analogist.verify.predict import CheckResult
 
 FINANCE = {
@@ -57,7 +56,7 @@ def test_finds_far_source_and_transfers_the_fix(memory, spec_example, vocab):
     assert run.mapping["role_map"] == {"ACCT": "SRC", "CLERK": "CON", "COPY": "DER"}
     assert run.transferred == ["reconcile(CON,DER,SRC) before reporting"]
     assert run.verification_result == "unchecked"
-    stored = get_run(memory.store.conn, run.run_id)
+    stored = memory.store.get_run(run.run_id)
     assert stored["source"] == "ep_fin" and stored["trigger"]["tier"] == 1
 
 
@@ -84,7 +83,7 @@ def test_failed_prediction_abandons_the_analogy_and_ledger_records_applied_actio
     assert run.transferred == []
     assert run.verification_result == "failed"
     assert all(t["decision"] == "NO" for t in run.record["transfer"])
-    assert ledger(memory.store.conn)[-1]["outcome"] == "unchanged"
+    assert memory.store.ledger()[-1].outcome == "unchanged"
 
 
 def test_tier0_makes_no_model_call_and_maps_nothing(memory, spec_example, vocab):
@@ -131,7 +130,7 @@ def test_runs_are_listed_newest_first(memory, spec_example, vocab):
     first = a.run(parse_signature(spec_example, vocab)).run_id
     second = a.run(parse_signature(spec_example, vocab)).run_id
     assert first != second
-    assert {r["run_id"] for r in list_runs(memory.store.conn)} >= {first, second}
+    assert {r["run_id"] for r in memory.store.list_runs()} >= {first, second}
 
 
 def test_every_analogy_log_field_is_filled_when_nothing_transfers(memory, vocab):

@@ -15,7 +15,6 @@ from analogist.bench.runner import RunConfig, Runner
 from analogist.models import ModelSettings, open_llm
 from analogist.models.settings import RetryPolicy
 from analogist.store import Store
-from analogist.store import bench as rows
 from analogist.store.calls import CallLog
 
 from .stub_model import FlakyModel
@@ -60,6 +59,6 @@ def test_four_threads_log_every_call_once_and_store_every_row_once(tmp_path, mvp
             "SELECT arm, answerer, item_id, seed, condition FROM bench_results WHERE run_id = ?",
             (run_id,)).fetchall()
         assert len(stored) == len(jobs) == len(set(map(tuple, stored)))
-        assert rows.get_bench_run(store.conn, run_id)["status"] == "done"
+        assert store.get_bench_run(run_id)["status"] == "done"
     finally:
         store.close()

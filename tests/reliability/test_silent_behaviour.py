@@ -19,7 +19,6 @@ from analogist.retrieve.embedder_choice import EmbedderFallbackWarning, choose_e
 from analogist.signature import default_vocabulary
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store import Store
-from analogist.store import bench as rows
 
 
 @pytest.fixture
@@ -113,7 +112,7 @@ def test_bench_run_records_the_embedder_of_every_arm(fresh_choice):
         run_id = run_bench(store, generate_bench(0, "dev", "small"),
                            RunConfig(arms=("B", "E", "G"), answerers=("engine",),
                                      contamination=False))
-    emb = rows.get_bench_run(store.conn, run_id)["config"]["embedders"]
+    emb = store.get_bench_run(run_id)["config"]["embedders"]
     assert emb == {"B": "hashing-384-bi", "E": "hashing-384-bi", "G": "hashing-384-bi"}
     assert arm_embedders([("A0", "model"), ("B", "model")]) == {"A0": "none",
                                                                "B": "hashing-384-bi"}

@@ -7,7 +7,6 @@ import pytest
 from analogist.errors import NotFoundError, SignatureError
 from analogist.memory import Memory
 from analogist.retrieve import SchemaChannel
-from analogist.store import schemas as schema_rows
 
 PROXY_SCHEMA = {
     "schema_id": "sch_proxy",
@@ -63,12 +62,12 @@ def test_verified_only(with_schema):
 
 
 def test_schema_rows_round_trip_and_invalid_schemas_are_refused(with_schema):
-    (row,) = schema_rows.list_schemas(with_schema.store)
+    (row,) = with_schema.store.list_schemas()
     assert row.members == ("ledger", "proxy_partial") and row.times_verified == 2
     assert row.schema_json["relations"][0] == ["derives_from", "D", "S"]
     with pytest.raises(SignatureError, match="not in the vocabulary"):
         with_schema.add_schema(dict(PROXY_SCHEMA, relations=[["frobnicates", "C", "D"]]), ["ledger"])
     with pytest.raises(NotFoundError, match="ep_missing"):
         with_schema.add_schema(PROXY_SCHEMA, ["ep_missing"])
-    schema_rows.delete_schema(with_schema.store, "sch_proxy")
+    with_schema.store.delete_schema("sch_proxy")
     assert "empty" in with_schema.search("proxy", channels="S3").skipped["S3"]

@@ -39,7 +39,7 @@ from analogist.bench.items import QUESTIONS, Item
 from analogist.errors import BenchError
 from analogist.retrieve.provenance import DerivativeIndex
 from analogist.signature.terms import TermSyntaxError, parse_fix_operator
-from analogist.store import Store, index_reads
+from analogist.store import Store
 
 LABELS_FORMAT = "analogist-private-labels/1"
 GENERATOR = "analogist private-history"
@@ -182,7 +182,7 @@ def build_private_bench(store: Store, labels: Sequence[Label], labels_text: str)
             if eid not in stored:
                 raise BenchError(f"labels name {eid}, which is not in the memory; label only "
                                  "stored episodes (`analogist list` shows ids)")
-    derived = DerivativeIndex(index_reads.iter_provenance(store))
+    derived = DerivativeIndex(store.iter_provenance())
     items = []
     for lb in labels:
         gone = derived.closure({lb.target, *lb.withhold})

@@ -115,11 +115,9 @@ def load_calls(store: Any, records: list[CallRecord]) -> int:
 VOLATILE = ("wall_ms",)
 
 
-def comparable_scores(conn: Any, run_id: str) -> list[dict]:
+def comparable_scores(store: Any, run_id: str) -> list[dict]:
     """A run's stored scores without wall-clock fields: what a replay must reproduce exactly."""
-    from analogist.store import bench as rows
-
-    return [{k: v for k, v in s.items() if k not in VOLATILE} for s in rows.results(conn, run_id)]
+    return [{k: v for k, v in s.items() if k not in VOLATILE} for s in store.bench_scores(run_id)]
 
 
 def run_options(bench: Any, config: Any) -> dict:
@@ -145,9 +143,8 @@ def record_run(store: Any, bench: Any, config: Any, spec: str, path: str | Path,
     from analogist.bench.runner import Runner
     from analogist.models.registry import open_llm
     from analogist.store import Store
-    from analogist.store import bench as rows
 
-    done = sorted(rows.done_keys(store.conn, run_id))
+    done = sorted(store.bench_done_keys(run_id))
     tracked = TrackedLLM(open_llm(f"replay:{spec}", store=store))
     scratch = Store(":memory:")
     runner = Runner(scratch, bench, config, llm=tracked, only=done)
@@ -155,7 +152,7 @@ def record_run(store: Any, bench: Any, config: Any, spec: str, path: str | Path,
     total = sum(1 for _ in runner._jobs())
     header_run = {**run_options(bench, config), "jobs": [list(k) for k in done],
                   "complete": len(done) == total, "jobs_planned": total,
-                  "scores": comparable_scores(scratch.conn, replayed)}
+                  "scores": comparable_scores(scratch, replayed)}
     return write_replay(path, tracked, header_run)
 
 

@@ -36,7 +36,6 @@ from analogist.bench.noise import NOISE_ARMS, REALISTIC
 from analogist.bench.score import Score
 from analogist.bench.stats import bootstrap, paired_difference
 from analogist.store import Store
-from analogist.store import bench as rows
 
 RESULTS_VERSION = 1
 REPORTED = (
@@ -161,8 +160,8 @@ def _by_family(groups: dict[tuple[str, str], list[Score]], answerer: str, n_boot
 
 def aggregate(store: Store, run_id: str, *, n_boot: int = 2000, seed: int = 0) -> dict:
     """Build the results document of one stored run (see the module docstring)."""
-    info = rows.get_bench_run(store.conn, run_id)
-    scores = [Score.from_json(d) for d in rows.results(store.conn, run_id)]
+    info = store.get_bench_run(run_id)
+    scores = [Score.from_json(d) for d in store.bench_scores(run_id)]
     groups: dict[tuple[str, str], list[Score]] = defaultdict(list)
     for s in scores:
         groups[(s.arm, s.answerer)].append(s)

@@ -33,7 +33,6 @@ from analogist.bench.scoring import score
 from analogist.errors import BenchError
 from analogist.retrieve.embedder_choice import configured_embedder
 from analogist.store import Store
-from analogist.store import bench as rows
 
 CONTROL_ARM = "E"
 CONTROL_FAMILIES = ("F1", "F4")
@@ -150,8 +149,8 @@ class Runner:
                   "embedders": arm_embedders(self.plan.pairs)}
         if self.adversarial_audit is not None:  # the bench's sidecar (bench/audit_set.py)
             config["adversarial_audit"] = self.adversarial_audit
-        rows.start_run(self.store.conn, self.run_id, file_hashes(self.bench)["items.jsonl"], config)
-        done = rows.done_keys(self.store.conn, self.run_id)
+        self.store.start_bench_run(self.run_id, file_hashes(self.bench)["items.jsonl"], config)
+        done = self.store.bench_done_keys(self.run_id)
         jobs = [j for j in self._jobs() if j[:5] not in done
                 and (self.only is None or j[:5] in self.only)]
         total, count = len(jobs), 0
@@ -172,7 +171,7 @@ class Runner:
                         self._tick(count, total, job)
                 if self.stopped:
                     break
-        rows.finish_run(self.store.conn, self.run_id, "stopped" if self.stopped else "done")
+        self.store.finish_bench_run(self.run_id, "stopped" if self.stopped else "done")
         return self.run_id
 
     def _guarded(self, job: tuple) -> tuple | None:
@@ -256,8 +255,8 @@ class Runner:
         sc = score(item, ans, arm=arm, answerer=answerer, seed=seed, condition=condition,
                    lesioned=lesioned, noise=rate)
         with self._lock:
-            rows.put_result(self.store.conn, self.run_id, arm, answerer, item.item_id, seed, cond,
-                            sc.to_json(), ans.to_json())
+            self.store.put_bench_result(self.run_id, (arm, answerer, item.item_id, seed, cond),
+                                        sc.to_json(), ans.to_json())
         return job
 
 

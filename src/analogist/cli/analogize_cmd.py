@@ -23,7 +23,7 @@ def _target(memory, arg: str, model: str | None):
 
         raw = load_json(read_text(str(path), "signature file"), f"signature file {path}")
         return parse_signature(raw, store.vocabulary), []
-    from analogist.encode import ModelEncoder
+    from analogist.encode import StagedEncoder
     from analogist.models.registry import open_llm
 
     try:
@@ -33,7 +33,7 @@ def _target(memory, arg: str, model: str | None):
             f"{arg!r} is not a stored episode id or a signature file, and text needs a model to "
             f"encode it: {e}"
         ) from None
-    result = ModelEncoder(llm, store.vocabulary).encode_target(arg)
+    result = StagedEncoder(llm, store.vocabulary).encode_target(arg)
     if result.signature is None:
         raise ModelError(f"{llm.name} could not encode the target text ({result.reason}); "
                          "pass a stored episode id or a signature .json file instead")
@@ -110,7 +110,6 @@ def _print_run(run, tier: int, why: str, as_json: bool) -> None:
 def log_cmd(ctx: click.Context, run_id: str | None, limit: int, live: bool, as_json: bool) -> None:
     """List analogy runs, or show one run in full."""
     from analogist.reason.live import live_use
-    from analogist.store.runs import get_run, list_runs
 
     store = open_store(ctx)
     if live:
@@ -119,13 +118,13 @@ def log_cmd(ctx: click.Context, run_id: str | None, limit: int, live: bool, as_j
             "\n".join(f"{k:<20} {v}" for k, v in counts.to_json().items()))
         return
     if run_id:
-        run = get_run(store.conn, run_id)
+        run = store.get_run(run_id)
         if as_json or not run.get("record"):
             echo_json(run)
         else:
             click.echo(render_record(run["record"]))
         return
-    runs = list_runs(store.conn, limit=limit)
+    runs = store.list_runs(limit=limit)
     if as_json:
         echo_json(runs)
         return

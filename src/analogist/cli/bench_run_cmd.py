@@ -104,10 +104,8 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
             extra["recorded"] = {"file": record_file, "calls": n}
     paths = write_report(store, run_id, out, n_boot=n_boot)
     if runner.encoding is not None:
-        from analogist.store.bench import done_keys
-
         runner.encoding.deadline = None
-        ran = {k[2] for k in done_keys(store.conn, run_id)}
+        ran = {k[2] for k in store.bench_done_keys(run_id)}
         fid = runner.encoding.fidelity([it for it in runner.bench.items if it.item_id in ran])
         path = f"{paths['dir']}/encoder_fidelity.json"
         with open(path, "w", encoding="utf-8") as f:
@@ -166,7 +164,5 @@ def report_cmd(ctx: click.Context, run_id: str, out: str, n_boot: int) -> None:
 @handle_errors
 def runs_cmd(ctx: click.Context) -> None:
     """List stored benchmark runs."""
-    from analogist.store.bench import list_bench_runs
-
-    for r in list_bench_runs(open_store(ctx).conn):
+    for r in open_store(ctx).list_bench_runs():
         click.echo(f"{r['run_id']}  {r['status']:<8} {r['created_at']}  bench {r['bench_hash'][:12]}")

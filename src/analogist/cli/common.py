@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import sqlite3
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import click
 
 from analogist.errors import AnalogistError
-from analogist.store import Store
+from analogist.store import BACKEND_ERRORS, Store
 
 
 def open_store(ctx: click.Context) -> Store:
@@ -62,7 +61,7 @@ def handle_errors(fn: Callable) -> Callable:
         except OSError as e:
             where = f" {e.filename}" if e.filename else ""
             message = f"cannot access{where}: {e.strerror or e}; check the path and permissions"
-        except sqlite3.Error as e:  # writes run in transactions, so a failed one changed nothing
+        except BACKEND_ERRORS as e:  # writes run in transactions, so a failed one changed nothing
             message = f"database error: {e}; nothing was written (check --db and free disk space)"
         click.echo(f"error: {' '.join(message.split())}", err=True)
         sys.exit(1)

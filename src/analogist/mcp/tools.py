@@ -89,13 +89,11 @@ def map_episodes(memory: Memory, base: str, target: str) -> dict:
 
 def log(memory: Memory, run_id: str | None = None, limit: int = 20) -> dict:
     """Recent analogy runs, newest first (or one run in full), as stored in the analogy log."""
-    from analogist.store.runs import get_run, list_runs
-
     if run_id:
-        return {"runs": [get_run(memory.store.conn, run_id)]}
+        return {"runs": [memory.store.get_run(run_id)]}
     if not 1 <= limit <= MAX_LOG:
         raise AnalogistError(f"limit {limit} is out of range; give 1 to {MAX_LOG}")
-    return {"runs": list_runs(memory.store.conn, limit=limit)}
+    return {"runs": memory.store.list_runs(limit=limit)}
 
 
 def record_outcome(memory: Memory, run_id: str, outcome: str, action: str | None = None,
@@ -103,15 +101,14 @@ def record_outcome(memory: Memory, run_id: str, outcome: str, action: str | None
     """Record what really happened when a run's transfer was applied: one row in the
     negative-transfer ledger (spec §10.2 item 7) and the run's verification result, in one
     transaction. ``action`` defaults to the run's first transferred inference."""
-    from analogist.store.runs import get_run, ledger, record_transfer, write_run
+    from analogist.store import TransferOutcome
 
     if outcome not in OUTCOMES:
         raise AnalogistError(f"outcome {outcome!r} is not one of {', '.join(OUTCOMES)} "
                              "(versus the no-action control)")
     if delta is not None and not isinstance(delta, int | float):
         raise AnalogistError("delta must be a number (positive: worse than the control)")
-    conn = memory.store.conn
-    run = get_run(conn, run_id)
+    run = memory.store.get_run(run_id)
     if action is None:
         applied = (run.get("record") or {}).get("applied") or {}
         action = applied.get("action") or next(iter(run.get("transferred") or []), None)
@@ -119,14 +116,11 @@ def record_outcome(memory: Memory, run_id: str, outcome: str, action: str | None
             raise AnalogistError(f"run {run_id} transferred nothing; name the action you applied")
     if not isinstance(action, str) or not action.strip():
         raise AnalogistError("action must be a non-empty string")
-    with memory.store.transaction() as tx:
-        record_transfer(tx, run_id, action, outcome, control, delta)
-        run["verification_result"] = f"outcome reported: {outcome}"
-        run["outcome_delta"] = delta
-        write_run(tx, run)
-    entry = [e for e in ledger(conn) if e["run_id"] == run_id][-1]
-    return {"run_id": run_id, "ledger_id": entry["id"], "action": action, "outcome": outcome,
-            "delta": delta, "negative": bool(entry["negative"])}
+    transfer = TransferOutcome(action, outcome, control, delta)
+    run = {**run, "verification_result": f"outcome reported: {outcome}", "outcome_delta": delta}
+    ledger_id = memory.store.log_run(run, transfer)
+    return {"run_id": run_id, "ledger_id": ledger_id, "action": action, "outcome": outcome,
+            "delta": delta, "negative": transfer.negative}
 
 
 def vocabulary(memory: Memory) -> list[dict]:

@@ -26,7 +26,7 @@ from analogist.reason.rerep import re_represent
 from analogist.reason.run import AnalogyRun, Cost, new_run_id
 from analogist.reason.triggers import Trigger
 from analogist.signature.model import Signature
-from analogist.store.runs import record_transfer, write_run
+from analogist.store import TransferOutcome
 from analogist.verify.critic import Critic, CriticVerdict, EngineCritic
 from analogist.verify.gate import CausalGate, TransferDecision
 from analogist.verify.inference import candidate_inferences
@@ -276,14 +276,13 @@ class Analogizer:
 def _log_run(store: Any, run: AnalogyRun) -> str | None:
     """Write the run and its ledger entry in one transaction (writers wait, boundedly, for the
     lock). A failed write never loses the result: the run is returned with the reason."""
+    applied = (run.record or {}).get("applied")
+    transfer = None
+    if applied and run.record is not None:
+        transfer = TransferOutcome(applied["action"], applied["outcome"], "no action",
+                                   run.record["check_result"].get("delta"))
     try:
-        with store.transaction() as conn:
-            write_run(conn, run.to_json())
-            applied = (run.record or {}).get("applied")
-            if applied:
-                chk = run.record["check_result"]
-                record_transfer(conn, run.run_id, applied["action"], applied["outcome"],
-                                "no action", chk.get("delta"))
+        store.log_run(run.to_json(), transfer)
     except StoreError as e:
         return str(e)
     return None

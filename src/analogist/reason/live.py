@@ -17,8 +17,7 @@ import statistics
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 
-from analogist.store import Store
-from analogist.store.runs import ledger, list_runs
+from analogist.store import StoreInterface
 
 
 @dataclass(frozen=True)
@@ -37,14 +36,14 @@ class LiveUse:
         return asdict(self)
 
 
-def live_use(store: Store, days: int = 7, now: datetime | None = None) -> LiveUse:
+def live_use(store: StoreInterface, days: int = 7, now: datetime | None = None) -> LiveUse:
     now = now or datetime.now(UTC)
     since = (now - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    runs = list_runs(store.conn, since=since)
+    runs = store.list_runs(since=since)
     tier = lambda r: int((r.get("trigger") or {}).get("tier") or 0)
     transferred = [r for r in runs if r.get("transferred")]
     costs = [r["cost"]["tokens"] for r in runs if tier(r) >= 1 and r.get("cost")]
-    negatives = [e for e in ledger(store.conn) if e["negative"] and e["created_at"] >= since]
+    negatives = [e for e in store.ledger() if e.negative and e.created_at >= since]
     return LiveUse(
         days=days,
         opportunities=len(runs),

@@ -6,7 +6,7 @@ incrementally when the memory adds episodes, so a query never touches SQLite exc
 (M.bm25) and the small schemas table. Vector indexes are cached per (level, embedder name).
 Anything that may have changed the store behind the memory's back — another connection's
 commit, an episode added through the store directly — is noticed through
-:func:`~analogist.store.index_reads.change_marker` and drops every cached index.
+:meth:`~analogist.store.StoreInterface.change_marker` and drops every cached index.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ from analogist.retrieve.schemas import SchemaLibrary, parse_schema
 from analogist.retrieve.wl import FingerprintIndex
 from analogist.signature.fingerprint import Fingerprint, WLFingerprint, commutative_terms
 from analogist.signature.model import Signature, parse_signature
-from analogist.store import Derived, Store, index_reads
-from analogist.store import schemas as schema_rows
+from analogist.store import Derived, Store
 
 
 class Indexes:
@@ -49,7 +48,7 @@ class Indexes:
         self._schemas: SchemaLibrary | None = None
         self._schemas_state: tuple | None = None
         self._derivatives: DerivativeIndex | None = None
-        self._marker = index_reads.change_marker(store)
+        self._marker = store.change_marker()
 
     @property
     def commutative(self) -> frozenset[str]:
@@ -65,7 +64,7 @@ class Indexes:
     def fingerprints(self) -> FingerprintIndex:
         if self._fp is None:
             idx = FingerprintIndex(self.wl.version)
-            for rows in index_reads.iter_fingerprints(self.store):
+            for rows in self.store.iter_fingerprints():
                 for eid, wl_hash, version, feats in rows:
                     if version == idx.version:
                         idx.add(eid, wl_hash, feats)
@@ -77,7 +76,7 @@ class Indexes:
     def mac(self) -> MacIndex:
         if self._mac is None:
             idx, vocab, comm = MacIndex(), self.store.vocabulary, self.commutative
-            for rows in index_reads.iter_signature_json(self.store):
+            for rows in self.store.iter_signature_json():
                 for eid, raw in rows:
                     idx.add(eid, mac_features(parse_signature(raw, vocab), comm))
             self._mac = idx
@@ -87,15 +86,15 @@ class Indexes:
         key = (level, self.embedder.name)
         if key not in self._vectors:
             idx = VectorIndex(self.embedder.dim)
-            idx.add_chunks(index_reads.iter_vectors(self.store, level, self.embedder.name))
+            idx.add_chunks(self.store.iter_vectors(level, self.embedder.name))
             self._vectors[key] = idx
         return self._vectors[key]
 
     def schemas(self) -> SchemaLibrary:
-        state = schema_rows.schemas_state(self.store)
+        state = self.store.schemas_state()
         if self._schemas is None or state != self._schemas_state:
             lib, comm = SchemaLibrary(), self.commutative
-            for row in schema_rows.list_schemas(self.store):
+            for row in self.store.list_schemas():
                 try:
                     schema = parse_schema(row.schema_json, row.members, self.store.vocabulary,
                                           times_used=row.times_used,
@@ -109,7 +108,7 @@ class Indexes:
 
     def derivatives(self) -> DerivativeIndex:
         if self._derivatives is None:
-            self._derivatives = DerivativeIndex(index_reads.iter_provenance(self.store))
+            self._derivatives = DerivativeIndex(self.store.iter_provenance())
         return self._derivatives
 
     # keeping them current ---------------------------------------------------------
@@ -139,18 +138,18 @@ class Indexes:
         if self._derivatives is not None:
             for ep in episodes:
                 self._derivatives.add(ep.id, ep.provenance)
-        self._marker = index_reads.change_marker(self.store)
+        self._marker = self.store.change_marker()
 
     def invalidate(self) -> None:
         """Drop every cached index; each is rebuilt from the store when next needed."""
         self._fp = self._mac = self._schemas = self._derivatives = None
         self._schemas_state = None
         self._vectors.clear()
-        self._marker = index_reads.change_marker(self.store)
+        self._marker = self.store.change_marker()
 
     def refresh_if_changed(self) -> bool:
         """Invalidate when the store changed behind this object; True if it did."""
-        if index_reads.change_marker(self.store) != self._marker:
+        if self.store.change_marker() != self._marker:
             self.invalidate()
             return True
         return False

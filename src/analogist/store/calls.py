@@ -116,7 +116,7 @@ class CallLog:
         conn = self.conn
         with self._guard(conn), transaction(conn):
             cur = conn.execute(sql, rec._row())
-        return int(cur.lastrowid)
+        return int(cur.lastrowid or 0)
 
     def record_many(self, recs: Iterable[CallRecord]) -> int:
         """Append rows in one transaction (e.g. importing recorded responses); return the count."""

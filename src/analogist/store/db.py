@@ -25,7 +25,7 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +36,9 @@ from analogist.store.migrations import MIGRATIONS, Migration
 DEFAULT_WRITE_TIMEOUT_S = 120.0
 BUSY_SLICE_S = 2.0  # sqlite's own busy handler (itself a backoff) waits this long per try
 MAX_BACKOFF_S = 0.5
+
+#: Errors a backend may raise past the store's own (a safety net for the CLI's one-line errors).
+BACKEND_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
 
 
 def utcnow() -> str:
@@ -226,7 +229,7 @@ def migrate(conn: Connection, migrations: list[Migration] | None = None) -> list
     return ran
 
 
-def _retry_busy(conn: Connection, fn) -> float:
+def _retry_busy(conn: sqlite3.Connection, fn: Callable[[], object]) -> float:
     """Run ``fn`` (which takes a lock), retrying with bounded exponential backoff and jitter
     while another writer holds it; return the seconds waited.
 
@@ -252,7 +255,7 @@ def _retry_busy(conn: Connection, fn) -> float:
             delay = min(delay * 2, MAX_BACKOFF_S)
 
 
-def _begin(conn: Connection) -> None:
+def _begin(conn: sqlite3.Connection) -> None:
     """BEGIN IMMEDIATE with bounded retries; record how long it waited for the write lock."""
     waited = _retry_busy(conn, lambda: conn.execute("BEGIN IMMEDIATE"))
     waits = getattr(conn, "waits", None)
@@ -318,6 +321,16 @@ def _savepoint(conn: sqlite3.Connection, depth: int) -> Iterator[sqlite3.Connect
 def _set_depth(conn: sqlite3.Connection, depth: int) -> None:
     if isinstance(conn, Connection):
         conn.depth = depth
+
+
+class UsesConnection:
+    """Base of the SQLite row mixins (:mod:`runs`, :mod:`bench`, :mod:`schemas`,
+    :mod:`index_reads`): each reaches the database only through ``self.conn``, which
+    :class:`~analogist.store.store.Store` provides (this thread's connection)."""
+
+    @property
+    def conn(self) -> Connection:
+        raise NotImplementedError
 
 
 class Connections:

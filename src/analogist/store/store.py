@@ -21,7 +21,13 @@ from analogist.errors import ConfigError, DuplicateEpisodeError, NotFoundError, 
 from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 from analogist.store import episodes as ep_rows
+from analogist.store.bench import BenchRows
+from analogist.store.calls import CallLog
+from analogist.store.consolidation import ConsolidationRows
 from analogist.store.db import Connection, Connections, transaction
+from analogist.store.index_reads import IndexReads
+from analogist.store.runs import RunLog
+from analogist.store.schemas import SchemaRows
 from analogist.store.vocab import load_vocabulary, save_vocabulary, term_counts
 
 
@@ -52,8 +58,15 @@ class AddReport:
         }
 
 
-class Store:
-    """A database file holding memory, the analogy log, the model-call log and bench results.
+class Store(RunLog, BenchRows, SchemaRows, IndexReads, ConsolidationRows):
+    """The SQLite backend of :class:`~analogist.store.interface.StoreInterface`: one database
+    file holding memory, the analogy log, the model-call log and bench results.
+
+    Episode, vocabulary and search operations are defined here; the analogy log, bench rows,
+    schema library and index reads come from the mixins of :mod:`~analogist.store.runs`,
+    :mod:`~analogist.store.bench`, :mod:`~analogist.store.schemas` and
+    :mod:`~analogist.store.index_reads`. ``conn`` is SQLite-specific: nothing outside
+    ``store/`` uses it (tests of the SQLite schema aside).
 
     Safe to share between threads: each thread gets its own connection (``conn``), writers wait
     for the lock with bounded backoff, and WAL readers are never blocked (see
@@ -91,8 +104,13 @@ class Store:
 
     @property
     def conn(self) -> Connection:
-        """This thread's connection to the database."""
+        """This thread's connection to the database (SQLite backend only)."""
         return self._connections.get()
+
+    @property
+    def calls(self) -> CallLog:
+        """The model-call log and cache (llm_calls)."""
+        return CallLog(self)
 
     @property
     def read_only(self) -> str | None:
@@ -212,7 +230,7 @@ class Store:
         return raw
 
     def list_episodes(self, kind: str | None = None, domain: str | None = None) -> list[Episode]:
-        q, args = ep_rows.EPISODE_SELECT + " WHERE 1=1", []
+        q, args = ep_rows.EPISODE_SELECT + " WHERE 1=1", list[str]()
         if kind:
             q, args = q + " AND e.kind = ?", args + [kind]
         if domain:
