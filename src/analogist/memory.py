@@ -211,6 +211,16 @@ class Memory:
         self.store.put_schema(schema.schema_id, schema.to_json(), schema.members, **counts)
         return schema
 
+    def consolidate(self, **options: Any) -> Any:
+        """Learn from the verified analogies logged since the last run: induce schemas, update
+        telemetry, merge evidence and the operator library (:func:`analogist.learn.consolidate`;
+        options: ``policy``, ``dry_run``, ``merges``). Returns its ConsolidationReport."""
+        from analogist.learn import consolidate
+
+        report = consolidate(self.store, embedder=self.embedder, **options)
+        self.indexes.invalidate()
+        return report
+
     def delete(self, ids: Iterable[str]) -> None:
         """Delete episodes and everything derived from them; indexes are rebuilt on next use."""
         self.store.delete_episodes(ids)

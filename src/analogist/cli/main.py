@@ -9,6 +9,7 @@ from analogist.cli import (
     analogize_cmd,
     bench_cmd,
     bench_run_cmd,
+    consolidate_cmd,
     encode_cmd,
     external_cmd,
     map_cmd,
@@ -62,6 +63,9 @@ for command in (
     analogize_cmd.analogize_cmd, analogize_cmd.log_cmd, models_cmd.models_cmd,
     encode_cmd.encode_cmd, search_cmd.search, bench_cmd.bench, mcp_cmd.mcp_cmd,
 ):
+    cli.add_command(command)
+
+for command in (consolidate_cmd.consolidate_cmd, consolidate_cmd.schemas_cmd):
     cli.add_command(command)
 
 for command in (bench_run_cmd.run_cmd, bench_run_cmd.report_cmd, bench_run_cmd.runs_cmd,

@@ -109,11 +109,17 @@ def delete_cmd(ctx: click.Context, episode_ids: tuple[str, ...]) -> None:
 @click.command("vocab")
 @click.option("--kind", help="Only terms of this kind (structural, epistemic, causal, state, ...).")
 @click.option("--save", type=click.Path(dir_okay=False), help="Write the vocabulary to this file.")
+@click.option("--proposals", is_flag=True, help="Merge proposals with evidence, and telemetry.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def vocab_cmd(ctx: click.Context, kind: str | None, save: str | None, as_json: bool) -> None:
+def vocab_cmd(ctx: click.Context, kind: str | None, save: str | None, proposals: bool,
+              as_json: bool) -> None:
     """List the controlled vocabulary with usage counts."""
+    if proposals:
+        from analogist.cli.consolidate_cmd import print_proposals
+
+        return print_proposals(ctx, as_json)
     store = open_store(ctx)
     vocab, counts = store.vocabulary, store.vocab_counts()
     if save:

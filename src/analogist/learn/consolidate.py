@@ -37,8 +37,8 @@ from analogist.learn.vocabulary import (
 )
 from analogist.retrieve.schemas import parse_schema
 from analogist.signature.model import Signature
-from analogist.store import Store
 from analogist.store import consolidation as rows
+from analogist.store.interface import StoreInterface as Store
 
 
 @dataclass(frozen=True)
