@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analogist.errors import SignatureError, TermSyntaxError
+from analogist.plan.block import PlanBlock, parse_plan_block
 from analogist.signature import limits as L
 from analogist.signature.terms import FixOperator, Term, parse_fix_operator, parse_term
 from analogist.signature.vocabulary import Vocabulary
@@ -107,6 +108,7 @@ class Signature:
     verified: bool = False
     writer_model: str | None = None
     written_at: str | None = None
+    plan: PlanBlock | None = None  # kind "plan" only: states, operators, steps (plan/block.py)
 
     @property
     def role_names(self) -> tuple[str, ...]:
@@ -136,6 +138,8 @@ class Signature:
             d["writer_model"] = self.writer_model
         if self.written_at is not None:
             d["written_at"] = self.written_at
+        if self.plan is not None:
+            d["plan"] = self.plan.to_json()
         return d
 
     def with_episode_id(self, episode_id: str) -> Signature:
@@ -146,7 +150,7 @@ class Signature:
 
 _KNOWN = {
     "episode_id", "kind", "roles", "relations", "causal_chain", "violated_invariant", "symptom",
-    "fix_operator", "levels", "surface", "verified", "writer_model", "written_at",
+    "fix_operator", "levels", "surface", "verified", "writer_model", "written_at", "plan",
 }
 _REQUIRED = ("episode_id", "kind", "roles", "relations", "levels")
 
@@ -388,4 +392,14 @@ def parse_signature(
         verified=verified,
         writer_model=c.text("writer_model"),
         written_at=c.text("written_at"),
+        plan=_plan(raw, kind, roles, eid),
     )
+
+
+def _plan(raw: Mapping[str, Any], kind: str, roles: tuple[Role, ...], eid: str) -> PlanBlock | None:
+    """The plan block of a kind-\"plan\" signature, validated and simulated (plan/block.py)."""
+    if raw.get("plan") is None:
+        return None
+    if kind != "plan":
+        raise SignatureError(eid, "plan", f"only a signature of kind 'plan' carries a plan (kind is {kind!r})")
+    return parse_plan_block(raw["plan"], {r.name: r.type for r in roles}, eid)
