@@ -36,7 +36,8 @@ from analogist.plan.planner import Planner
 from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 
-SIZES = {"ci": (7, 2, 1, 4, 2), "small": (8, 2, 2, 8, 4), "mvp": (9, 2, 2, 12, 6)}
+SIZES = {"ci": (7, 2, 1, 4, 2), "small": (8, 2, 2, 8, 4), "mvp": (9, 2, 2, 12, 6),
+         "full": (9, 2, 2, 24, 12)}
 """size -> (places, gates, cargo items, analogue items, no-analogue items)."""
 ABSTRACT = ("An agent fetches the passes that open sealed places and carries items along links "
             "to their destinations.")
