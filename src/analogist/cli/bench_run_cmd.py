@@ -50,17 +50,29 @@ def _progress():
 @click.option("--noise", default="", help="Encoder-noise rates to rerun ISO, C, D and E at "
               "(engine answers; the gold encoder's output corrupted), e.g. 0.1,0.2,0.3.")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Report directory.")
+@click.option("--suite", type=click.Choice(["parb", "planning"]), default="parb", show_default=True,
+              help="planning: the planning bench (docs/planning.md; uses --seed, --size, "
+                   "--n-boot, --out and --json only).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
 def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, seeds, model,
             n_boot, no_contamination, encoder, concurrency, stop_after, record_file, replay_file,
             out,
-            as_json, noise="") -> None:
+            as_json, noise="", suite="parb") -> None:
     """Run the arms on a benchmark, store every result, write the report, print the scoreboard.
 
     Resumable: the same bench and options continue a stopped run and re-do nothing.
     """
+    if suite == "planning":
+        from analogist.bench.planning.report import run_suite
+
+        res = run_suite(seed, size, out, n_boot=n_boot, progress=_progress())
+        if as_json:
+            echo_json({k: v for k, v in res.items() if k != "text"})
+        else:
+            click.echo(res["text"] + f"report in {res['dir']} (planning.json, planning.txt)")
+        return
     from analogist.bench import generate_bench
     from analogist.bench.arms import ARMS
     from analogist.bench.noise import parse_rates

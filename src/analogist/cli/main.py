@@ -16,6 +16,7 @@ from analogist.cli import (
     mcp_cmd,
     memory_cmd,
     models_cmd,
+    plan_cmd,
     private_cmd,
     search_cmd,
 )
@@ -65,7 +66,7 @@ for command in (
 ):
     cli.add_command(command)
 
-for command in (consolidate_cmd.consolidate_cmd, consolidate_cmd.schemas_cmd):
+for command in (consolidate_cmd.consolidate_cmd, consolidate_cmd.schemas_cmd, plan_cmd.plan_cmd):
     cli.add_command(command)
 
 for command in (bench_run_cmd.run_cmd, bench_run_cmd.report_cmd, bench_run_cmd.runs_cmd,

@@ -113,7 +113,7 @@ def retrieve(memory, target: Signature, loop: PlanLoop) -> tuple[tuple[Considere
     assert target.plan is not None
     pool = memory.search(target, channels=loop.channels, k=loop.k)
     tdesc = describe_plan(target.episode_id, target.plan, target.role_names)
-    out = []
+    out: list[Considered] = []
     for cand in pool.candidates:
         if len(out) >= loop.max_candidates:
             break

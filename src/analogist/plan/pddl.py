@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from pyperplan import grounding
-from pyperplan.pddl.parser import Parser
-from pyperplan.task import Task
+from pyperplan import grounding  # type: ignore[import-untyped]
+from pyperplan.pddl.parser import Parser  # type: ignore[import-untyped]
+from pyperplan.task import Task  # type: ignore[import-untyped]
 
 from analogist.errors import AnalogistError
 from analogist.plan.block import Fact, OperatorSchema, PlanBlock, Step
@@ -118,7 +119,8 @@ class GroundProblem:
     statics: frozenset[str]
 
     @property
-    def operators(self) -> dict[str, object]:
+    def operators(self) -> dict[str, Any]:
+        """Ground operators by name (pyperplan ``Operator``: preconditions, add/del effects)."""
         return {op.name: op for op in self.task.operators}
 
 

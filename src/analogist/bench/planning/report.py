@@ -26,7 +26,7 @@ from analogist.bench.svg import esc
 from analogist.plan.planner import Planner
 
 PLANNERS = (Planner("bfs"), Planner("gbfs", "hff"))
-_SECTION = re.compile(r'<section id="planning">.*?</section>\n?', re.S)
+_SECTION = re.compile(r'<section id="planning">.*?</section>\n?', re.DOTALL)
 
 
 def run_suite(seed: int, size: str, out: str | Path, *, planners: tuple[Planner, ...] = PLANNERS,
@@ -102,8 +102,8 @@ def render_text(doc: dict) -> str:
         w = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
         return ["  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip() for r in [head, *rows]]
 
-    lines = [f"Planning bench (spec §14): seed {doc['seed']}, size {doc['size']} {doc['shape']}, "
-             f"planners {', '.join(doc['planners'])}, {doc['wall_seconds']} s",
+    lines = [(f"Planning bench (spec §14): seed {doc['seed']}, size {doc['size']} {doc['shape']}, "
+              f"planners {', '.join(doc['planners'])}, {doc['wall_seconds']} s"),
              *(f"  {k}: {v}" for k, v in ARM_WORDS.items()), ""]
     lines += table(HEAD, _rows(doc)) + ["", "Paired with the planner alone on the same items:"]
     lines += table(PAIRED_HEAD, _paired_rows(doc)) + [""]

@@ -171,7 +171,7 @@ def render(layout: Layout, skin: Skin, rng: random.Random) -> Rendered:
     ag, pl, cg = skin.types
     ids = ("agent", *layout.places, *layout.cargo)
     n = nonce_names(rng, ids)
-    init = [("at", n["agent"], n["p0"])]
+    init: list[tuple[str, ...]] = [("at", n["agent"], n["p0"])]
     for a, b in layout.links:
         init += [("link", n[a], n[b]), ("link", n[b], n[a])]
     init += [("sealed", n[p]) if p in layout.sealed else ("open", n[p]) for p in layout.places]
