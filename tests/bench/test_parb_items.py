@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 import pytest
 
@@ -162,15 +163,40 @@ def test_f5_mixes_transfer_and_withhold_and_keys_the_edited_part():
     kinds = set()
     for it in _items():
         if it.family == "F5":
-            decisions = set(it.key["decisions"].values())
-            # a source whose structure the target contains (partial>true, or a deletion decoy
-            # against the true target) transfers everything; otherwise something is withheld
-            if it.key["pair"] in ("true>decoy", "true>partial"):
-                assert decisions == {"transfer", "withhold"}, it.item_id
-            assert "transfer" in decisions
-            fix = next(c for c in it.inputs["inferences"] if c["kind"] == "fix")
-            kinds.add(it.key["decisions"][fix["id"]])
+            # each target lacks a part of the source its pair's other target keeps, so every
+            # item withholds something and transfers something
+            assert set(it.key["decisions"].values()) == {"transfer", "withhold"}, it.item_id
+            fix = next((c for c in it.inputs["inferences"] if c["kind"] == "fix"), None)
+            if fix is not None:
+                kinds.add(it.key["decisions"][fix["id"]])
     assert kinds == {"transfer", "withhold"}
+
+
+def test_f5_claims_are_withheld_as_often_as_they_transfer():
+    """A full bench holds both items of each pair: every claim offered (as the source states it,
+    role names aside) is withheld in one and transfers in the other."""
+    tally: Counter = Counter()
+    for it in bench(0, "dev", "full").items:
+        if it.family != "F5":
+            continue
+        for inf in it.inputs["inferences"]:
+            shape = (it.motif, inf["kind"], re.sub(r"R\d+", "R", json.dumps(inf["claim"])))
+            tally[shape] += 1 if it.key["decisions"][inf["id"]] == "transfer" else -1
+    assert tally and not any(tally.values()), {k: v for k, v in tally.items() if v}
+
+
+def test_f6_offered_structure_does_not_depend_on_validity():
+    """A full bench holds both items of each pair: one valid, one not, offering a source of the
+    same structure, so the offered source alone cannot say which."""
+    pairs: dict[str, list] = {}
+    for it in bench(0, "dev", "full").items:
+        if it.family == "F6":
+            pairs.setdefault(it.motif, []).append(it.key)
+    assert pairs
+    for keys in pairs.values():
+        assert sorted(k["offered_is_valid"] for k in keys) == [False, True]
+        assert len({k["source_variant"] for k in keys}) == 1
+    assert {k["source_variant"] == "true" for keys in pairs.values() for k in keys} == {True, False}
 
 
 def test_memory_snapshots_hold_traps_and_some_have_no_match():

@@ -27,7 +27,10 @@ every one.
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Callable
+from itertools import combinations
 from typing import Any
 
 from analogist.bench.cases import Case, Extra, episode, new_id, target, twin_overlap
@@ -49,11 +52,13 @@ from analogist.bench.items import (
 from analogist.bench.motif import FLIP, MEDIATOR, REVERSE, Motif, Skin
 from analogist.bench.render import fill, jaccard
 from analogist.bench.world import world_for
+from analogist.errors import BenchError
 from analogist.signature import parse_term
 
 SAME_SIZE = (REVERSE, FLIP, MEDIATOR)
 NEAR_TRIES = 8
 F6_OVERLAP = (0.11, 0.15)  # word overlap an F6 source is drawn to have with its target
+F5_FIX_SEEDS = 12  # seeds on which a fix must behave alike for F5 to offer it
 F4_KINDS = ("same", "source_extra", "target_extra_link", "target_extra_mechanism")
 
 
@@ -79,8 +84,8 @@ def _fix_resolves(m: Motif, s_var: str, t_var: str) -> bool:
     return any(world_for(m, t_var).simulate(fix, s).result == "resolved" for s in range(6))
 
 
-def _pair(ctx: Context, slot: Slot, t_variant: str, s_variant: str, extra: Extra | None = None,
-          plain_source: bool = False):
+def _pair(ctx: Context, slot: Slot, t_variant: str, s_variant: str,
+          extra: Extra | Callable[[Skin], Extra | None] | None = None, plain_source: bool = False):
     """A target (in ``t_variant``) and a source episode (``s_variant``) in another skin; a
     ``plain_source`` records its variant's own fix, never an alternative."""
     m = slot.motif
@@ -204,22 +209,24 @@ def build_f2(ctx: Context, slot: Slot) -> Item:
 
 
 def build_f6(ctx: Context, slot: Slot) -> Item:
-    """F6: is the offered source valid? Two items in three offer the target's minimal-pair
-    partner (no valid source exists), every third the same structure (a valid control); the
-    target is the true structure half the time either way. The key holds the target's own fix,
-    so a system that rejects the source and solves the target anyway can be credited."""
+    """F6: is the offered source valid? Items come in pairs of ordinals that share one seeded
+    choice per bench and motif: the offered source's structure X (the true structure or a decoy
+    whose fix fails on it, and the other way round) and which of the two is the valid control.
+    The valid item's target has structure X too, the other's X's minimal-pair partner (no valid
+    source exists). So the offered source's structure, wording and recurrence are drawn the same
+    way whether it is valid or not; only its relation to the target differs. The key holds the
+    target's own fix, so a system that rejects the source and solves the target anyway can be
+    credited."""
     m = slot.motif
-    valid = slot.ordinal % 3 == 1
+    pick = random.Random(f"f6|{ctx.dealer.seed}|{m.name}|{slot.ordinal // 2}")
     # a false pair: the true structure and a decoy whose fixes fail in each other's worlds, so
     # either can be offered for the other (a real false analogy, in both directions)
     decoys = [d.name for d in m.decoys if not _fix_resolves(m, d.name, "true")] or \
         [d.name for d in m.decoys]
-    decoy = decoys[(slot.ordinal // 6) % len(decoys)]
-    flip = (slot.ordinal // 3 + slot.ordinal) % 2 == 0
-    if valid:  # the same structure on both sides, true or decoy as often as in false pairs
-        t_var = s_var = "true" if flip else decoy
-    else:
-        t_var, s_var = ("true", decoy) if flip else (decoy, "true")
+    decoy = pick.choice(decoys)
+    s_var = pick.choice(("true", decoy))
+    valid = (slot.ordinal + pick.randrange(2)) % 2 == 0
+    t_var = s_var if valid else decoy if s_var == "true" else "true"
     # the source's wording is matched to a drawn overlap level from a few renderings (other
     # skins), so a source of the target's own structure does not read closer to it
     t_case = ctx.case(m, t_var, ctx.skin(m, nonce=slot.nonce))
@@ -227,13 +234,13 @@ def build_f6(ctx: Context, slot: Slot) -> Item:
     tries = [ctx.case(m, s_var, ctx.skin(m, avoid=(t_case.skin,))) for _ in range(2 * NEAR_TRIES)]
     s_case = min(tries, key=lambda c: abs(jaccard(c.text, t_case.text) - want))
     source, tgt = episode(s_case, ctx.rng, ctx.taken), target(t_case, ctx.rng, ctx.taken)
-    changed = s_var if s_var != "true" else t_var
     key = {"gold_source": source.record["id"] if valid else None, "keyed_matches": [],
            "has_valid_source": valid, "offered_is_valid": valid,
            "far": source.case.domain != tgt.case.domain,
-           "edit": None if valid else m.variant(changed).edit.kind,
+           "edit": None if valid else m.variant(decoy).edit.kind,
            "source_variant": s_var,
-           "decoy_twin_overlap": None if valid else twin_overlap(tgt.case if t_var != "true" else source.case),
+           "decoy_twin_overlap": None if valid else twin_overlap(
+               tgt.case if t_var != "true" else source.case),
            "check": check_spec(tgt), "source_fix": fix_in_target(source.case.fix, tgt),
            "fix": fix_in_target(tgt.case.fix, tgt),
            "transfer_outcome": transfer_outcome(source.case, tgt), **target_key(tgt)}
@@ -255,93 +262,89 @@ def _structure(m: Motif, variant: str):
     return edited_structure(m, None if variant == "true" else m.variant(variant).edit)
 
 
-# Every pair that withholds some claims has a mirror: the source's structure in two skins,
-# offering as transferring picks the very claims the pair withholds (and the same fix, which
-# then transfers). So a claim's identity, link kind (a flipped ``prevents``) or recurrence across
-# a bench says nothing about its decision. (pair, mirror): the mirror names the variant whose
-# missing claims are preferred.
-F5_PAIRS: tuple[tuple[str, str | None], ...] = (
-    ("true>decoy", None), ("true>true", "decoy"), ("decoy>true", None), ("decoy>decoy", "true"),
-    ("true>partial", None), ("true>true", "partial"), ("partial>true", None))
+def _fix_outcome(m: Motif, fix: str, variant: str) -> str | None:
+    """"resolved" or "fails" when ``fix`` does the same in the ``variant`` world on every one of
+    a fixed run of seeds, None when it depends on the seed."""
+    results = {world_for(m, variant).simulate(fix, s).result == "resolved" for s in range(F5_FIX_SEEDS)}
+    return None if len(results) > 1 else "resolved" if results.pop() else "fails"
+
+
+def f5_pairs(m: Motif, fix: str) -> list[tuple[str, str]]:
+    """The target pairs an F5 item may be drawn from for a source of ``m``'s true structure
+    with ``fix``: two variants (the partial one or a decoy) that each lack a claim of the true
+    structure the other keeps, so each item withholds something and transfers something."""
+    out = []
+    for a, b in combinations([m.partial.name, *(d.name for d in m.decoys)], 2):
+        ma, mb = _missing(m, a), _missing(m, b)
+        if ma - mb and mb - ma and _fix_outcome(m, fix, a) and _fix_outcome(m, fix, b):
+            out.append((a, b))
+    return out
+
+
+def _missing(m: Motif, variant: str) -> set:
+    """The true structure's relations and links that ``variant`` lacks (canonical)."""
+    t_rels, t_links = _canonical_sets(_structure(m, "true"))
+    v_rels, v_links = _canonical_sets(_structure(m, variant))
+    return (t_rels - v_rels) | (t_links - v_links)
 
 
 def build_f5(ctx: Context, slot: Slot) -> Item:
-    """F5: source and target differ in one part of the mechanism, in either direction (a decoy
-    or the partial variant against the true structure). One decision per inference: every
-    source relation or causal link whose image the target lacks, as many that it has (matched by
-    kind), and the source's fix, all stated in the *source's* role names (the system must map
-    them); an inference transfers when its image holds in the target (for the fix: when it
-    resolves the target world)."""
+    """F5: a partial analogy. The source has the motif's true structure; the target is one of
+    a pair of variants (the partial one or a decoy) that each lack a different part of it. The
+    inferences offered are exactly the source's claims (and its fix) on which the pair's two
+    targets disagree, stated in the *source's* role names (the system must map them): one
+    target keeps what the other lacks. An inference transfers when its image holds in the
+    target (for the fix: when it resolves the target world).
+
+    Both targets of a pair are drawn from one seeded choice per bench, motif and pair of
+    ordinals (a full bench holds both; a smaller one holds either with equal chance), so every
+    claim offered is withheld exactly as often as it transfers: nothing about a claim alone —
+    its kind, length, arity, link kind or how often it recurs in the bench — says which."""
     m = slot.motif
-    pair, mirror = F5_PAIRS[slot.ordinal % len(F5_PAIRS)]
-    decoy = m.decoys[(slot.ordinal // len(F5_PAIRS)) % len(m.decoys)].name
-    names = {"true": "true", "decoy": decoy, "partial": m.partial.name}
-    s_var, t_var = (names[x] for x in pair.split(">"))
-    source, tgt = _pair(ctx, slot, t_var, s_var)
-    t_rels, t_links = _canonical_sets(_structure(m, t_var))
-    s_rels, s_chain = _structure(m, s_var)
+    pick = random.Random(f"f5|{ctx.dealer.seed}|{m.name}|{slot.ordinal // 2}")
+    fix = m.fix if not m.alt_fixes or pick.random() < 0.6 else pick.choice(m.alt_fixes)
+    pairs = f5_pairs(m, fix) or f5_pairs(m, fix := m.fix)
+    if not pairs:
+        raise BenchError(f"motif {m.name}: no two variants lack different parts of it, so it "
+                         "cannot make an F5 item; give it a partial variant or a decoy that "
+                         "deletes another claim")
+    here, other = pick.choice(pairs)
+    if (slot.ordinal + pick.randrange(2)) % 2:
+        here, other = other, here
+    t_case = ctx.case(m, here, ctx.skin(m, nonce=slot.nonce))
+    s_case = ctx.case(m, "true", ctx.skin(m, avoid=(t_case.skin,)), fix=fix)
+    source, tgt = episode(s_case, ctx.rng, ctx.taken), target(t_case, ctx.rng, ctx.taken)
+    lacks_here, lacks_other = _missing(m, here), _missing(m, other)
     vocab, ids = vocabulary(), source.roles
-    true_rels, true_links = _canonical_sets(_structure(m, names[mirror or "true"]))
+    rels, chain = _structure(m, "true")
     claims: list[tuple[dict, bool]] = []
-    edited: list[dict] = []  # the source's claims the mirrored variant lacks
-    for r in s_rels:
+    for r in rels:
         t = parse_term(r)
-        claims.append(({"kind": "relation", "claim": [t.functor, *[ids[str(a)] for a in t.args]]},
-                       canonical(t, vocab) in t_rels))
-        if canonical(t, vocab) not in true_rels:
-            edited.append(claims[-1][0])
-    for c, k, e in s_chain:
+        node = canonical(t, vocab)
+        if (node in lacks_here) != (node in lacks_other):
+            claims.append(({"kind": "relation", "claim": [t.functor, *[ids[str(a)] for a in t.args]]},
+                           node not in lacks_here))
+    for c, k, e in chain:
         link = (canonical(parse_term(c), vocab), k, canonical(parse_term(e), vocab))
-        claims.append(({"kind": "link", "claim": [_term(c, ids), k, _term(e, ids)]}, link in t_links))
-        if link not in true_links:
-            edited.append(claims[-1][0])
-    fix = source.case.fix
-    results = {world_for(m, t_var).simulate(fix, s).result for s in check_spec(tgt)["seeds"]}
-    claims.append(({"kind": "fix", "claim": _term(fix, ids)}, results == {"resolved"}))
+        if (link in lacks_here) != (link in lacks_other):
+            claims.append(({"kind": "link", "claim": [_term(c, ids), k, _term(e, ids)]},
+                           link not in lacks_here))
+    fix_here, fix_other = _fix_outcome(m, fix, here), _fix_outcome(m, fix, other)
+    if fix_here != fix_other:  # labelled by the target's own check seeds, as scoring runs it
+        results = {world_for(m, here).simulate(fix, s).result for s in check_spec(tgt)["seeds"]}
+        claims.append(({"kind": "fix", "claim": _term(fix, ids)}, results == {"resolved"}))
     shown, decisions = [], {}
-    for claim, keep in _balanced_claims(claims, ctx, prefer=edited):
+    for claim, keep in claims:
         cid = new_id(ctx.rng, "inf", ctx.taken)
         shown.append({"id": cid, **claim})
         decisions[cid] = "transfer" if keep else "withhold"
     shown.sort(key=lambda c: c["id"])
-    changed = s_var if s_var != "true" else t_var if t_var != "true" else names[mirror]
-    key = {**_source_key(source, tgt), "decisions": decisions, "pair": pair,
-           "source_variant": s_var, "edit": m.variant(changed).edit.kind,
-           "twin_overlap": twin_overlap(tgt.case if t_var != "true" else source.case),
-           **target_key(tgt)}
+    key = {**_source_key(source, tgt), "decisions": decisions, "pair": f"true>{here}",
+           "other_target": other, "source_variant": "true", "edit": m.variant(here).edit.kind,
+           "twin_overlap": twin_overlap(tgt.case), **target_key(tgt)}
     key["fix"] = fix_in_target(tgt.case.fix, tgt)
     inputs = {"source": source.record, "target": tgt.record, "inferences": shown}
     return ctx.item(slot, inputs, key)
-
-
-def _shape(claim: dict) -> tuple[str, str]:
-    c = claim["claim"]
-    return (claim["kind"], c[1] if claim["kind"] == "link" else "")
-
-
-def _balanced_claims(claims: list[tuple[dict, bool]], ctx: Context, prefer: list[dict] = ()
-                     ) -> list[tuple[dict, bool]]:
-    """The inferences an F5 item offers: the fix, every one that must be withheld, and as many
-    that transfer, chosen to match the withheld ones' kinds (a link of the same link kind where
-    possible), so neither a claim's kind nor the share of withheld claims says which is which.
-    Transferring claims in ``prefer`` (a decoy source's edited claims) are offered first."""
-    fix = [c for c in claims if c[0]["kind"] == "fix"]
-    rest = [c for c in claims if c[0]["kind"] != "fix"]
-    held = [c for c in rest if not c[1]]
-    passing = [c for c in rest if c[1]]
-    ctx.rng.shuffle(passing)
-    passing.sort(key=lambda c: not any(c[0] is p for p in prefer))
-    chosen: list[tuple[dict, bool]] = []
-    n_pref = sum(any(c[0] is p for p in prefer) for c in passing)
-    for c in held or [None] * max(2, n_pref):  # a mirror offers every claim its pair withholds
-        want = _shape(c[0]) if c else None
-        pick = next((p for p in passing if want is None or _shape(p[0]) == want), None)
-        pick = pick or next((p for p in passing if want and p[0]["kind"] == want[0]), None)
-        pick = pick or (passing[0] if passing else None)
-        if pick is not None:
-            passing.remove(pick)
-            chosen.append(pick)
-    return fix + held + chosen
 
 
 def _term(text: str, ids: dict[str, str]) -> str:
