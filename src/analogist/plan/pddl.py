@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyperplan import grounding  # type: ignore[import-untyped]
+from pyperplan.pddl.errors import ParseError  # type: ignore[import-untyped]
 from pyperplan.pddl.parser import Parser  # type: ignore[import-untyped]
 from pyperplan.task import Task  # type: ignore[import-untyped]
 
@@ -85,7 +86,7 @@ def _parse(text: PddlText):  # -> pyperplan Problem (untyped library)
         domain = parser.parse_domain(read_from_file=False)
         parser.probInput = text.problem
         return parser.parse_problem(domain, read_from_file=False)
-    except (SyntaxError, ValueError, KeyError, AttributeError, StopIteration) as e:
+    except (ParseError, SyntaxError, ValueError, KeyError, AttributeError, StopIteration) as e:
         raise PlanningError(f"the PDDL could not be parsed ({type(e).__name__}: {e}); "
                             "check the domain and problem files") from None
 

@@ -43,9 +43,9 @@ class _CountingTask(Task):  # type: ignore[misc]
         self.generated, self.budget = 0, budget
 
     def get_successor_states(self, state: frozenset[str]) -> list:
-        self.generated += 1
-        if self.generated > self.budget:
+        if self.generated >= self.budget:
             raise _BudgetExceeded
+        self.generated += 1
         return super().get_successor_states(state)
 
 
