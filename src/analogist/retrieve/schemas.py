@@ -182,7 +182,7 @@ class SchemaChannel:
         for cov, _, schema in matched:
             vec = lib.vectors[lib.schemas.index(schema)]
             for eid, via, fit in [*((m, "member", 1.0) for m in schema.members),
-                                  *self._instances(vec, k)]:
+                                  *self._instances(vec, query, k)]:
                 if eid not in seen:
                     seen.add(eid)
                     detail = {"schema_id": schema.schema_id, "coverage": round(cov, 6),
@@ -191,19 +191,29 @@ class SchemaChannel:
                     found.append((eid, cov, detail))
         return ranked(self.name, found, k)
 
-    def _instances(self, schema: Counter, k: int) -> list[tuple[str, str, float]]:
-        """Stored episodes covering at least ``min_instance`` of the schema, best fit first
-        (ties: the episode whose own structure the schema explains most, then id)."""
+    def _instances(self, schema: Counter, query: Counter, k: int) -> list[tuple[str, str, float]]:
+        """Stored episodes covering at least ``min_instance`` of the schema, those that
+        instantiate it *as the target does* first.
+
+        Agreement is B / max(A, T) with A = Σ min(e, s), T = Σ min(t, s) and
+        B = Σ min(e, t, s) over the schema's features s (episode e, target t): 1 exactly when
+        the episode has the same part of the schema as the target. Ties: fit, then the MAC
+        cosine with the target, then id.
+        """
         if self.min_instance is None or self.source is None:
             return []
         index = self.source.mac()
         total = sum(schema.values())
         if not len(index) or not total:
             return []
-        fit = index.postings.accumulate(schema, "min") / np.float32(total)
+        a = index.postings.accumulate(schema, "min")
+        fit = a / np.float32(total)
         docs = np.flatnonzero(fit >= np.float32(self.min_instance) - np.float32(1e-6))
-        sums = index.postings.sums
-        rows = [(index.ids[d], float(fit[d]), float(fit[d]) * total / max(float(sums[d]), 1.0))
-                for d in docs]
-        rows.sort(key=lambda r: (-r[1], -r[2], r[0]))
-        return [(eid, "instance", f) for eid, f, _ in rows[: max(k, 1) * 4]]
+        shared = Counter({f: min(n, query.get(f, 0)) for f, n in schema.items()})
+        t = float(sum(shared.values()))
+        b = index.postings.accumulate(+shared, "min")
+        near = index.cosine(query)
+        rows = [(index.ids[d], round(float(b[d]) / max(float(a[d]), t, 1e-9), 6),
+                 round(float(fit[d]), 6), float(near[d])) for d in docs]
+        rows.sort(key=lambda r: (-r[1], -r[2], -r[3], r[0]))
+        return [(eid, "instance", f) for eid, _, f, _ in rows[: max(k, 1) * 4]]
