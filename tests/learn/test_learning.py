@@ -1,0 +1,60 @@
+"""The PARB learning phase on a tiny stream: only engine verdicts feed consolidation (the keys
+are read only by the gold encoder and the world check), results are stored and reported."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from analogist.bench.learning import LearningConfig, _items, latest_learning, learn, run_learning
+from analogist.bench.learning_report import learning_section, learning_text, with_learning
+from analogist.bench.motifs import split_motifs
+from analogist.store import Store
+
+
+class Watched(dict):
+    """A key that records which fields were read."""
+
+    read: set[str]
+
+    def __getitem__(self, k):
+        self.read.add(k)
+        return super().__getitem__(k)
+
+    def get(self, k, default=None):
+        self.read.add(k)
+        return super().get(k, default)
+
+
+def test_learning_reads_only_the_gold_encoder_and_the_world_check():
+    pool = split_motifs("dev")
+    items = _items(pool[:2], pool, 4, "stream", 0, "dev")
+    watched = []
+    for it in items:
+        key = Watched(it.key)
+        key.read = set()
+        watched.append(replace(it, key=key))
+    learner, report = learn(LearningConfig(stream_items=4), watched)
+    read = set().union(*(k.key.read for k in watched))
+    assert read <= {"target_signature", "target_roles", "check"}, read
+    assert sum(report["verdicts"].values()) == 4
+    assert len(learner.store.list_runs(limit=10)) == 4
+    learner.close()
+
+
+def test_tiny_learning_run_is_stored_and_reported():
+    store = Store(":memory:")
+    config = LearningConfig(stream_items=6, test_items=2, learn_motifs=3, n_boot=100)
+    run_id = run_learning(store, config)
+    doc = latest_learning(store, n_boot=100)
+    assert doc is not None and doc["run_id"] == run_id
+    assert set(doc["conditions"]) == {"learned", "heldout"}
+    for c in doc["conditions"].values():
+        assert c["n_items"] == 2
+        assert set(c["metrics"]["nav"]) == {"E", "E+S", "E+S - E"}
+    rows = store.bench_results(run_id)
+    assert {(r.arm, r.condition) for r in rows} == {
+        ("E", "learned"), ("E+S", "learned"), ("E", "heldout"), ("E+S", "heldout")}
+    assert "learned motifs" in learning_text(doc)
+    html = with_learning("<main></main>", doc)
+    assert html.count('<section id="learning">') == 1 and learning_section(doc) in html
+    assert with_learning(html, doc).count('<section id="learning">') == 1  # replaced, not added
