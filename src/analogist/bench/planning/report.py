@@ -80,12 +80,14 @@ def _rows(doc: dict) -> list[list[str]]:
         rows.append([a["planner"], a["arm"], a["kind"], str(a["n"]), _f(a["success"]),
                      _f(a["expansions_mean"], 1), _f(a["expansions_median"], 1),
                      _f(a["seconds_total"], 3), _f(a["length_mean"], 1),
-                     f"{a['skeleton_used']}/{a['fallbacks']}", chose])
+                     f"{a['skeleton_used']}/{a['fallbacks']}",
+                     "/".join(_f(x, 1) for x in a["steps"]) if a["arm"] != "planner" else "", chose])
     return rows
 
 
 HEAD = ["planner", "arm", "items", "n", "success", "expansions mean", "median", "wall s total",
-        "plan length", "skeleton used/abandoned", "analogy's source"]
+        "plan length", "skeleton used/abandoned", "steps matched/unmatched/missing",
+        "analogy's source"]
 PAIRED_HEAD = ["planner", "arm", "items", "expansions ratio [95% CI]", "wall-time ratio",
                "success difference", "plan-length ratio"]
 

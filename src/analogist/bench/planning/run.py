@@ -30,6 +30,7 @@ from analogist.plan.loop import PlanLoop, plan_target, roles_of, with_source
 from analogist.plan.pddl import ground
 from analogist.plan.planner import Planner
 from analogist.plan.repair import Repair, plan_alone
+from analogist.plan.skeleton import MATCHED, MISSING, UNMATCHED, Skeleton
 from analogist.store import Store
 
 ARMS = ("planner", "analogy", "decoy", "oracle")
@@ -52,6 +53,7 @@ class PlanScore:
     source: str | None
     source_was: str  # true | decoy | other | none (scoring reads the key)
     reason: str = ""
+    skeleton: tuple[int, int, int] = (0, 0, 0)  # steps matched, unmatched precondition, missing
 
     def to_json(self) -> dict:
         return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in vars(self).items()}
@@ -64,9 +66,10 @@ def _was(item: PlanItem, source: str | None) -> str:
 
 
 def _score(item: PlanItem, arm: str, planner: Planner, rep: Repair, seconds: float,
-           source: str | None) -> PlanScore:
+           source: str | None, sk: Skeleton | None) -> PlanScore:
+    counts = (sk.count(MATCHED), sk.count(UNMATCHED), sk.count(MISSING)) if sk else (0, 0, 0)
     return PlanScore(item.id, item.kind, arm, planner.label, rep.solved, rep.expansions, seconds,
-                     len(rep.steps), rep.mode, source, _was(item, source), rep.reason)
+                     len(rep.steps), rep.mode, source, _was(item, source), rep.reason, counts)
 
 
 def open_memory(bench: PlanBench, db: str | Path = ":memory:") -> Memory:
@@ -91,20 +94,21 @@ def run_item(memory: Memory, item: PlanItem, planner: Planner, loop: PlanLoop,
             continue
         start = time.perf_counter()
         source: str | None = None
+        sk: Skeleton | None = None
         if arm == "planner":
             rep = plan_alone(ground(t.plan, roles_of(t)), planner) if t.plan else None
         elif arm == "analogy":
             res = plan_target(memory, t, loop)
-            rep, source = res.repair, res.source_id
+            rep, source, sk = res.repair, res.source_id, res.skeleton
         else:
             source = item.decoy_source if arm == "decoy" else item.true_source
             assert source is not None
             src = memory.store.get_episode(source).signature
             assert src is not None
             gold = dict(item.gold_map) if arm == "oracle" else None
-            _, _, rep = with_source(t, src, ground(t.plan, roles_of(t)), loop, gold)  # type: ignore[arg-type]
+            _, sk, rep = with_source(t, src, ground(t.plan, roles_of(t)), loop, gold)  # type: ignore[arg-type]
         assert rep is not None
-        out.append(_score(item, arm, planner, rep, time.perf_counter() - start, source))
+        out.append(_score(item, arm, planner, rep, time.perf_counter() - start, source, sk))
     return out
 
 

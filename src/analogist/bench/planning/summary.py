@@ -40,6 +40,7 @@ class ArmFigures:
     skeleton_used: int
     fallbacks: int
     chose: dict[str, int]
+    steps: tuple[float, float, float]  # mean skeleton steps matched, unmatched, missing
 
     def to_json(self) -> dict:
         return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in vars(self).items()}
@@ -72,7 +73,7 @@ def _figures(planner: str, arm: str, kind: str, rows: Sequence[PlanScore]) -> Ar
                       float(np.mean(exp)), float(statistics.median(exp)),
                       sum(r.seconds for r in rows), float(np.mean([r.length for r in rows])),
                       sum(r.mode == "skeleton" for r in rows), sum(r.mode == "fallback" for r in rows),
-                      chose)
+                      chose, tuple(float(np.mean([r.skeleton[j] for r in rows])) for j in range(3)))  # type: ignore[arg-type]
 
 
 def paired_interval(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray, np.ndarray], float],
