@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
@@ -125,6 +125,13 @@ class Expr:
     @classmethod
     def from_json(cls, obj: Any) -> Expr:
         """Parses a nested list whose first element is the functor; strings are entities."""
+        if cls is Expr:
+            return _parse(obj, {})
+        return cls._from_json(obj)
+
+    @classmethod
+    def _from_json(cls, obj: Any) -> Expr:
+        """The general parser (subclasses, and the error messages of :func:`_parse`)."""
         if not isinstance(obj, list) or not obj or not isinstance(obj[0], str):
             raise DescriptionError(f"expression {json.dumps(obj)}: expected [functor, args...]")
         args: list[Arg] = []
@@ -132,7 +139,7 @@ class Expr:
             if isinstance(a, str):
                 args.append(a)
             elif isinstance(a, list):
-                args.append(cls.from_json(a))
+                args.append(cls._from_json(a))
             else:
                 raise DescriptionError(
                     f"expression {json.dumps(obj)}: argument {json.dumps(a)} is neither an "
@@ -142,6 +149,35 @@ class Expr:
 
 
 Arg = Expr | str | Skolem
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _parse(obj: Any, seen: dict[Expr, None]) -> Expr:
+    """:meth:`Expr.from_json` for plain JSON lists, fast (descriptions are parsed on every
+    fresh comparison): builds each expression without the dataclass ``__init__`` frames and
+    records every sub-expression in ``seen`` children first, first occurrence kept, which is
+    the order of :attr:`Description.expressions`. Anything else goes to the general parser."""
+    if type(obj) is not list or not obj or type(obj[0]) is not str:
+        return Expr._from_json(obj)  # raises, or parses a list or str subclass
+    args: list[Arg] = []
+    for a in obj[1:]:
+        t = type(a)
+        if t is str:
+            args.append(a)
+        elif t is list:
+            args.append(_parse(a, seen))
+        else:
+            return Expr._from_json(obj)
+    functor = obj[0]
+    arg_tuple = tuple(args)
+    e = _new(Expr)
+    _set(e, "functor", functor)
+    _set(e, "args", arg_tuple)
+    _set(e, "_hash", hash((functor, arg_tuple)))
+    seen.setdefault(e)
+    return e
 
 
 def term_to_json(term: Arg) -> Any:
@@ -180,13 +216,25 @@ class Description:
     entities: tuple[Entity, ...]
     facts: tuple[Expr, ...]
     predicates: Mapping[str, PredicateInfo]
+    _parsed: InitVar[tuple[Expr, ...] | None] = None  # from_json's :attr:`expressions`
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, _parsed: tuple[Expr, ...] | None) -> None:
         object.__setattr__(self, "entities", tuple(self.entities))
         object.__setattr__(self, "facts", tuple(self.facts))
-        object.__setattr__(self, "predicates", MappingProxyType(dict(self.predicates)))
+        preds = MappingProxyType(dict(self.predicates))
+        object.__setattr__(self, "predicates", preds)
+        if _parsed is not None:
+            self.__dict__["expressions"] = _parsed
         names = {e.name for e in self.entities}
         for expr in self.expressions:
+            info = preds.get(expr.functor)  # fast path (as in _check): a valid expression
+            if info is not None and (
+                    bool(expr.args) if info.n_ary else len(expr.args) == info.arity):
+                for a in expr.args:
+                    if not (type(a) is Expr or (type(a) is str and a in names)):
+                        break
+                else:
+                    continue
             self._check(expr, names)
 
     def __hash__(self) -> int:
@@ -265,9 +313,12 @@ class Description:
             table.update(parse_predicates(obj["predicates"]))
         if "facts" not in obj:
             raise DescriptionError(f"description '{name}': no 'facts' list")
-        entities = tuple(_entity(e, name) for e in obj.get("entities", []))
-        facts = tuple(Expr.from_json(f) for f in obj["facts"])
-        return cls(name, entities, facts, table)
+        entities = tuple([_entity(e, name) for e in obj.get("entities", [])])
+        seen: dict[Expr, None] = {}
+        facts = tuple([_parse(f, seen) for f in obj["facts"]])
+        # every fact parsed by the fast path: ``seen`` is ``expressions``, in its order
+        parsed = tuple(seen) if all(f in seen for f in facts) else None
+        return cls(name, entities, facts, table, parsed)
 
     def to_json(self, *, with_predicates: bool = True) -> dict[str, Any]:
         """The JSON form; includes the typing of the predicates used, so it is self-contained."""
@@ -283,6 +334,11 @@ class Description:
 
 
 def _entity(obj: Any, where: str) -> Entity:
+    if type(obj) is str:  # Entity(obj), without the dataclass __init__ frame
+        e = _new(Entity)
+        _set(e, "name", obj)
+        _set(e, "type", None)
+        return e
     if isinstance(obj, str):
         return Entity(obj)
     if isinstance(obj, Mapping) and isinstance(obj.get("name"), str):
