@@ -26,7 +26,7 @@ def pair(seed: int = 3, places: int = 7):
     target = render(layout, SKINS[0], rng)
     source = render(subdivide(layout, rng), SKINS[2], rng)
     gs = ground(source.block, dict(source.roles))
-    plan = Planner("gbfs", "hff").solve(gs.task).plan
+    plan = Planner("gbfs", "hadd").solve(gs.task).plan
     solved: PlanBlock = replace(source.block, steps=tuple(parse_step_key(s) for s in plan),
                                 outcome="succeeded")
     t = dict(target.names)

@@ -68,13 +68,13 @@ def test_paired_interval_is_a_ratio_of_sums_with_an_interval():
 
 def test_suite_writes_its_files_and_its_report_section(tmp_path):
     (tmp_path / "report.html").write_text("<html><main><h1>PARB</h1></main></html>")
-    res = run_suite(1, "ci", tmp_path, planners=(Planner("gbfs", "hff"),), n_boot=100)
+    res = run_suite(1, "ci", tmp_path, planners=(Planner("gbfs", "hadd"),), n_boot=100)
     doc = json.loads((tmp_path / "planning.json").read_text())
     assert doc["oracle_arms"] == ["oracle"] and doc["scores"]
     html = (tmp_path / "report.html").read_text()
     assert html.count('<section id="planning">') == 1 and "ORACLE" in html
     assert with_planning(html, tmp_path).count('<section id="planning">') == 1
-    assert "criterion (pyperplan gbfs+hff)" in res["text"]
+    assert "criterion (pyperplan gbfs+hadd)" in res["text"]
 
 
 def test_bench_run_suite_planning_cli(tmp_path):

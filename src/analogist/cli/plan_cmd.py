@@ -56,7 +56,8 @@ def _target(memory, target: str, domain: str | None, meaning: str | None):
 @click.option("--search", "search", type=click.Choice(["bfs", "astar", "gbfs"]), default="gbfs",
               show_default=True, help="pyperplan search algorithm.")
 @click.option("--heuristic", type=click.Choice(["blind", "hff", "hmax", "hadd", "lmcut"]),
-              default="hff", show_default=True, help="Heuristic (not used by bfs).")
+              default="hadd", show_default=True,
+              help="Heuristic (not used by bfs; hff is not repeatable across processes).")
 @click.option("--max-expansions", type=click.IntRange(1), default=200_000, show_default=True)
 @click.option("--no-log", is_flag=True, help="Do not write the run to the analogy log.")
 @click.option("--json", "as_json", is_flag=True)

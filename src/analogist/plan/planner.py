@@ -46,7 +46,9 @@ class _CountingTask(Task):  # type: ignore[misc]
         if self.generated >= self.budget:
             raise _BudgetExceeded
         self.generated += 1
-        return super().get_successor_states(state)
+        # successors in name order: pyperplan's operator list follows set iteration order, which
+        # changes with Python's string hashing between processes; sorted, a search is repeatable
+        return sorted(super().get_successor_states(state), key=lambda pair: pair[0].name)
 
 
 @dataclass(frozen=True)
@@ -67,10 +69,14 @@ class SearchResult:
 @dataclass(frozen=True)
 class Planner:
     """pyperplan search settings: ``search`` (bfs | astar | gbfs), ``heuristic`` (blind | hff |
-    hmax | hadd | lmcut; unused by bfs), ``max_expansions`` per call."""
+    hmax | hadd | lmcut; unused by bfs), ``max_expansions`` per call.
+
+    Repeatable across processes: bfs, and every heuristic but hff (whose relaxed plan breaks
+    ties in set iteration order, so its values, and the search, can change between processes).
+    """
 
     search: str = "bfs"
-    heuristic: str = "hff"
+    heuristic: str = "hadd"
     max_expansions: int = 200_000
 
     def __post_init__(self) -> None:

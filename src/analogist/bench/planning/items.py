@@ -9,7 +9,7 @@ Each item is a target problem (a plan signature with no steps) in one skin:
 - ``no_analogue`` items: a fresh layout; nothing made from it is stored, only the other items'
   plans.
 
-Stored prior plans are solved by the planner itself (GBFS + hFF) and validated by simulation
+Stored prior plans are solved by the planner itself (GBFS + hadd) and validated by simulation
 when their signature is parsed. The ids of an item's true source and decoy and the gold role
 map are key fields: only scoring and the oracle arm read them.
 """
@@ -41,7 +41,7 @@ SIZES = {"ci": (7, 2, 1, 4, 2), "small": (8, 2, 2, 8, 4), "mvp": (9, 2, 2, 12, 6
 """size -> (places, gates, cargo items, analogue items, no-analogue items)."""
 ABSTRACT = ("An agent fetches the passes that open sealed places and carries items along links "
             "to their destinations.")
-SOURCE_PLANNER = Planner("gbfs", "hff", 50_000)
+SOURCE_PLANNER = Planner("gbfs", "hadd", 50_000)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from analogist.bench.planning.summary import summarize
 from analogist.bench.svg import esc
 from analogist.plan.planner import Planner
 
-PLANNERS = (Planner("bfs"), Planner("gbfs", "hff"))
+PLANNERS = (Planner("bfs"), Planner("gbfs", "hadd"))
 _SECTION = re.compile(r'<section id="planning">.*?</section>\n?', re.DOTALL)
 
 
@@ -70,6 +70,7 @@ ARM_WORDS = {
     "analogy": "retrieve a prior plan from memory, SME role map, project its skeleton, repair",
     "decoy": "the decoy prior plan's skeleton (SME role map), repaired or abandoned",
     "oracle": "ORACLE: the true prior plan with the generator's gold role map",
+    "macro": "the planner with macro-actions compiled from the other items' verified transfers",
 }
 
 

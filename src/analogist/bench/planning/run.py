@@ -8,7 +8,10 @@ Arms, each a configuration of the same loop (:mod:`analogist.plan.loop`):
 - ``decoy`` — the item's decoy prior plan given as the source (SME role map), to measure what a
   wrong analogue costs and that the broken skeleton is caught;
 - ``oracle`` — the true prior plan with the generator's gold role map. **Oracle**: it reads the
-  key; it bounds what a perfect retrieval and mapping would give.
+  key; it bounds what a perfect retrieval and mapping would give;
+- ``macro`` — the planner alone with macro-actions compiled from the verified transfers in the
+  analogy log (the analogy arm's validated skeleton plans of the *other* items, leave-one-out;
+  :mod:`analogist.plan.macros`). It runs after the other arms of its planner.
 
 Wall time covers everything an arm does after the bench is built: grounding, retrieval and
 mapping where the arm has them, and search.
@@ -27,13 +30,14 @@ from analogist.errors import BenchError
 from analogist.memory import Memory
 from analogist.models.embedders import get_embedder
 from analogist.plan.loop import PlanLoop, plan_target, roles_of, with_source
+from analogist.plan.macros import learn_macros, plan_with_macros, verified_transfers
 from analogist.plan.pddl import ground
 from analogist.plan.planner import Planner
 from analogist.plan.repair import Repair, plan_alone
 from analogist.plan.skeleton import MATCHED, MISSING, UNMATCHED, Skeleton
 from analogist.store import Store
 
-ARMS = ("planner", "analogy", "decoy", "oracle")
+ARMS = ("planner", "analogy", "decoy", "oracle", "macro")
 ORACLE_ARMS = ("oracle",)
 
 
@@ -90,7 +94,7 @@ def run_item(memory: Memory, item: PlanItem, planner: Planner, loop: PlanLoop,
     t = seen.target
     out = []
     for arm in arms:
-        if arm in ("decoy", "oracle") and item.kind != "analogue":
+        if arm == "macro" or (arm in ("decoy", "oracle") and item.kind != "analogue"):
             continue
         start = time.perf_counter()
         source: str | None = None
@@ -125,4 +129,21 @@ def run_planning(bench: PlanBench, planners: Sequence[Planner], arms: Sequence[s
                 scores += run_item(memory, item, planner, loop, arms)
                 if progress:
                     progress(pi * len(bench.items) + ii + 1, total, planner.label)
+            if "macro" in arms:
+                scores += run_macros(memory, bench, planner)
     return scores
+
+
+def run_macros(memory: Memory, bench: PlanBench, planner: Planner) -> list[PlanScore]:
+    """The macro arm on every item, with macros learned from the other items' logged transfers."""
+    logged = verified_transfers(memory.store.list_runs(), memory.store.vocabulary)
+    by_target = {t.target_id: t for t in logged}  # one transfer per target (planners repeat them)
+    out = []
+    for item in bench.items:
+        t = without_key(item).target
+        assert t.plan is not None
+        start = time.perf_counter()
+        ref, macros = learn_macros([x for k, x in sorted(by_target.items()) if k != item.id])
+        rep = plan_with_macros(t.plan, roles_of(t), ref, macros, planner)
+        out.append(_score(item, "macro", planner, rep, time.perf_counter() - start, None, None))
+    return out
