@@ -88,8 +88,10 @@ def _items(motifs: Sequence, pool: tuple, n: int, tag: str, seed: int, split: st
     for i in range(n):
         rng = random.Random(f"learning|{tag}|{seed}|{i}")
         m = motifs[i % len(motifs)]
+        # the ordinal runs on, so every third item has no valid source (build_f3), spread
+        # evenly over the stream and over motifs
         out.append(build_f3(Context(rng, split, pool, taken, dealer),
-                            Slot("F3", m, i // len(motifs), i % 4 == 3)))
+                            Slot("F3", m, i, i % 4 == 3)))
     return out
 
 

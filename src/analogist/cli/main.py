@@ -19,6 +19,7 @@ from analogist.cli import (
     plan_cmd,
     private_cmd,
     search_cmd,
+    triggers_cmd,
 )
 from analogist.cli.common import handle_errors
 from analogist.config import DEFAULT_DB, config_path, configured_db, setting
@@ -66,7 +67,8 @@ for command in (
 ):
     cli.add_command(command)
 
-for command in (consolidate_cmd.consolidate_cmd, consolidate_cmd.schemas_cmd, plan_cmd.plan_cmd):
+for command in (consolidate_cmd.consolidate_cmd, consolidate_cmd.schemas_cmd, plan_cmd.plan_cmd,
+                triggers_cmd.triggers_cmd):
     cli.add_command(command)
 
 for command in (bench_run_cmd.run_cmd, bench_run_cmd.report_cmd, bench_run_cmd.runs_cmd,
