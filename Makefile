@@ -41,7 +41,7 @@ test: $(STAMP) $(CORE) local-test
 
 run: $(STAMP)
 	$(BIN)/analogist --db out/parb.db bench run --seed 0 --split dev --size mvp --noise 0.1,0.2,0.3 --out out/latest
-	$(BIN)/analogist bench run --suite planning --seed 0 --size mvp --out out/latest
+	$(BIN)/analogist bench run --suite planning --seed 0 --size small --out out/latest
 
 bench: $(STAMP) $(CORE)
 	$(BIN)/python bench/mapping.py

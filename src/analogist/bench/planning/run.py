@@ -20,7 +20,7 @@ mapping where the arm has them, and search.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,20 +116,23 @@ def run_item(memory: Memory, item: PlanItem, planner: Planner, loop: PlanLoop,
     return out
 
 
-def run_planning(bench: PlanBench, planners: Sequence[Planner], arms: Sequence[str] = ARMS,
+def run_planning(bench: PlanBench, planners: Sequence[Planner],
+                 arms: Sequence[str] | Mapping[Planner, Sequence[str]] = ARMS,
                  db: str | Path = ":memory:",
                  progress: Callable[[int, int, str], None] | None = None) -> list[PlanScore]:
-    """All arms, items and planners; the analogy arm's runs go to ``db``'s analogy log."""
+    """All arms (the same for every planner, or per planner), items and planners; the analogy
+    arm's runs go to ``db``'s analogy log."""
     scores: list[PlanScore] = []
     with open_memory(bench, db) as memory:
         total = len(planners) * len(bench.items)
         for pi, planner in enumerate(planners):
             loop = PlanLoop(planner=planner)
+            mine = arms[planner] if isinstance(arms, Mapping) else arms
             for ii, item in enumerate(bench.items):
-                scores += run_item(memory, item, planner, loop, arms)
+                scores += run_item(memory, item, planner, loop, mine)
                 if progress:
                     progress(pi * len(bench.items) + ii + 1, total, planner.label)
-            if "macro" in arms:
+            if "macro" in mine:
                 scores += run_macros(memory, bench, planner)
     return scores
 
