@@ -27,8 +27,9 @@ def pair(seed: int = 3, places: int = 7):
     source = render(subdivide(layout, rng), SKINS[2], rng)
     gs = ground(source.block, dict(source.roles))
     plan = Planner("gbfs", "hadd").solve(gs.task).plan
-    solved: PlanBlock = replace(source.block, steps=tuple(parse_step_key(s) for s in plan),
-                                outcome="succeeded")
+    solved: PlanBlock = replace(
+        source.block, steps=tuple(parse_step_key(s) for s in plan), outcome="succeeded"
+    )
     t = dict(target.names)
     gold = {name: t[i] for i, name in source.names if i in t}
     gt: GroundProblem = ground(target.block, dict(target.roles))

@@ -17,8 +17,12 @@ V = default_vocabulary()
 
 def solved() -> dict:
     raw = target_json()
-    raw["plan"]["steps"] = [["evict", "node3", "cachepool"], ["load", "key9", "node3"],
-                            ["probe", "node3", "key9"], ["readmit", "node3", "cachepool"]]
+    raw["plan"]["steps"] = [
+        ["evict", "node3", "cachepool"],
+        ["load", "key9", "node3"],
+        ["probe", "node3", "key9"],
+        ["readmit", "node3", "cachepool"],
+    ]
     raw["plan"]["outcome"] = "succeeded"
     return raw
 
@@ -53,7 +57,9 @@ def test_undeclared_predicates_roles_and_operators_are_named():
     assert "predicate 'sparkly'" in bad(lambda r: r["plan"]["init"].append(["sparkly", "node3"]))
     assert "role 'node9'" in bad(lambda r: r["plan"]["goal"].append(["drained", "node9"]))
     assert "operator 'zap'" in bad(lambda r: r["plan"]["steps"].append(["zap", "node3"]))
-    assert "takes a key" in bad(lambda r: r["plan"]["steps"].__setitem__(1, ["load", "node3", "node3"]))
+    assert "takes a key" in bad(
+        lambda r: r["plan"]["steps"].__setitem__(1, ["load", "node3", "node3"])
+    )
 
 
 def test_only_a_plan_kind_signature_carries_a_plan():

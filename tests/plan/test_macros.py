@@ -22,8 +22,12 @@ def transfer(tid: str, skin: int, steps: list[list[str]]) -> Transfer:
 
 
 def test_windows_are_counted_across_skins_by_structure_and_composed():
-    a = transfer("t1", 0, [["drive", "x", "p", "q"], ["load", "x", "i", "q"], ["drive", "x", "q", "r"]])
-    b = transfer("t2", 1, [["hop", "y", "m", "n"], ["fetch", "y", "j", "n"], ["deploy", "y", "j", "n"]])
+    a = transfer(
+        "t1", 0, [["drive", "x", "p", "q"], ["load", "x", "i", "q"], ["drive", "x", "q", "r"]]
+    )
+    b = transfer(
+        "t2", 1, [["hop", "y", "m", "n"], ["fetch", "y", "j", "n"], ["deploy", "y", "j", "n"]]
+    )
     ref, macros = learn_macros([a, b], min_support=2)
     assert ref is a.block
     assert [m.parts for m in macros] == [(("drive", (0, 1, 2)), ("load", (0, 3, 2)))]
@@ -54,8 +58,9 @@ def test_search_with_macros_gives_a_valid_primitive_plan():
 
 
 def test_expand_replaces_each_macro_by_its_parts():
-    steps = expand(["(macro0 a p q i)", "(put a i q)"],
-                   {"macro0": (("go", (0, 1, 2)), ("take", (0, 3, 2)))})
+    steps = expand(
+        ["(macro0 a p q i)", "(put a i q)"], {"macro0": (("go", (0, 1, 2)), ("take", (0, 3, 2)))}
+    )
     assert [s.operator for s in steps] == ["(go a p q)", "(take a i q)", "(put a i q)"]
     assert [s.provenance for s in steps] == ["macro", "macro", "planner"]
 

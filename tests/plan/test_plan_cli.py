@@ -35,7 +35,11 @@ def test_plan_prints_the_skeleton_table_and_the_plan_with_provenance(run):
 def test_plan_json(run):
     r = run("plan", str(DATA / "cache_key_rotation.json"), "--json", "--search", "bfs")
     d = json.loads(r.output)
-    assert d["repair"]["valid"] and d["skeleton"]["matched"] == 4 and d["config"]["planner"] == "pyperplan bfs"
+    assert (
+        d["repair"]["valid"]
+        and d["skeleton"]["matched"] == 4
+        and d["config"]["planner"] == "pyperplan bfs"
+    )
 
 
 def test_plan_reads_pddl(run, tmp_path):

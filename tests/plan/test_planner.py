@@ -57,10 +57,19 @@ def test_a_search_repeats_exactly_in_another_process_with_other_string_hashing()
     import subprocess
     import sys
 
-    code = ("from tests.plan.helpers import pair\nfrom analogist.plan.planner import Planner\n"
-            "_, _, _, gt = pair()\nfor p in (Planner('bfs'), Planner('gbfs', 'hadd')):\n"
-            "    r = p.solve(gt.task); print(r.expansions, r.plan)\n")
-    outs = {subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True,
-                           text=True, env={**os.environ, "PYTHONHASHSEED": h}, check=True).stdout
-            for h in ("1", "2", "3")}
+    code = (
+        "from tests.plan.helpers import pair\nfrom analogist.plan.planner import Planner\n"
+        "_, _, _, gt = pair()\nfor p in (Planner('bfs'), Planner('gbfs', 'hadd')):\n"
+        "    r = p.solve(gt.task); print(r.expansions, r.plan)\n"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-W", "ignore", "-c", code],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": h},
+            check=True,
+        ).stdout
+        for h in ("1", "2", "3")
+    }
     assert len(outs) == 1 and outs.pop().strip()

@@ -52,10 +52,20 @@ def test_summary_and_criterion(ci_scores):
     _, scores = ci_scores
     s = summarize(scores, n_boot=200)
     arms = {(a.arm, a.kind) for a in s.arms}
-    assert {("planner", "all"), ("analogy", "all"), ("decoy", "analogue"), ("oracle", "analogue")} <= arms
+    assert {
+        ("planner", "all"),
+        ("analogy", "all"),
+        ("decoy", "analogue"),
+        ("oracle", "analogue"),
+    } <= arms
     crit = s.criterion["pyperplan bfs"]
-    assert set(crit) == {"fewer_expansions", "less_time", "success_not_lower",
-                         "no_success_loss_from_decoys", "met"}
+    assert set(crit) == {
+        "fewer_expansions",
+        "less_time",
+        "success_not_lower",
+        "no_success_loss_from_decoys",
+        "met",
+    }
 
 
 def test_paired_interval_is_a_ratio_of_sums_with_an_interval():
@@ -78,11 +88,26 @@ def test_suite_writes_its_files_and_its_report_section(tmp_path):
 
 
 def test_bench_run_suite_planning_cli(tmp_path):
-    r = CliRunner().invoke(__import__("analogist.cli.main", fromlist=["cli"]).cli,
-                           ["bench", "run", "--suite", "planning", "--size", "ci", "--n-boot", "50",
-                            "--out", str(tmp_path), "--json"])
+    r = CliRunner().invoke(
+        __import__("analogist.cli.main", fromlist=["cli"]).cli,
+        [
+            "bench",
+            "run",
+            "--suite",
+            "planning",
+            "--size",
+            "ci",
+            "--n-boot",
+            "50",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["json"].endswith("planning.json")
-    bad = CliRunner().invoke(__import__("analogist.cli.main", fromlist=["cli"]).cli,
-                             ["bench", "run", "--suite", "planning", "--size", "huge", "--out", str(tmp_path)])
+    bad = CliRunner().invoke(
+        __import__("analogist.cli.main", fromlist=["cli"]).cli,
+        ["bench", "run", "--suite", "planning", "--size", "huge", "--out", str(tmp_path)],
+    )
     assert bad.exit_code == 1 and "size 'huge'" in bad.output

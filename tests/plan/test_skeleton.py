@@ -15,7 +15,9 @@ from tests.plan.helpers import pair
 def test_operators_match_by_structure_across_skins_and_parameter_orders():
     src = PlanBlock((("at", 2),), operators(SKINS[0]), (), ())
     go = operators(SKINS[1])[0]
-    flipped = OperatorSchema("zz", (go.params[2], go.params[0], go.params[1]), go.pre, go.add, go.delete)
+    flipped = OperatorSchema(
+        "zz", (go.params[2], go.params[0], go.params[1]), go.pre, go.add, go.delete
+    )
     tgt = PlanBlock((("at", 2),), (*operators(SKINS[1])[1:], flipped), (), ())
     m = operator_map(src, tgt)
     assert m["drive"].target == "zz" and m["drive"].order == (2, 0, 1)
@@ -53,8 +55,10 @@ def test_a_skeleton_of_missing_operators_is_rejected_and_the_planner_runs_alone(
 def test_a_failing_subgoal_abandons_the_skeleton_without_losing_the_plan():
     target, source, gold, gt = pair()
     sk = project("s", source, target.block, gold, gt)
-    unmatched = replace(sk, steps=tuple(replace(s, status=UNMATCHED) if s.status == MATCHED else s
-                                        for s in sk.steps))
+    unmatched = replace(
+        sk,
+        steps=tuple(replace(s, status=UNMATCHED) if s.status == MATCHED else s for s in sk.steps),
+    )
     tight = RepairPolicy(segment_budget=1)
     state_changes = [s for s in unmatched.steps if s.status == UNMATCHED]
     assert state_changes

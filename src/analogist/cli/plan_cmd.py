@@ -30,9 +30,17 @@ def _target(memory, target: str, domain: str | None, meaning: str | None):
         block, roles = from_pddl(text)
         table = load_json(Path(meaning).read_text(encoding="utf-8"), meaning) if meaning else {}
         if not isinstance(table, dict):
-            raise PlanningError(f"{meaning}: give a JSON object {{\"predicate\": \"vocabulary relation\"}}")
-        raw = plan_signature_json(path.stem.replace(" ", "_") or "target", block, roles,
-                                  f"PDDL problem {path.name}", "pddl", table)
+            raise PlanningError(
+                f'{meaning}: give a JSON object {{"predicate": "vocabulary relation"}}'
+            )
+        raw = plan_signature_json(
+            path.stem.replace(" ", "_") or "target",
+            block,
+            roles,
+            f"PDDL problem {path.name}",
+            "pddl",
+            table,
+        )
         return parse_signature(raw, vocab)
     if path.suffix == ".json" and path.exists():
         obj = load_json(path.read_text(encoding="utf-8"), str(path))
@@ -48,23 +56,48 @@ def _target(memory, target: str, domain: str | None, meaning: str | None):
 
 @click.command("plan")
 @click.argument("target")
-@click.option("--domain", type=click.Path(exists=True, dir_okay=False),
-              help="PDDL domain file; TARGET is then a PDDL problem file.")
-@click.option("--meaning", type=click.Path(exists=True, dir_okay=False),
-              help="For PDDL: JSON {predicate: vocabulary relation}, so the retrieval channels "
-                   "can index the problem (without it only a plan with relations is found).")
-@click.option("--search", "search", type=click.Choice(["bfs", "astar", "gbfs"]), default="gbfs",
-              show_default=True, help="pyperplan search algorithm.")
-@click.option("--heuristic", type=click.Choice(["blind", "hff", "hmax", "hadd", "lmcut"]),
-              default="hadd", show_default=True,
-              help="Heuristic (not used by bfs; hff is not repeatable across processes).")
+@click.option(
+    "--domain",
+    type=click.Path(exists=True, dir_okay=False),
+    help="PDDL domain file; TARGET is then a PDDL problem file.",
+)
+@click.option(
+    "--meaning",
+    type=click.Path(exists=True, dir_okay=False),
+    help="For PDDL: JSON {predicate: vocabulary relation}, so the retrieval channels "
+    "can index the problem (without it only a plan with relations is found).",
+)
+@click.option(
+    "--search",
+    "search",
+    type=click.Choice(["bfs", "astar", "gbfs"]),
+    default="gbfs",
+    show_default=True,
+    help="pyperplan search algorithm.",
+)
+@click.option(
+    "--heuristic",
+    type=click.Choice(["blind", "hff", "hmax", "hadd", "lmcut"]),
+    default="hadd",
+    show_default=True,
+    help="Heuristic (not used by bfs; hff is not repeatable across processes).",
+)
 @click.option("--max-expansions", type=click.IntRange(1), default=200_000, show_default=True)
 @click.option("--no-log", is_flag=True, help="Do not write the run to the analogy log.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def plan_cmd(ctx: click.Context, target: str, domain: str | None, meaning: str | None, search: str,
-             heuristic: str, max_expansions: int, no_log: bool, as_json: bool) -> None:
+def plan_cmd(
+    ctx: click.Context,
+    target: str,
+    domain: str | None,
+    meaning: str | None,
+    search: str,
+    heuristic: str,
+    max_expansions: int,
+    no_log: bool,
+    as_json: bool,
+) -> None:
     """Plan for TARGET by analogy: skeleton from a prior plan, repaired by pyperplan."""
     from analogist.plan.loop import PlanLoop, plan_target
     from analogist.plan.planner import Planner
@@ -78,4 +111,3 @@ def plan_cmd(ctx: click.Context, target: str, domain: str | None, meaning: str |
         echo_json({**out.to_json(), "config": loop.to_json()})
         return
     click.echo(render_outcome(out), nl=False)
-

@@ -56,7 +56,9 @@ class OperatorSchema:
     def bind(self, args: Sequence[str]) -> dict[str, str]:
         return {p: a for (p, _), a in zip(self.params, args, strict=True)}
 
-    def ground(self, args: Sequence[str]) -> tuple[frozenset[Fact], frozenset[Fact], frozenset[Fact]]:
+    def ground(
+        self, args: Sequence[str]
+    ) -> tuple[frozenset[Fact], frozenset[Fact], frozenset[Fact]]:
         """Precondition, add and delete sets with the parameters bound to ``args``."""
         b = self.bind(args)
 
@@ -68,13 +70,20 @@ class OperatorSchema:
     def shape(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
         """The operator's structure without names: the sorted predicates it needs, adds and
         deletes. Two operators of different skins with the same shape do the same thing."""
-        return (tuple(sorted(f[0] for f in self.pre)), tuple(sorted(f[0] for f in self.add)),
-                tuple(sorted(f[0] for f in self.delete)))
+        return (
+            tuple(sorted(f[0] for f in self.pre)),
+            tuple(sorted(f[0] for f in self.add)),
+            tuple(sorted(f[0] for f in self.delete)),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "params": dict(self.params),
-                "pre": [list(f) for f in self.pre], "add": [list(f) for f in self.add],
-                "del": [list(f) for f in self.delete]}
+        return {
+            "name": self.name,
+            "params": dict(self.params),
+            "pre": [list(f) for f in self.pre],
+            "add": [list(f) for f in self.add],
+            "del": [list(f) for f in self.delete],
+        }
 
 
 @dataclass(frozen=True)
@@ -106,10 +115,14 @@ class PlanBlock:
         return next((o for o in self.operators if o.name == name), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"predicates": dict(self.predicates),
-                "operators": [o.to_json() for o in self.operators],
-                "init": [list(f) for f in self.init], "goal": [list(f) for f in self.goal],
-                "steps": [s.to_json() for s in self.steps], "outcome": self.outcome}
+        return {
+            "predicates": dict(self.predicates),
+            "operators": [o.to_json() for o in self.operators],
+            "init": [list(f) for f in self.init],
+            "goal": [list(f) for f in self.goal],
+            "steps": [s.to_json() for s in self.steps],
+            "outcome": self.outcome,
+        }
 
 
 def fact_str(f: Fact) -> str:
@@ -163,13 +176,18 @@ class _Check:
             raise self.err(where, 'give {"name", "params", "pre", "add", "del"}')
         name = raw["name"]
         if not _NAME.match(name):
-            raise self.err(where, f"operator name {name!r}: use lower-case letters, digits, _ and -")
+            raise self.err(
+                where, f"operator name {name!r}: use lower-case letters, digits, _ and -"
+            )
         params = raw.get("params", {})
         if not isinstance(params, dict) or not all(
-                isinstance(p, str) and _VAR.match(p) and isinstance(t, str) for p, t in params.items()):
+            isinstance(p, str) and _VAR.match(p) and isinstance(t, str) for p, t in params.items()
+        ):
             raise self.err(f"{where}.params", 'give {"?var": "type", ...}')
         names = {**params, **self.roles}
-        pre, add, dele = (self.facts(f"{where}.{k}", raw.get(k, []), names) for k in ("pre", "add", "del"))
+        pre, add, dele = (
+            self.facts(f"{where}.{k}", raw.get(k, []), names) for k in ("pre", "add", "del")
+        )
         return OperatorSchema(name, tuple(params.items()), pre, add, dele)
 
     def step(self, i: int, raw: Any, ops: Mapping[str, OperatorSchema]) -> Step:
@@ -185,11 +203,15 @@ class _Check:
             if a not in self.roles:
                 raise self.err(where, f"role {a!r} is not declared")
             if self.roles[a] is not None and self.roles[a] != ptype:
-                raise self.err(where, f"{a} is a {self.roles[a]}, but {op.name}'s {p} takes a {ptype}")
+                raise self.err(
+                    where, f"{a} is a {self.roles[a]}, but {op.name}'s {p} takes a {ptype}"
+                )
         return Step(op.name, tuple(raw[1:]))
 
 
-def parse_plan_block(raw: Any, roles: Mapping[str, str | None], episode_id: str | None) -> PlanBlock:
+def parse_plan_block(
+    raw: Any, roles: Mapping[str, str | None], episode_id: str | None
+) -> PlanBlock:
     """Validate a plan block against the signature's roles (name -> type) and simulate its steps.
 
     Raises:
@@ -200,8 +222,10 @@ def parse_plan_block(raw: Any, roles: Mapping[str, str | None], episode_id: str 
         raise c.err("(plan)", "must be an object with predicates, operators, init, goal")
     unknown = sorted(set(raw) - {"predicates", "operators", "init", "goal", "steps", "outcome"})
     if unknown:
-        raise c.err(unknown[0], "unknown field; plan fields are predicates, operators, init, goal, "
-                    "steps, outcome")
+        raise c.err(
+            unknown[0],
+            "unknown field; plan fields are predicates, operators, init, goal, steps, outcome",
+        )
     c.predicates(raw.get("predicates"))
     ops_raw = raw.get("operators")
     if not isinstance(ops_raw, list) or not ops_raw or len(ops_raw) > MAX_OPERATORS:
@@ -232,11 +256,17 @@ def _simulate(block: PlanBlock, c: _Check) -> None:
         pre, add, dele = op.ground(s.args)
         missing = sorted(pre - state)
         if missing and block.outcome == "succeeded":
-            raise c.err(f"steps[{i}]", f"{s}: precondition {fact_str(missing[0])} does not hold "
-                        "in the state the earlier steps reach; fix the step or mark the outcome failed")
+            raise c.err(
+                f"steps[{i}]",
+                f"{s}: precondition {fact_str(missing[0])} does not hold "
+                "in the state the earlier steps reach; fix the step or mark the outcome failed",
+            )
         state = (state - dele) | add
     if block.outcome == "succeeded":
         unmet = sorted(set(block.goal) - state)
         if unmet:
-            raise c.err("goal", f"the steps do not reach goal fact {fact_str(unmet[0])}; "
-                        "add the missing steps or mark the outcome failed")
+            raise c.err(
+                "goal",
+                f"the steps do not reach goal fact {fact_str(unmet[0])}; "
+                "add the missing steps or mark the outcome failed",
+            )

@@ -38,12 +38,17 @@ class PlanMapping:
     normalized: float
 
     def to_json(self) -> dict:
-        return {"source_id": self.source_id, "role_map": dict(self.role_map),
-                "sme_score": round(self.score, 4), "sme_normalized": round(self.normalized, 4)}
+        return {
+            "source_id": self.source_id,
+            "role_map": dict(self.role_map),
+            "sme_score": round(self.score, 4),
+            "sme_normalized": round(self.normalized, 4),
+        }
 
 
-def map_plans(source_id: str, source: Description, target: Description,
-              params: SMEParams = DEFAULT_PARAMS) -> PlanMapping | None:
+def map_plans(
+    source_id: str, source: Description, target: Description, params: SMEParams = DEFAULT_PARAMS
+) -> PlanMapping | None:
     """The best SME interpretation (None when SME finds no mapping)."""
     result = match(source, target, params)
     if not result.mappings:

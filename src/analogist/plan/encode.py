@@ -24,20 +24,30 @@ def summary_relations(block: PlanBlock, meaning: Mapping[str, str]) -> list[list
     return [list(r) for r in out]
 
 
-def plan_signature_json(episode_id: str, block: PlanBlock, roles: Mapping[str, str],
-                        text: str, domain: str, meaning: Mapping[str, str],
-                        steps: tuple[Step, ...] = (), outcome: str | None = None,
-                        verified: bool = False, abstract: str = "") -> dict[str, Any]:
+def plan_signature_json(
+    episode_id: str,
+    block: PlanBlock,
+    roles: Mapping[str, str],
+    text: str,
+    domain: str,
+    meaning: Mapping[str, str],
+    steps: tuple[Step, ...] = (),
+    outcome: str | None = None,
+    verified: bool = False,
+    abstract: str = "",
+) -> dict[str, Any]:
     """The JSON of a kind-``plan`` signature (validate it with ``parse_signature``); ``abstract``
     is its L2 text, when the author has one."""
     plan = block.to_json()
     plan["steps"] = [s.to_json() for s in steps]
     plan["outcome"] = outcome or ("succeeded" if steps else "unsolved")
     return {
-        "episode_id": episode_id, "kind": "plan",
+        "episode_id": episode_id,
+        "kind": "plan",
         "roles": {r: {"description": f"a {t}", "type": t} for r, t in roles.items()},
         "relations": summary_relations(block, meaning),
         "levels": {"L0": text, **({"L2": abstract} if abstract else {})},
         "surface": {"domain": domain, "entities": sorted(roles)},
-        "verified": verified, "plan": plan,
+        "verified": verified,
+        "plan": plan,
     }

@@ -44,9 +44,15 @@ class PlanLoop:
     min_normalized: float = 0.5
 
     def to_json(self) -> dict:
-        return {"planner": self.planner.label, "max_expansions": self.planner.max_expansions,
-                "policy": vars(self.policy), "channels": self.channels, "k": self.k,
-                "max_candidates": self.max_candidates, "min_normalized": self.min_normalized}
+        return {
+            "planner": self.planner.label,
+            "max_expansions": self.planner.max_expansions,
+            "policy": vars(self.policy),
+            "channels": self.channels,
+            "k": self.k,
+            "max_candidates": self.max_candidates,
+            "min_normalized": self.min_normalized,
+        }
 
 
 @dataclass(frozen=True)
@@ -58,8 +64,11 @@ class Considered:
     mapping: PlanMapping | None
 
     def to_json(self) -> dict:
-        return {"episode_id": self.episode_id, "found_by": list(self.found_by),
-                "mapping": self.mapping.to_json() if self.mapping else None}
+        return {
+            "episode_id": self.episode_id,
+            "found_by": list(self.found_by),
+            "mapping": self.mapping.to_json() if self.mapping else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -76,25 +85,38 @@ class PlanOutcome:
     run_id: str = ""
 
     def to_json(self) -> dict:
-        return {"run_id": self.run_id, "target_id": self.target_id,
-                "considered": [c.to_json() for c in self.considered], "source_id": self.source_id,
-                "mapping": self.mapping.to_json() if self.mapping else None,
-                "skeleton": self.skeleton.to_json() if self.skeleton else None,
-                "repair": self.repair.to_json(), "seconds": round(self.seconds, 4)}
+        return {
+            "run_id": self.run_id,
+            "target_id": self.target_id,
+            "considered": [c.to_json() for c in self.considered],
+            "source_id": self.source_id,
+            "mapping": self.mapping.to_json() if self.mapping else None,
+            "skeleton": self.skeleton.to_json() if self.skeleton else None,
+            "repair": self.repair.to_json(),
+            "seconds": round(self.seconds, 4),
+        }
 
 
 def roles_of(sig: Signature) -> dict[str, str | None]:
     return {r.name: r.type for r in sig.roles}
 
 
-def with_source(target: Signature, source: Signature, gp: GroundProblem, loop: PlanLoop,
-                role_map: Mapping[str, str] | None = None) -> tuple[PlanMapping | None, Skeleton | None, Repair]:
+def with_source(
+    target: Signature,
+    source: Signature,
+    gp: GroundProblem,
+    loop: PlanLoop,
+    role_map: Mapping[str, str] | None = None,
+) -> tuple[PlanMapping | None, Skeleton | None, Repair]:
     """Map (SME unless ``role_map`` is given), project and repair with one given source."""
     assert target.plan is not None and source.plan is not None
     mapping: PlanMapping | None
     if role_map is None:
-        mapping = map_plans(source.episode_id, describe_plan(source.episode_id, source.plan, source.role_names),
-                            describe_plan(target.episode_id, target.plan, target.role_names))
+        mapping = map_plans(
+            source.episode_id,
+            describe_plan(source.episode_id, source.plan, source.role_names),
+            describe_plan(target.episode_id, target.plan, target.role_names),
+        )
         if mapping is None:
             return None, None, plan_alone(gp, loop.planner, reason="SME found no mapping")
     else:
@@ -104,10 +126,17 @@ def with_source(target: Signature, source: Signature, gp: GroundProblem, loop: P
 
 
 def _usable(sig: Signature | None) -> bool:
-    return sig is not None and sig.plan is not None and sig.plan.outcome == "succeeded" and bool(sig.plan.steps)
+    return (
+        sig is not None
+        and sig.plan is not None
+        and sig.plan.outcome == "succeeded"
+        and bool(sig.plan.steps)
+    )
 
 
-def retrieve(memory, target: Signature, loop: PlanLoop) -> tuple[tuple[Considered, ...], tuple[Candidate, ...]]:
+def retrieve(
+    memory, target: Signature, loop: PlanLoop
+) -> tuple[tuple[Considered, ...], tuple[Candidate, ...]]:
     """MAC through the memory's channels, then FAC by SME over plan descriptions (best first);
     also the pool's candidates as the log keeps them."""
     assert target.plan is not None
@@ -121,56 +150,90 @@ def retrieve(memory, target: Signature, loop: PlanLoop) -> tuple[tuple[Considere
         if not _usable(sig):
             continue
         assert sig is not None and sig.plan is not None
-        m = map_plans(sig.episode_id, describe_plan(sig.episode_id, sig.plan, sig.role_names), tdesc)
+        m = map_plans(
+            sig.episode_id, describe_plan(sig.episode_id, sig.plan, sig.role_names), tdesc
+        )
         out.append(Considered(cand.episode_id, tuple(cand.found_by), m))
     ranked = tuple(sorted(out, key=lambda c: -(c.mapping.normalized if c.mapping else 0.0)))
     return ranked, tuple(pool.candidates)
 
 
-def plan_target(memory, target: Signature, loop: PlanLoop = PlanLoop(), *, record: bool = True) -> PlanOutcome:
+def plan_target(
+    memory, target: Signature, loop: PlanLoop = PlanLoop(), *, record: bool = True
+) -> PlanOutcome:
     """Run the whole loop for one target plan signature (its plan block has no steps yet)."""
     if target.plan is None:
         from analogist.plan.pddl import PlanningError
 
-        raise PlanningError(f"{target.episode_id}: the target has no plan block (kind 'plan' with "
-                            "predicates, operators, init and goal)")
+        raise PlanningError(
+            f"{target.episode_id}: the target has no plan block (kind 'plan' with "
+            "predicates, operators, init and goal)"
+        )
     start = time.perf_counter()
     gp = ground(target.plan, roles_of(target))
     considered, pool = retrieve(memory, target, loop)
     best = considered[0] if considered and considered[0].mapping else None
     if best is None or best.mapping is None or best.mapping.normalized < loop.min_normalized:
-        why = "no stored plan reached the SME threshold" if considered else "no stored plan was retrieved"
+        why = (
+            "no stored plan reached the SME threshold"
+            if considered
+            else "no stored plan was retrieved"
+        )
         rep = replace(plan_alone(gp, loop.planner), reason=why)
-        out = PlanOutcome(target.episode_id, considered, None, None, None, rep,
-                          time.perf_counter() - start)
+        out = PlanOutcome(
+            target.episode_id, considered, None, None, None, rep, time.perf_counter() - start
+        )
     else:
         source = memory.store.get_episode(best.episode_id).signature
         mapping, sk, rep = with_source(target, source, gp, loop)
-        out = PlanOutcome(target.episode_id, considered, best.episode_id, mapping, sk, rep,
-                          time.perf_counter() - start)
+        out = PlanOutcome(
+            target.episode_id,
+            considered,
+            best.episode_id,
+            mapping,
+            sk,
+            rep,
+            time.perf_counter() - start,
+        )
     return _record(memory, target, out, loop, pool) if record else out
 
 
-def _record(memory, target: Signature, out: PlanOutcome, loop: PlanLoop,
-            pool: tuple[Candidate, ...]) -> PlanOutcome:
+def _record(
+    memory, target: Signature, out: PlanOutcome, loop: PlanLoop, pool: tuple[Candidate, ...]
+) -> PlanOutcome:
     """Write the run to the analogy log and, when a skeleton was applied, the ledger."""
     run_id = new_run_id("plan", target.episode_id, out.source_id, out.repair.operators, time.time())
     rep, m = out.repair, out.mapping
-    mapping = None if m is None else MappingRecord(
-        m.source_id, target.episode_id, m.role_map, m.score, m.normalized, "sme", {})
+    mapping = (
+        None
+        if m is None
+        else MappingRecord(
+            m.source_id, target.episode_id, m.role_map, m.score, m.normalized, "sme", {}
+        )
+    )
     run = AnalogyRun(
-        run_id, Trigger.manual(0, "analogist plan"), target.episode_id, target.to_json(),
-        candidates=pool, source=out.source_id, mapping=mapping,
+        run_id,
+        Trigger.manual(0, "analogist plan"),
+        target.episode_id,
+        target.to_json(),
+        candidates=pool,
+        source=out.source_id,
+        mapping=mapping,
         structural_score=m.normalized if m else None,
         transferred=tuple(s.operator for s in rep.steps if s.provenance == "skeleton"),
         verification_result="valid plan" if rep.valid else "no valid plan",
         not_assessed=None if m else (rep.reason or "no source"),
-        cost=Cost(wall_ms=out.seconds * 1000.0), config=loop.to_json(), plan=out.to_json(),
+        cost=Cost(wall_ms=out.seconds * 1000.0),
+        config=loop.to_json(),
+        plan=out.to_json(),
     )
     transfer = None
     if out.source_id is not None:
         used = rep.mode == "skeleton"
-        transfer = TransferOutcome(f"plan skeleton of {out.source_id}",
-                                   "resolved" if used and rep.valid else "worse", "planner alone")
+        transfer = TransferOutcome(
+            f"plan skeleton of {out.source_id}",
+            "resolved" if used and rep.valid else "worse",
+            "planner alone",
+        )
     memory.store.log_run(run.to_json(), transfer)
     return replace(out, run_id=run_id)

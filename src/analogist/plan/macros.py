@@ -65,7 +65,9 @@ def verified_transfers(runs: Sequence[dict], vocab: Vocabulary) -> list[Transfer
         if sig.plan is None:
             continue
         steps = tuple(parse_step_key(s["operator"]) for s in rep.get("steps", ()))
-        out.append(Transfer(sig.episode_id, sig.plan, tuple((r.name, r.type) for r in sig.roles), steps))
+        out.append(
+            Transfer(sig.episode_id, sig.plan, tuple((r.name, r.type) for r in sig.roles), steps)
+        )
     return out
 
 
@@ -81,8 +83,9 @@ def _lift(window: Sequence[Step], omap: dict, ref: PlanBlock) -> tuple | None:
     return tuple(parts)
 
 
-def learn_macros(transfers: Sequence[Transfer], *, min_support: int = 2, max_len: int = 3,
-                 top: int = 3) -> tuple[PlanBlock | None, tuple[Macro, ...]]:
+def learn_macros(
+    transfers: Sequence[Transfer], *, min_support: int = 2, max_len: int = 3, top: int = 3
+) -> tuple[PlanBlock | None, tuple[Macro, ...]]:
     """The ``top`` most frequent liftable windows seen in at least ``min_support`` distinct
     transfers, in the first transfer's operator names (the reference domain)."""
     if not transfers:
@@ -94,16 +97,20 @@ def learn_macros(transfers: Sequence[Transfer], *, min_support: int = 2, max_len
         seen = set()
         for n in range(2, max_len + 1):
             for i in range(len(t.steps) - n + 1):
-                key = _lift(t.steps[i:i + n], omap, ref)
+                key = _lift(t.steps[i : i + n], omap, ref)
                 if key is not None and _compose(key, ref, "probe") is not None:
                     seen.add(key)
         counts.update(seen)
-    best = sorted((k for k, c in counts.items() if c >= min_support),
-                  key=lambda k: (-counts[k] * (len(k) - 1), str(k)))[:top]
+    best = sorted(
+        (k for k, c in counts.items() if c >= min_support),
+        key=lambda k: (-counts[k] * (len(k) - 1), str(k)),
+    )[:top]
     return ref, tuple(Macro(f"macro{i}", k, counts[k]) for i, k in enumerate(best))
 
 
-def _compose(parts: tuple, ops: PlanBlock, name: str, rename: dict | None = None) -> OperatorSchema | None:
+def _compose(
+    parts: tuple, ops: PlanBlock, name: str, rename: dict | None = None
+) -> OperatorSchema | None:
     """The composite STRIPS operator of ``parts`` over ``ops`` (None if not composable)."""
     rename = rename or {}
     types: dict[int, str] = {}
@@ -131,8 +138,9 @@ def _compose(parts: tuple, ops: PlanBlock, name: str, rename: dict | None = None
     return OperatorSchema(name, params, tuple(sorted(pre)), tuple(sorted(add)), tuple(sorted(dele)))
 
 
-def with_macros(target: PlanBlock, ref: PlanBlock, macros: Sequence[Macro]
-                ) -> tuple[PlanBlock, dict[str, tuple[tuple[str, tuple[int, ...]], ...]]]:
+def with_macros(
+    target: PlanBlock, ref: PlanBlock, macros: Sequence[Macro]
+) -> tuple[PlanBlock, dict[str, tuple[tuple[str, tuple[int, ...]], ...]]]:
     """The target's block with the macros added as operators (in its own operator names), and
     each added macro's parts in target operator names with target-ordered parameter indices."""
     rename = operator_map(ref, target)
@@ -142,8 +150,9 @@ def with_macros(target: PlanBlock, ref: PlanBlock, macros: Sequence[Macro]
         if schema is None or not all(op in rename for op, _ in mac.parts):
             continue
         ops.append(schema)
-        parts[mac.name] = tuple((rename[op].target, tuple(ix[k] for k in rename[op].order))
-                                for op, ix in mac.parts)
+        parts[mac.name] = tuple(
+            (rename[op].target, tuple(ix[k] for k in rename[op].order)) for op, ix in mac.parts
+        )
     return replace(target, operators=tuple(ops)), parts
 
 
@@ -160,8 +169,13 @@ def expand(plan: Sequence[str], parts: dict) -> tuple[PlanStep, ...]:
     return tuple(out)
 
 
-def plan_with_macros(block: PlanBlock, roles: dict[str, str | None], ref: PlanBlock | None,
-                     macros: Sequence[Macro], planner: Planner) -> Repair:
+def plan_with_macros(
+    block: PlanBlock,
+    roles: dict[str, str | None],
+    ref: PlanBlock | None,
+    macros: Sequence[Macro],
+    planner: Planner,
+) -> Repair:
     """Search with the macros added; expand and validate; fall back to the planner alone."""
     primitive: GroundProblem = ground(block, roles)
     if ref is None or not macros:
@@ -173,5 +187,11 @@ def plan_with_macros(block: PlanBlock, roles: dict[str, str | None], ref: PlanBl
     steps = expand(r.plan, parts)
     if r.solved and validate(primitive, tuple(s.operator for s in steps)):
         return Repair("macro", steps, r.expansions, 1, r.seconds, True)
-    return plan_alone(primitive, planner, r.expansions, 1, r.seconds,
-                      f"macro search {r.status}" if not r.solved else "expanded macro plan failed validation")
+    return plan_alone(
+        primitive,
+        planner,
+        r.expansions,
+        1,
+        r.seconds,
+        f"macro search {r.status}" if not r.solved else "expanded macro plan failed validation",
+    )

@@ -46,8 +46,10 @@ def _atoms(facts: tuple[Fact, ...]) -> str:
 def _action(op: OperatorSchema) -> str:
     params = " ".join(f"{p} - {t}" for p, t in op.params)
     dels = " ".join(f"(not {fact_key(f)})" for f in op.delete)
-    return (f"  (:action {op.name}\n   :parameters ({params})\n"
-            f"   :precondition (and {_atoms(op.pre)})\n   :effect (and {_atoms(op.add)} {dels}))")
+    return (
+        f"  (:action {op.name}\n   :parameters ({params})\n"
+        f"   :precondition (and {_atoms(op.pre)})\n   :effect (and {_atoms(op.add)} {dels}))"
+    )
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,9 @@ class PddlText:
 
 def to_pddl(block: PlanBlock, roles: Mapping[str, str | None], name: str = "task") -> PddlText:
     """The block as a typed STRIPS PDDL domain and problem (untyped roles become ``object``)."""
-    types = sorted({t or "object" for t in roles.values()} | {t for o in block.operators for _, t in o.params})
+    types = sorted(
+        {t or "object" for t in roles.values()} | {t for o in block.operators for _, t in o.params}
+    )
     types = [t for t in types if t != "object"]
     arg_types: dict[str, list[str]] = {}
     for o in block.operators:
@@ -68,14 +72,22 @@ def to_pddl(block: PlanBlock, roles: Mapping[str, str | None], name: str = "task
         for f in (*o.pre, *o.add, *o.delete):
             arg_types.setdefault(f[0], [ptype.get(a, "object") for a in f[1:]])
     preds = " ".join(
-        "(" + " ".join([p, *(f"?x{i} - {t}" for i, t in enumerate(arg_types.get(p, ["object"] * n)))]) + ")"
-        for p, n in block.predicates)
-    domain = (f"(define (domain {name})\n (:requirements :strips :typing)\n"
-              f" (:types {' '.join(types)})\n (:predicates {preds})\n"
-              + "\n".join(_action(o) for o in block.operators) + ")\n")
+        "("
+        + " ".join([p, *(f"?x{i} - {t}" for i, t in enumerate(arg_types.get(p, ["object"] * n)))])
+        + ")"
+        for p, n in block.predicates
+    )
+    domain = (
+        f"(define (domain {name})\n (:requirements :strips :typing)\n"
+        f" (:types {' '.join(types)})\n (:predicates {preds})\n"
+        + "\n".join(_action(o) for o in block.operators)
+        + ")\n"
+    )
     objs = " ".join(f"{r} - {t or 'object'}" for r, t in roles.items())
-    problem = (f"(define (problem {name}-p) (:domain {name})\n (:objects {objs})\n"
-               f" (:init {_atoms(block.init)})\n (:goal (and {_atoms(block.goal)})))\n")
+    problem = (
+        f"(define (problem {name}-p) (:domain {name})\n (:objects {objs})\n"
+        f" (:init {_atoms(block.init)})\n (:goal (and {_atoms(block.goal)})))\n"
+    )
     return PddlText(domain, problem)
 
 
@@ -87,8 +99,10 @@ def _parse(text: PddlText):  # -> pyperplan Problem (untyped library)
         parser.probInput = text.problem
         return parser.parse_problem(domain, read_from_file=False)
     except (ParseError, SyntaxError, ValueError, KeyError, AttributeError, StopIteration) as e:
-        raise PlanningError(f"the PDDL could not be parsed ({type(e).__name__}: {e}); "
-                            "check the domain and problem files") from None
+        raise PlanningError(
+            f"the PDDL could not be parsed ({type(e).__name__}: {e}); "
+            "check the domain and problem files"
+        ) from None
 
 
 def _lifted(pred) -> Fact:
@@ -102,9 +116,15 @@ def from_pddl(text: PddlText) -> tuple[PlanBlock, dict[str, str]]:
     ops = []
     for a in dom.actions.values():
         params = tuple((v, types[0].name) for v, types in a.signature)
-        ops.append(OperatorSchema(a.name, params, tuple(_lifted(p) for p in a.precondition),
-                                  tuple(sorted(_lifted(p) for p in a.effect.addlist)),
-                                  tuple(sorted(_lifted(p) for p in a.effect.dellist))))
+        ops.append(
+            OperatorSchema(
+                a.name,
+                params,
+                tuple(_lifted(p) for p in a.precondition),
+                tuple(sorted(_lifted(p) for p in a.effect.addlist)),
+                tuple(sorted(_lifted(p) for p in a.effect.dellist)),
+            )
+        )
     roles = {name: t.name for name, t in {**dom.constants, **problem.objects}.items()}
     preds = tuple((p.name, len(p.signature)) for p in dom.predicates.values())
     init = tuple(_lifted(p) for p in problem.initial_state)
@@ -131,6 +151,8 @@ def ground(block: PlanBlock, roles: Mapping[str, str | None]) -> GroundProblem:
     try:
         task = grounding.ground(problem)
     except (KeyError, AssertionError, ValueError) as e:
-        raise PlanningError(f"the problem could not be grounded ({type(e).__name__}: {e})") from None
+        raise PlanningError(
+            f"the problem could not be grounded ({type(e).__name__}: {e})"
+        ) from None
     init = {fact_key(f) for f in block.init}
     return GroundProblem(task, frozenset(init - set(task.initial_state)))

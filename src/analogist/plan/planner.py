@@ -26,7 +26,10 @@ from analogist.plan.pddl import PlanningError
 
 SEARCHES = ("bfs", "astar", "gbfs")
 HEURISTICS: dict[str, Callable[[Task], Any]] = {
-    "blind": BlindHeuristic, "hff": hFFHeuristic, "hmax": hMaxHeuristic, "hadd": hAddHeuristic,
+    "blind": BlindHeuristic,
+    "hff": hFFHeuristic,
+    "hmax": hMaxHeuristic,
+    "hadd": hAddHeuristic,
     "lmcut": LmCutHeuristic,
 }
 
@@ -83,20 +86,32 @@ class Planner:
         if self.search not in SEARCHES:
             raise PlanningError(f"search {self.search!r} is not one of {', '.join(SEARCHES)}")
         if self.heuristic not in HEURISTICS:
-            raise PlanningError(f"heuristic {self.heuristic!r} is not one of {', '.join(HEURISTICS)}")
+            raise PlanningError(
+                f"heuristic {self.heuristic!r} is not one of {', '.join(HEURISTICS)}"
+            )
         if self.max_expansions < 1:
             raise PlanningError("max_expansions must be at least 1")
 
     @property
     def label(self) -> str:
-        return "pyperplan bfs" if self.search == "bfs" else f"pyperplan {self.search}+{self.heuristic}"
+        return (
+            "pyperplan bfs" if self.search == "bfs" else f"pyperplan {self.search}+{self.heuristic}"
+        )
 
-    def solve(self, task: Task, init: Iterable[str] | None = None, goals: Iterable[str] | None = None,
-              budget: int | None = None) -> SearchResult:
+    def solve(
+        self,
+        task: Task,
+        init: Iterable[str] | None = None,
+        goals: Iterable[str] | None = None,
+        budget: int | None = None,
+    ) -> SearchResult:
         """Search from ``init`` (default: the task's) to ``goals`` (default: the task's)."""
-        t = _CountingTask(task, frozenset(task.initial_state if init is None else init),
-                          frozenset(task.goals if goals is None else goals),
-                          min(budget or self.max_expansions, self.max_expansions))
+        t = _CountingTask(
+            task,
+            frozenset(task.initial_state if init is None else init),
+            frozenset(task.goals if goals is None else goals),
+            min(budget or self.max_expansions, self.max_expansions),
+        )
         start = time.perf_counter()
         try:
             sol = self._run(t)

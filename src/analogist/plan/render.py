@@ -21,17 +21,38 @@ def render_outcome(out: PlanOutcome) -> str:
     else:
         assert out.mapping is not None
         roles = ", ".join(f"{s}->{t}" for s, t in out.mapping.role_map)
-        lines += [f"source {out.source_id} (SME normalised {out.mapping.normalized:.3f}); roles {roles}",
-                  "", "projected skeleton:"]
-        rows = [[str(s.index), str(s.source), str(s.step or "-"), s.status,
-                 ", ".join(s.missing) or s.why] for s in out.skeleton.steps]
+        lines += [
+            f"source {out.source_id} (SME normalised {out.mapping.normalized:.3f}); roles {roles}",
+            "",
+            "projected skeleton:",
+        ]
+        rows = [
+            [
+                str(s.index),
+                str(s.source),
+                str(s.step or "-"),
+                s.status,
+                ", ".join(s.missing) or s.why,
+            ]
+            for s in out.skeleton.steps
+        ]
         lines += _table(["#", "source step", "projected step", "status", "missing / why"], rows)
     rep = out.repair
-    lines += ["", f"plan ({rep.mode}; {'valid' if rep.valid else 'NOT valid'} against the domain; "
-              f"{rep.expansions} expansions in {rep.searches} searches; {len(rep.steps)} steps)"
-              + (f": {rep.reason}" if rep.reason else "")]
-    rows = [[str(i + 1), s.operator, s.provenance, "" if s.skeleton_index is None else str(s.skeleton_index)]
-            for i, s in enumerate(rep.steps)]
+    lines += [
+        "",
+        f"plan ({rep.mode}; {'valid' if rep.valid else 'NOT valid'} against the domain; "
+        f"{rep.expansions} expansions in {rep.searches} searches; {len(rep.steps)} steps)"
+        + (f": {rep.reason}" if rep.reason else ""),
+    ]
+    rows = [
+        [
+            str(i + 1),
+            s.operator,
+            s.provenance,
+            "" if s.skeleton_index is None else str(s.skeleton_index),
+        ]
+        for i, s in enumerate(rep.steps)
+    ]
     lines += _table(["n", "operator", "provenance", "skeleton step"], rows)
     if out.run_id:
         lines.append(f"logged as {out.run_id} (`analogist log {out.run_id}`)")

@@ -46,8 +46,11 @@ class PlanStep:
     skeleton_index: int | None = None
 
     def to_json(self) -> dict:
-        return {"operator": self.operator, "provenance": self.provenance,
-                "skeleton_index": self.skeleton_index}
+        return {
+            "operator": self.operator,
+            "provenance": self.provenance,
+            "skeleton_index": self.skeleton_index,
+        }
 
 
 @dataclass(frozen=True)
@@ -72,10 +75,16 @@ class Repair:
         return tuple(s.operator for s in self.steps)
 
     def to_json(self) -> dict:
-        return {"mode": self.mode, "valid": self.valid, "reason": self.reason,
-                "expansions": self.expansions, "searches": self.searches,
-                "seconds": round(self.seconds, 4), "length": len(self.steps),
-                "steps": [s.to_json() for s in self.steps]}
+        return {
+            "mode": self.mode,
+            "valid": self.valid,
+            "reason": self.reason,
+            "expansions": self.expansions,
+            "searches": self.searches,
+            "seconds": round(self.seconds, 4),
+            "length": len(self.steps),
+            "steps": [s.to_json() for s in self.steps],
+        }
 
 
 def validate(ground: GroundProblem, operators: tuple[str, ...]) -> bool:
@@ -91,23 +100,44 @@ def validate(ground: GroundProblem, operators: tuple[str, ...]) -> bool:
     return bool(ground.task.goal_reached(state))
 
 
-def plan_alone(ground: GroundProblem, planner: Planner, spent: int = 0, searches: int = 0,
-               seconds: float = 0.0, reason: str = "") -> Repair:
+def plan_alone(
+    ground: GroundProblem,
+    planner: Planner,
+    spent: int = 0,
+    searches: int = 0,
+    seconds: float = 0.0,
+    reason: str = "",
+) -> Repair:
     r = planner.solve(ground.task)
     steps = tuple(PlanStep(o, "planner") for o in r.plan)
     mode = ("fallback" if reason else "planner") if r.solved else "failed"
     valid = r.solved and validate(ground, r.plan)
-    return Repair(mode, steps, spent + r.expansions, searches + 1, seconds + r.seconds, valid,
-                  reason or ("" if r.solved else f"planner: {r.status}"))
+    return Repair(
+        mode,
+        steps,
+        spent + r.expansions,
+        searches + 1,
+        seconds + r.seconds,
+        valid,
+        reason or ("" if r.solved else f"planner: {r.status}"),
+    )
 
 
-def repair(ground: GroundProblem, skeleton: Skeleton, planner: Planner,
-           policy: RepairPolicy = RepairPolicy()) -> Repair:
+def repair(
+    ground: GroundProblem,
+    skeleton: Skeleton,
+    planner: Planner,
+    policy: RepairPolicy = RepairPolicy(),
+) -> Repair:
     """Follow the skeleton as subgoals, repairing gaps with ``planner``; fall back when broken."""
     n = len(skeleton.steps)
     if n == 0 or skeleton.count(MISSING) > policy.max_missing * n:
-        return plan_alone(ground, planner, reason=f"skeleton rejected before search: "
-                          f"{skeleton.count(MISSING)} of {n} steps are missing operators")
+        return plan_alone(
+            ground,
+            planner,
+            reason=f"skeleton rejected before search: "
+            f"{skeleton.count(MISSING)} of {n} steps are missing operators",
+        )
     ops = ground.operators
     state = frozenset(ground.task.initial_state)
     steps: list[PlanStep] = []
@@ -123,8 +153,14 @@ def repair(ground: GroundProblem, skeleton: Skeleton, planner: Planner,
             if not r.solved:
                 failures += 1
                 if failures >= policy.max_failures:
-                    return plan_alone(ground, planner, spent, searches, seconds,
-                                      f"skeleton abandoned at step {ps.index}: subgoal {r.status}")
+                    return plan_alone(
+                        ground,
+                        planner,
+                        spent,
+                        searches,
+                        seconds,
+                        f"skeleton abandoned at step {ps.index}: subgoal {r.status}",
+                    )
                 continue
             state = _apply(ground, state, r, steps, ps.index)
         steps.append(PlanStep(op.name, "skeleton", ps.index))
@@ -132,18 +168,30 @@ def repair(ground: GroundProblem, skeleton: Skeleton, planner: Planner,
     r = planner.solve(ground.task, state, budget=policy.segment_budget)
     spent, searches, seconds = spent + r.expansions, searches + 1, seconds + r.seconds
     if not r.solved:
-        return plan_alone(ground, planner, spent, searches, seconds,
-                          f"goal not reached from the skeleton's end ({r.status})")
+        return plan_alone(
+            ground,
+            planner,
+            spent,
+            searches,
+            seconds,
+            f"goal not reached from the skeleton's end ({r.status})",
+        )
     _apply(ground, state, r, steps, None)
     plan = tuple(s.operator for s in steps)
     if not validate(ground, plan):
-        return plan_alone(ground, planner, spent, searches, seconds,
-                          "the repaired plan failed validation")
+        return plan_alone(
+            ground, planner, spent, searches, seconds, "the repaired plan failed validation"
+        )
     return Repair("skeleton", tuple(steps), spent, searches, seconds, True)
 
 
-def _apply(ground: GroundProblem, state: frozenset[str], r: SearchResult, steps: list[PlanStep],
-           index: int | None) -> frozenset[str]:
+def _apply(
+    ground: GroundProblem,
+    state: frozenset[str],
+    r: SearchResult,
+    steps: list[PlanStep],
+    index: int | None,
+) -> frozenset[str]:
     ops = ground.operators
     for name in r.plan:
         steps.append(PlanStep(name, "repair", index))

@@ -81,9 +81,14 @@ class ProjectedStep:
     why: str = ""
 
     def to_json(self) -> dict:
-        return {"index": self.index, "source": str(self.source),
-                "step": str(self.step) if self.step else None, "status": self.status,
-                "missing": list(self.missing), "why": self.why}
+        return {
+            "index": self.index,
+            "source": str(self.source),
+            "step": str(self.step) if self.step else None,
+            "status": self.status,
+            "missing": list(self.missing),
+            "why": self.why,
+        }
 
 
 @dataclass(frozen=True)
@@ -97,12 +102,18 @@ class Skeleton:
         return sum(s.status == status for s in self.steps)
 
     def to_json(self) -> dict:
-        return {"source_id": self.source_id, "steps": [s.to_json() for s in self.steps],
-                "matched": self.count(MATCHED), "unmatched": self.count(UNMATCHED),
-                "missing": self.count(MISSING)}
+        return {
+            "source_id": self.source_id,
+            "steps": [s.to_json() for s in self.steps],
+            "matched": self.count(MATCHED),
+            "unmatched": self.count(UNMATCHED),
+            "missing": self.count(MISSING),
+        }
 
 
-def _write(s: Step, ops: Mapping[str, OperatorMatch], roles: Mapping[str, str]) -> tuple[Step | None, str]:
+def _write(
+    s: Step, ops: Mapping[str, OperatorMatch], roles: Mapping[str, str]
+) -> tuple[Step | None, str]:
     m = ops.get(s.operator)
     if m is None:
         return None, f"no target operator has the structure of {s.operator}"
@@ -114,8 +125,13 @@ def _write(s: Step, ops: Mapping[str, OperatorMatch], roles: Mapping[str, str]) 
     return Step(m.target, tuple(args)), ""
 
 
-def project(source_id: str, source: PlanBlock, target: PlanBlock, role_map: Mapping[str, str],
-            ground: GroundProblem) -> Skeleton:
+def project(
+    source_id: str,
+    source: PlanBlock,
+    target: PlanBlock,
+    role_map: Mapping[str, str],
+    ground: GroundProblem,
+) -> Skeleton:
     """Project ``source``'s steps onto the grounded ``target`` (see the module docstring)."""
     ops = operator_map(source, target)
     ground_ops = ground.operators

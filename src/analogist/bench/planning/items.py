@@ -36,11 +36,17 @@ from analogist.plan.planner import Planner
 from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 
-SIZES = {"ci": (7, 2, 1, 4, 2), "small": (8, 2, 2, 8, 4), "mvp": (9, 2, 2, 12, 6),
-         "full": (9, 2, 2, 24, 12)}
+SIZES = {
+    "ci": (7, 2, 1, 4, 2),
+    "small": (8, 2, 2, 8, 4),
+    "mvp": (9, 2, 2, 12, 6),
+    "full": (9, 2, 2, 24, 12),
+}
 """size -> (places, gates, cargo items, analogue items, no-analogue items)."""
-ABSTRACT = ("An agent fetches the passes that open sealed places and carries items along links "
-            "to their destinations.")
+ABSTRACT = (
+    "An agent fetches the passes that open sealed places and carries items along links "
+    "to their destinations."
+)
 SOURCE_PLANNER = Planner("gbfs", "hadd", 50_000)
 
 
@@ -75,8 +81,17 @@ def _signature(eid: str, r: Rendered, vocab: Vocabulary, solve: bool) -> Signatu
             raise BenchError(f"planning bench: prior plan {eid} could not be solved ({res.status})")
         steps = tuple(parse_step_key(s) for s in res.plan)
     skin = next(s for s in SKINS if s.name == r.skin)
-    raw = plan_signature_json(eid, r.block, dict(r.roles), r.text, skin.domain, MEANING, steps,
-                              verified=solve, abstract=ABSTRACT)
+    raw = plan_signature_json(
+        eid,
+        r.block,
+        dict(r.roles),
+        r.text,
+        skin.domain,
+        MEANING,
+        steps,
+        verified=solve,
+        abstract=ABSTRACT,
+    )
     return parse_signature(raw, vocab)
 
 
@@ -85,7 +100,9 @@ def _gold(source: Rendered, target: Rendered) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((name, t[i]) for i, name in source.names if i in t))
 
 
-def generate_planning(seed: int = 0, size: str = "small", vocab: Vocabulary | None = None) -> PlanBench:
+def generate_planning(
+    seed: int = 0, size: str = "small", vocab: Vocabulary | None = None
+) -> PlanBench:
     """The bench for ``seed`` and ``size`` (same seed, same bench)."""
     if size not in SIZES:
         raise BenchError(f"planning bench: size {size!r} is not one of {', '.join(SIZES)}")

@@ -33,8 +33,15 @@ docs/planning.md) and it was two thirds of the suite's time."""
 _SECTION = re.compile(r'<section id="planning">.*?</section>\n?', re.DOTALL)
 
 
-def run_suite(seed: int, size: str, out: str | Path, *, planners: tuple[Planner, ...] = PLANNERS,
-              n_boot: int = 2000, progress: Callable[[int, int, str], None] | None = None) -> dict:
+def run_suite(
+    seed: int,
+    size: str,
+    out: str | Path,
+    *,
+    planners: tuple[Planner, ...] = PLANNERS,
+    n_boot: int = 2000,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> dict:
     """Generate, run, summarise and write the planning report into ``out``."""
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
@@ -43,17 +50,33 @@ def run_suite(seed: int, size: str, out: str | Path, *, planners: tuple[Planner,
         p.unlink(missing_ok=True)
     start = time.perf_counter()
     bench = generate_planning(seed, size)
-    arms = {p: tuple(a for a in ARMS if a != "macro" or p.search not in NO_MACRO_UNDER)
-            for p in planners}
+    arms = {
+        p: tuple(a for a in ARMS if a != "macro" or p.search not in NO_MACRO_UNDER)
+        for p in planners
+    }
     scores = run_planning(bench, planners, arms, db, progress)
     summary = summarize(scores, n_boot=n_boot, seed=seed)
-    doc = {"suite": "planning", "seed": seed, "size": size, "shape": dict(zip(
-               ("places", "gates", "cargo", "analogue_items", "no_analogue_items"), SIZES[size], strict=True)),
-           "planners": [p.label for p in planners],
-           "max_expansions": planners[0].max_expansions if planners else None,
-           "arms": {p.label: list(a) for p, a in arms.items()}, "oracle_arms": list(ORACLE_ARMS), "n_boot": n_boot,
-           "wall_seconds": round(time.perf_counter() - start, 2), "summary": summary.to_json(),
-           "scores": [s.to_json() for s in scores], "analogy_log": str(db)}
+    doc = {
+        "suite": "planning",
+        "seed": seed,
+        "size": size,
+        "shape": dict(
+            zip(
+                ("places", "gates", "cargo", "analogue_items", "no_analogue_items"),
+                SIZES[size],
+                strict=True,
+            )
+        ),
+        "planners": [p.label for p in planners],
+        "max_expansions": planners[0].max_expansions if planners else None,
+        "arms": {p.label: list(a) for p, a in arms.items()},
+        "oracle_arms": list(ORACLE_ARMS),
+        "n_boot": n_boot,
+        "wall_seconds": round(time.perf_counter() - start, 2),
+        "summary": summary.to_json(),
+        "scores": [s.to_json() for s in scores],
+        "analogy_log": str(db),
+    }
     (d / "planning.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     text = render_text(doc)
     (d / "planning.txt").write_text(text, encoding="utf-8")
@@ -83,37 +106,85 @@ ARM_WORDS = {
 def _rows(doc: dict) -> list[list[str]]:
     rows = []
     for a in doc["summary"]["arms"]:
-        chose = ", ".join(f"{k} {v}" for k, v in sorted(a["chose"].items())) if a["arm"] == "analogy" else ""
-        rows.append([a["planner"], a["arm"], a["kind"], str(a["n"]), _f(a["success"]),
-                     _f(a["expansions_mean"], 1), _f(a["expansions_median"], 1),
-                     _f(a["seconds_total"], 3), _f(a["length_mean"], 1),
-                     f"{a['skeleton_used']}/{a['fallbacks']}",
-                     "/".join(_f(x, 1) for x in a["steps"]) if a["arm"] != "planner" else "", chose])
+        chose = (
+            ", ".join(f"{k} {v}" for k, v in sorted(a["chose"].items()))
+            if a["arm"] == "analogy"
+            else ""
+        )
+        rows.append(
+            [
+                a["planner"],
+                a["arm"],
+                a["kind"],
+                str(a["n"]),
+                _f(a["success"]),
+                _f(a["expansions_mean"], 1),
+                _f(a["expansions_median"], 1),
+                _f(a["seconds_total"], 3),
+                _f(a["length_mean"], 1),
+                f"{a['skeleton_used']}/{a['fallbacks']}",
+                "/".join(_f(x, 1) for x in a["steps"]) if a["arm"] != "planner" else "",
+                chose,
+            ]
+        )
     return rows
 
 
-HEAD = ["planner", "arm", "items", "n", "success", "expansions mean", "median", "wall s total",
-        "plan length", "skeleton used/abandoned", "steps matched/unmatched/missing",
-        "analogy's source"]
-PAIRED_HEAD = ["planner", "arm", "items", "expansions ratio [95% CI]", "wall-time ratio",
-               "success difference", "plan-length ratio"]
+HEAD = [
+    "planner",
+    "arm",
+    "items",
+    "n",
+    "success",
+    "expansions mean",
+    "median",
+    "wall s total",
+    "plan length",
+    "skeleton used/abandoned",
+    "steps matched/unmatched/missing",
+    "analogy's source",
+]
+PAIRED_HEAD = [
+    "planner",
+    "arm",
+    "items",
+    "expansions ratio [95% CI]",
+    "wall-time ratio",
+    "success difference",
+    "plan-length ratio",
+]
 
 
 def _paired_rows(doc: dict) -> list[list[str]]:
-    return [[p["planner"], p["arm"], p["kind"], _iv(p["expansions_ratio"], 3),
-             _iv(p["seconds_ratio"]), _iv(p["success_diff"]), _iv(p["length_ratio"])]
-            for p in doc["summary"]["paired"]]
+    return [
+        [
+            p["planner"],
+            p["arm"],
+            p["kind"],
+            _iv(p["expansions_ratio"], 3),
+            _iv(p["seconds_ratio"]),
+            _iv(p["success_diff"]),
+            _iv(p["length_ratio"]),
+        ]
+        for p in doc["summary"]["paired"]
+    ]
 
 
 def render_text(doc: dict) -> str:
     """The planning figures as plain-text tables, with the criterion per planner."""
+
     def table(head: list[str], rows: list[list[str]]) -> list[str]:
         w = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
         return ["  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip() for r in [head, *rows]]
 
-    lines = [(f"Planning bench (spec §14): seed {doc['seed']}, size {doc['size']} {doc['shape']}, "
-              f"planners {', '.join(doc['planners'])}, {doc['wall_seconds']} s"),
-             *(f"  {k}: {v}" for k, v in ARM_WORDS.items()), ""]
+    lines = [
+        (
+            f"Planning bench (spec §14): seed {doc['seed']}, size {doc['size']} {doc['shape']}, "
+            f"planners {', '.join(doc['planners'])}, {doc['wall_seconds']} s"
+        ),
+        *(f"  {k}: {v}" for k, v in ARM_WORDS.items()),
+        "",
+    ]
     lines += table(HEAD, _rows(doc)) + ["", "Paired with the planner alone on the same items:"]
     lines += table(PAIRED_HEAD, _paired_rows(doc)) + [""]
     for planner, c in doc["summary"]["criterion"].items():
@@ -124,6 +195,7 @@ def render_text(doc: dict) -> str:
 
 def html_section(doc: dict) -> str:
     """The planning section of report.html."""
+
     def table(head: list[str], rows: list[list[str]]) -> str:
         h = "".join(f"<th>{esc(c)}</th>" for c in head)
         body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
@@ -131,18 +203,22 @@ def html_section(doc: dict) -> str:
 
     arms = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in ARM_WORDS.items())
     crit = "".join(
-        f"<li>{esc(p)}: <span class=\"badge {'pass' if c.get('met') else 'fail'}\">"
+        f'<li>{esc(p)}: <span class="badge {"pass" if c.get("met") else "fail"}">'
         f"{'met' if c.get('met') else 'not met'}</span> "
-        + esc(", ".join(f"{k} {'yes' if v else 'no'}" for k, v in c.items() if k != "met")) + "</li>"
-        for p, c in doc["summary"]["criterion"].items())
-    return (f'<section id="planning"><h2>Planning bench</h2><p>Seed {esc(doc["seed"])}, size '
-            f'{esc(doc["size"])} ({esc(doc["shape"])}); planners {esc(", ".join(doc["planners"]))}; '
-            f'{esc(doc["wall_seconds"])} s. Criterion: fewer expansions and less wall time than the '
-            f'planner alone (interval of the ratio below 1) at equal or better success, and no '
-            f'success lost to decoy prior plans.</p><dl>{arms}</dl><ul>{crit}</ul>'
-            f'<h3>Arms</h3>{table(HEAD, _rows(doc))}'
-            f'<h3>Paired with the planner alone</h3>{table(PAIRED_HEAD, _paired_rows(doc))}'
-            "</section>\n")
+        + esc(", ".join(f"{k} {'yes' if v else 'no'}" for k, v in c.items() if k != "met"))
+        + "</li>"
+        for p, c in doc["summary"]["criterion"].items()
+    )
+    return (
+        f'<section id="planning"><h2>Planning bench</h2><p>Seed {esc(doc["seed"])}, size '
+        f"{esc(doc['size'])} ({esc(doc['shape'])}); planners {esc(', '.join(doc['planners']))}; "
+        f"{esc(doc['wall_seconds'])} s. Criterion: fewer expansions and less wall time than the "
+        f"planner alone (interval of the ratio below 1) at equal or better success, and no "
+        f"success lost to decoy prior plans.</p><dl>{arms}</dl><ul>{crit}</ul>"
+        f"<h3>Arms</h3>{table(HEAD, _rows(doc))}"
+        f"<h3>Paired with the planner alone</h3>{table(PAIRED_HEAD, _paired_rows(doc))}"
+        "</section>\n"
+    )
 
 
 def with_planning(html: str, out: str | Path) -> str:

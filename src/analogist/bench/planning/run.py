@@ -66,32 +66,68 @@ class PlanScore:
 def _was(item: PlanItem, source: str | None) -> str:
     if source is None:
         return "none"
-    return "true" if source == item.true_source else "decoy" if source == item.decoy_source else "other"
+    return (
+        "true"
+        if source == item.true_source
+        else "decoy"
+        if source == item.decoy_source
+        else "other"
+    )
 
 
-def _score(item: PlanItem, arm: str, planner: Planner, rep: Repair, seconds: float,
-           source: str | None, sk: Skeleton | None) -> PlanScore:
+def _score(
+    item: PlanItem,
+    arm: str,
+    planner: Planner,
+    rep: Repair,
+    seconds: float,
+    source: str | None,
+    sk: Skeleton | None,
+) -> PlanScore:
     counts = (sk.count(MATCHED), sk.count(UNMATCHED), sk.count(MISSING)) if sk else (0, 0, 0)
-    return PlanScore(item.id, item.kind, arm, planner.label, rep.solved, rep.expansions, seconds,
-                     len(rep.steps), rep.mode, source, _was(item, source), rep.reason, counts)
+    return PlanScore(
+        item.id,
+        item.kind,
+        arm,
+        planner.label,
+        rep.solved,
+        rep.expansions,
+        seconds,
+        len(rep.steps),
+        rep.mode,
+        source,
+        _was(item, source),
+        rep.reason,
+        counts,
+    )
 
 
 def open_memory(bench: PlanBench, db: str | Path = ":memory:") -> Memory:
     """A memory holding the bench's prior plans (hashing embedder: no model needed)."""
     memory = Memory(Store(db), embedder=get_embedder("hashing"))
-    eps = [Episode(s.episode_id, "plan", s.level("L0"), "succeeded", provenance="planning bench",
-                   signature=s) for s in bench.prior_plans]
+    eps = [
+        Episode(
+            s.episode_id,
+            "plan",
+            s.level("L0"),
+            "succeeded",
+            provenance="planning bench",
+            signature=s,
+        )
+        for s in bench.prior_plans
+    ]
     report = memory.add(eps, all_or_nothing=True)
     if report.rejected:
         raise BenchError(f"planning bench: prior plans were rejected: {report.rejected[0]}")
     return memory
 
 
-def run_item(memory: Memory, item: PlanItem, planner: Planner, loop: PlanLoop,
-             arms: Sequence[str] = ARMS) -> list[PlanScore]:
+def run_item(
+    memory: Memory, item: PlanItem, planner: Planner, loop: PlanLoop, arms: Sequence[str] = ARMS
+) -> list[PlanScore]:
     """Every requested arm on one item; decoy and oracle only where the item has an analogue."""
-    seen = without_key(item)
-    t = seen.target
+    t = without_key(item).target
+    assert t.plan is not None
     out = []
     for arm in arms:
         if arm == "macro" or (arm in ("decoy", "oracle") and item.kind != "analogue"):
@@ -100,26 +136,28 @@ def run_item(memory: Memory, item: PlanItem, planner: Planner, loop: PlanLoop,
         source: str | None = None
         sk: Skeleton | None = None
         if arm == "planner":
-            rep = plan_alone(ground(t.plan, roles_of(t)), planner) if t.plan else None
+            rep = plan_alone(ground(t.plan, roles_of(t)), planner)
         elif arm == "analogy":
             res = plan_target(memory, t, loop)
             rep, source, sk = res.repair, res.source_id, res.skeleton
-        else:
+        else:  # the given source is the arm's manipulation; only the oracle gets the gold map
             source = item.decoy_source if arm == "decoy" else item.true_source
             assert source is not None
             src = memory.store.get_episode(source).signature
             assert src is not None
             gold = dict(item.gold_map) if arm == "oracle" else None
-            _, sk, rep = with_source(t, src, ground(t.plan, roles_of(t)), loop, gold)  # type: ignore[arg-type]
-        assert rep is not None
+            _, sk, rep = with_source(t, src, ground(t.plan, roles_of(t)), loop, gold)
         out.append(_score(item, arm, planner, rep, time.perf_counter() - start, source, sk))
     return out
 
 
-def run_planning(bench: PlanBench, planners: Sequence[Planner],
-                 arms: Sequence[str] | Mapping[Planner, Sequence[str]] = ARMS,
-                 db: str | Path = ":memory:",
-                 progress: Callable[[int, int, str], None] | None = None) -> list[PlanScore]:
+def run_planning(
+    bench: PlanBench,
+    planners: Sequence[Planner],
+    arms: Sequence[str] | Mapping[Planner, Sequence[str]] = ARMS,
+    db: str | Path = ":memory:",
+    progress: Callable[[int, int, str], None] | None = None,
+) -> list[PlanScore]:
     """All arms (the same for every planner, or per planner), items and planners; the analogy
     arm's runs go to ``db``'s analogy log."""
     scores: list[PlanScore] = []

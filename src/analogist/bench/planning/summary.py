@@ -59,9 +59,15 @@ class Paired:
     length_ratio: Interval
 
     def to_json(self) -> dict:
-        return {"planner": self.planner, "arm": self.arm, "kind": self.kind,
-                **{k: getattr(self, k).to_json() for k in
-                   ("expansions_ratio", "seconds_ratio", "success_diff", "length_ratio")}}
+        return {
+            "planner": self.planner,
+            "arm": self.arm,
+            "kind": self.kind,
+            **{
+                k: getattr(self, k).to_json()
+                for k in ("expansions_ratio", "seconds_ratio", "success_diff", "length_ratio")
+            },
+        }
 
 
 def _figures(planner: str, arm: str, kind: str, rows: Sequence[PlanScore]) -> ArmFigures:
@@ -69,15 +75,35 @@ def _figures(planner: str, arm: str, kind: str, rows: Sequence[PlanScore]) -> Ar
     chose: dict[str, int] = {}
     for r in rows:
         chose[r.source_was] = chose.get(r.source_was, 0) + 1
-    return ArmFigures(planner, arm, kind, len(rows), sum(r.solved for r in rows) / len(rows),
-                      float(np.mean(exp)), float(statistics.median(exp)),
-                      sum(r.seconds for r in rows), float(np.mean([r.length for r in rows])),
-                      sum(r.mode == "skeleton" for r in rows), sum(r.mode == "fallback" for r in rows),
-                      chose, tuple(float(np.mean([r.skeleton[j] for r in rows])) for j in range(3)))  # type: ignore[arg-type]
+    return ArmFigures(
+        planner,
+        arm,
+        kind,
+        len(rows),
+        sum(r.solved for r in rows) / len(rows),
+        float(np.mean(exp)),
+        float(statistics.median(exp)),
+        sum(r.seconds for r in rows),
+        float(np.mean([r.length for r in rows])),
+        sum(r.mode == "skeleton" for r in rows),
+        sum(r.mode == "fallback" for r in rows),
+        chose,
+        _mean_steps(rows),
+    )
 
 
-def paired_interval(a: np.ndarray, b: np.ndarray, stat: Callable[[np.ndarray, np.ndarray], float],
-                    n_boot: int, seed: int) -> Interval:
+def _mean_steps(rows: Sequence[PlanScore]) -> tuple[float, float, float]:
+    m, u, x = (float(np.mean([r.skeleton[j] for r in rows])) for j in range(3))
+    return m, u, x
+
+
+def paired_interval(
+    a: np.ndarray,
+    b: np.ndarray,
+    stat: Callable[[np.ndarray, np.ndarray], float],
+    n_boot: int,
+    seed: int,
+) -> Interval:
     """``stat`` of two aligned per-item columns with a paired BCa bootstrap over items."""
     n = len(a)
     est = stat(a, b)
@@ -104,24 +130,41 @@ def _diff(a: np.ndarray, b: np.ndarray) -> float:
     return float(a.mean() - b.mean())
 
 
-def _paired(planner: str, arm: str, kind: str, rows: Sequence[PlanScore],
-            base: dict[str, PlanScore], n_boot: int, seed: int) -> Paired:
+def _paired(
+    planner: str,
+    arm: str,
+    kind: str,
+    rows: Sequence[PlanScore],
+    base: dict[str, PlanScore],
+    n_boot: int,
+    seed: int,
+) -> Paired:
     rows = [r for r in rows if r.item in base]
     ctl = [base[r.item] for r in rows]
 
     def col(xs: Sequence[PlanScore], f: Callable[[PlanScore], float]) -> np.ndarray:
         return np.array([f(x) for x in xs], dtype=float)
 
-    def iv(f: Callable[[PlanScore], float], stat: Callable[[np.ndarray, np.ndarray], float]) -> Interval:
+    def iv(
+        f: Callable[[PlanScore], float], stat: Callable[[np.ndarray, np.ndarray], float]
+    ) -> Interval:
         return paired_interval(col(rows, f), col(ctl, f), stat, n_boot, seed)
 
     solved = [r.solved and c.solved for r, c in zip(rows, ctl, strict=True)]
     both_r = [r for r, s in zip(rows, solved, strict=True) if s]
     both_c = [c for c, s in zip(ctl, solved, strict=True) if s]
-    length = paired_interval(col(both_r, lambda x: x.length), col(both_c, lambda x: x.length),
-                             _ratio, n_boot, seed)
-    return Paired(planner, arm, kind, iv(lambda x: x.expansions, _ratio),
-                  iv(lambda x: x.seconds, _ratio), iv(lambda x: float(x.solved), _diff), length)
+    length = paired_interval(
+        col(both_r, lambda x: x.length), col(both_c, lambda x: x.length), _ratio, n_boot, seed
+    )
+    return Paired(
+        planner,
+        arm,
+        kind,
+        iv(lambda x: x.expansions, _ratio),
+        iv(lambda x: x.seconds, _ratio),
+        iv(lambda x: float(x.solved), _diff),
+        length,
+    )
 
 
 @dataclass(frozen=True)
@@ -131,8 +174,11 @@ class Summary:
     criterion: dict[str, dict[str, bool | str]]
 
     def to_json(self) -> dict:
-        return {"arms": [a.to_json() for a in self.arms], "paired": [p.to_json() for p in self.paired],
-                "criterion": self.criterion}
+        return {
+            "arms": [a.to_json() for a in self.arms],
+            "paired": [p.to_json() for p in self.paired],
+            "criterion": self.criterion,
+        }
 
 
 def summarize(scores: Sequence[PlanScore], n_boot: int = 2000, seed: int = 0) -> Summary:

@@ -22,10 +22,23 @@ from dataclasses import dataclass, replace
 
 from analogist.plan.block import OperatorSchema, PlanBlock
 
-PREDICATES = (("at", 2), ("link", 2), ("open", 1), ("sealed", 1), ("opens", 2), ("lies", 2),
-              ("carries", 2))
-MEANING = {"link": "sends_to", "opens": "gates", "lies": "holds", "carries": "holds",
-           "sealed": "unavailable", "at": "depends_on"}
+PREDICATES = (
+    ("at", 2),
+    ("link", 2),
+    ("open", 1),
+    ("sealed", 1),
+    ("opens", 2),
+    ("lies", 2),
+    ("carries", 2),
+)
+MEANING = {
+    "link": "sends_to",
+    "opens": "gates",
+    "lies": "holds",
+    "carries": "holds",
+    "sealed": "unavailable",
+    "at": "depends_on",
+}
 """The vocabulary relation each predicate contributes to the plan signature's ``relations``
 (what the ordinary retrieval channels index)."""
 
@@ -42,14 +55,34 @@ class Skin:
 
 
 SKINS = (
-    Skin("logistics", "logistics", ("courier", "depot", "parcel"), ("drive", "load", "unload", "clear"),
-         "A courier drives between depots; some depots are closed until cleared with the right permit."),
-    Skin("runbook", "operations runbook", ("operator", "host", "artifact"), ("hop", "fetch", "deploy", "authorize"),
-         "An operator hops between hosts; some hosts are locked until authorized with the right credential."),
-    Skin("lab", "lab procedure", ("technician", "station", "sample"), ("walk", "collect", "deposit", "unlock"),
-         "A technician walks between stations; some stations are locked until unlocked with the right badge."),
-    Skin("migration", "data migration", ("migrator", "cluster", "dataset"), ("connect", "export", "import", "grant"),
-         "A migrator connects between clusters; some clusters are closed until granted with the right token."),
+    Skin(
+        "logistics",
+        "logistics",
+        ("courier", "depot", "parcel"),
+        ("drive", "load", "unload", "clear"),
+        "A courier drives between depots; some depots are closed until cleared with the right permit.",
+    ),
+    Skin(
+        "runbook",
+        "operations runbook",
+        ("operator", "host", "artifact"),
+        ("hop", "fetch", "deploy", "authorize"),
+        "An operator hops between hosts; some hosts are locked until authorized with the right credential.",
+    ),
+    Skin(
+        "lab",
+        "lab procedure",
+        ("technician", "station", "sample"),
+        ("walk", "collect", "deposit", "unlock"),
+        "A technician walks between stations; some stations are locked until unlocked with the right badge.",
+    ),
+    Skin(
+        "migration",
+        "data migration",
+        ("migrator", "cluster", "dataset"),
+        ("connect", "export", "import", "grant"),
+        "A migrator connects between clusters; some clusters are closed until granted with the right token.",
+    ),
 )
 
 
@@ -58,19 +91,40 @@ def operators(skin: Skin) -> tuple[OperatorSchema, ...]:
     ag, pl, cg = skin.types
     go, take, put, unseal = skin.actions
     return (
-        OperatorSchema(go, (("?a", ag), ("?p", pl), ("?q", pl)),
-                       (("at", "?a", "?p"), ("link", "?p", "?q"), ("open", "?q")),
-                       (("at", "?a", "?q"),), (("at", "?a", "?p"),)),
-        OperatorSchema(take, (("?a", ag), ("?i", cg), ("?p", pl)),
-                       (("at", "?a", "?p"), ("lies", "?i", "?p")),
-                       (("carries", "?a", "?i"),), (("lies", "?i", "?p"),)),
-        OperatorSchema(put, (("?a", ag), ("?i", cg), ("?p", pl)),
-                       (("at", "?a", "?p"), ("carries", "?a", "?i")),
-                       (("lies", "?i", "?p"),), (("carries", "?a", "?i"),)),
-        OperatorSchema(unseal, (("?a", ag), ("?k", cg), ("?p", pl), ("?q", pl)),
-                       (("at", "?a", "?p"), ("link", "?p", "?q"), ("carries", "?a", "?k"),
-                        ("opens", "?k", "?q"), ("sealed", "?q")),
-                       (("open", "?q"),), (("sealed", "?q"),)),
+        OperatorSchema(
+            go,
+            (("?a", ag), ("?p", pl), ("?q", pl)),
+            (("at", "?a", "?p"), ("link", "?p", "?q"), ("open", "?q")),
+            (("at", "?a", "?q"),),
+            (("at", "?a", "?p"),),
+        ),
+        OperatorSchema(
+            take,
+            (("?a", ag), ("?i", cg), ("?p", pl)),
+            (("at", "?a", "?p"), ("lies", "?i", "?p")),
+            (("carries", "?a", "?i"),),
+            (("lies", "?i", "?p"),),
+        ),
+        OperatorSchema(
+            put,
+            (("?a", ag), ("?i", cg), ("?p", pl)),
+            (("at", "?a", "?p"), ("carries", "?a", "?i")),
+            (("lies", "?i", "?p"),),
+            (("carries", "?a", "?i"),),
+        ),
+        OperatorSchema(
+            unseal,
+            (("?a", ag), ("?k", cg), ("?p", pl), ("?q", pl)),
+            (
+                ("at", "?a", "?p"),
+                ("link", "?p", "?q"),
+                ("carries", "?a", "?k"),
+                ("opens", "?k", "?q"),
+                ("sealed", "?q"),
+            ),
+            (("open", "?q"),),
+            (("sealed", "?q"),),
+        ),
     )
 
 
@@ -94,10 +148,10 @@ def make_layout(rng: random.Random, places: int, gates: int, items: int) -> Layo
     """A random solvable layout: a random tree plus a few chords; passes lie where the agent can
     reach without crossing a sealed place; cargo starts and ends anywhere."""
     ps = tuple(f"p{i}" for i in range(places))
-    links = {tuple(sorted((ps[i], ps[rng.randrange(i)]))) for i in range(1, places)}
+    links = {_edge(ps[i], ps[rng.randrange(i)]) for i in range(1, places)}
     for _ in range(places // 4):
         a, b = rng.sample(ps, 2)
-        links.add(tuple(sorted((a, b))))
+        links.add(_edge(a, b))
     sealed = tuple(sorted(rng.sample(ps[1:], gates)))
     free = _reachable(ps[0], links, set(sealed))
     passes = tuple(f"k{i}" for i in range(gates))
@@ -107,11 +161,21 @@ def make_layout(rng: random.Random, places: int, gates: int, items: int) -> Layo
         start, dest = rng.sample(ps, 2)
         lies.append((f"c{i}", start))
         goal.append((f"c{i}", dest))
-    return Layout(ps, tuple(sorted(links)), sealed, tuple(zip(passes, sealed, strict=True)),  # type: ignore[arg-type]
-                  tuple(lies), tuple(goal))
+    return Layout(
+        ps,
+        tuple(sorted(links)),
+        sealed,
+        tuple(zip(passes, sealed, strict=True)),
+        tuple(lies),
+        tuple(goal),
+    )
 
 
-def _reachable(start: str, links: set, blocked: set[str]) -> set[str]:
+def _edge(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
+def _reachable(start: str, links: set[tuple[str, str]], blocked: set[str]) -> set[str]:
     seen, todo = {start}, [start]
     while todo:
         p = todo.pop()
@@ -128,8 +192,8 @@ def subdivide(layout: Layout, rng: random.Random) -> Layout:
     missing in the other world and must be repaired)."""
     a, b = rng.choice(layout.links)
     new = f"p{len(layout.places)}"
-    links = [link for link in layout.links if link != (a, b)] + [tuple(sorted((a, new))), tuple(sorted((new, b)))]
-    return replace(layout, places=(*layout.places, new), links=tuple(sorted(links)))  # type: ignore[arg-type]
+    links = [link for link in layout.links if link != (a, b)] + [_edge(a, new), _edge(new, b)]
+    return replace(layout, places=(*layout.places, new), links=tuple(sorted(links)))
 
 
 def swap_passes(layout: Layout) -> Layout:
@@ -149,7 +213,24 @@ class Rendered:
     skin: str
 
 
-_SYLL = ("ka", "lo", "mi", "ru", "ze", "ta", "vo", "ni", "su", "pe", "do", "gi", "ba", "fu", "xe", "yo")
+_SYLL = (
+    "ka",
+    "lo",
+    "mi",
+    "ru",
+    "ze",
+    "ta",
+    "vo",
+    "ni",
+    "su",
+    "pe",
+    "do",
+    "gi",
+    "ba",
+    "fu",
+    "xe",
+    "yo",
+)
 
 
 def nonce_names(rng: random.Random, ids: tuple[str, ...]) -> dict[str, str]:
@@ -178,7 +259,11 @@ def render(layout: Layout, skin: Skin, rng: random.Random) -> Rendered:
     init += [("opens", n[k], n[p]) for k, p in layout.opens]
     init += [("lies", n[i], n[p]) for i, p in layout.lies]
     goal = tuple(("lies", n[i], n[p]) for i, p in layout.goal)
-    roles = ((n["agent"], ag), *((n[p], pl) for p in layout.places), *((n[c], cg) for c in layout.cargo))
+    roles = (
+        (n["agent"], ag),
+        *((n[p], pl) for p in layout.places),
+        *((n[c], cg) for c in layout.cargo),
+    )
     block = PlanBlock(PREDICATES, operators(skin), tuple(init), goal)
     goals = ", ".join(f"{n[i]} to {n[p]}" for i, p in layout.goal)
     text = f"{skin.story} The {ag} {n['agent']} starts at {n['p0']} and must bring {goals}."
