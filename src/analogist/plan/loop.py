@@ -19,9 +19,10 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from analogist.plan.describe import PlanMapping, describe_plan, map_plans
-from analogist.plan.pddl import GroundProblem, ground
+from analogist.plan.pddl import GroundProblem, PlanningError, ground
 from analogist.plan.planner import Planner
 from analogist.plan.repair import Repair, RepairPolicy, plan_alone, repair
 from analogist.plan.skeleton import Skeleton, project
@@ -30,6 +31,9 @@ from analogist.reason.triggers import Trigger
 from analogist.retrieve.pool import Candidate
 from analogist.signature.model import Signature
 from analogist.store.runs import TransferOutcome
+
+if TYPE_CHECKING:
+    from analogist.memory import Memory
 
 
 @dataclass(frozen=True)
@@ -107,11 +111,14 @@ def with_source(
     gp: GroundProblem,
     loop: PlanLoop,
     role_map: Mapping[str, str] | None = None,
+    mapping: PlanMapping | None = None,
 ) -> tuple[PlanMapping | None, Skeleton | None, Repair]:
-    """Map (SME unless ``role_map`` is given), project and repair with one given source."""
+    """Map (SME, unless ``role_map`` or an SME ``mapping`` made earlier is given), project and
+    repair with one given source."""
     assert target.plan is not None and source.plan is not None
-    mapping: PlanMapping | None
-    if role_map is None:
+    if mapping is None and role_map is not None:
+        mapping = PlanMapping(source.episode_id, tuple(sorted(role_map.items())), 0.0, 0.0)
+    if mapping is None:
         mapping = map_plans(
             source.episode_id,
             describe_plan(source.episode_id, source.plan, source.role_names),
@@ -119,8 +126,6 @@ def with_source(
         )
         if mapping is None:
             return None, None, plan_alone(gp, loop.planner, reason="SME found no mapping")
-    else:
-        mapping = PlanMapping(source.episode_id, tuple(sorted(role_map.items())), 0.0, 0.0)
     sk = project(source.episode_id, source.plan, target.plan, dict(mapping.role_map), gp)
     return mapping, sk, repair(gp, sk, loop.planner, loop.policy)
 
@@ -135,7 +140,7 @@ def _usable(sig: Signature | None) -> bool:
 
 
 def retrieve(
-    memory, target: Signature, loop: PlanLoop
+    memory: Memory, target: Signature, loop: PlanLoop
 ) -> tuple[tuple[Considered, ...], tuple[Candidate, ...]]:
     """MAC through the memory's channels, then FAC by SME over plan descriptions (best first);
     also the pool's candidates as the log keeps them."""
@@ -159,12 +164,10 @@ def retrieve(
 
 
 def plan_target(
-    memory, target: Signature, loop: PlanLoop = PlanLoop(), *, record: bool = True
+    memory: Memory, target: Signature, loop: PlanLoop = PlanLoop(), *, record: bool = True
 ) -> PlanOutcome:
     """Run the whole loop for one target plan signature (its plan block has no steps yet)."""
     if target.plan is None:
-        from analogist.plan.pddl import PlanningError
-
         raise PlanningError(
             f"{target.episode_id}: the target has no plan block (kind 'plan' with "
             "predicates, operators, init and goal)"
@@ -185,7 +188,8 @@ def plan_target(
         )
     else:
         source = memory.store.get_episode(best.episode_id).signature
-        mapping, sk, rep = with_source(target, source, gp, loop)
+        assert source is not None
+        mapping, sk, rep = with_source(target, source, gp, loop, mapping=best.mapping)
         out = PlanOutcome(
             target.episode_id,
             considered,
@@ -199,7 +203,7 @@ def plan_target(
 
 
 def _record(
-    memory, target: Signature, out: PlanOutcome, loop: PlanLoop, pool: tuple[Candidate, ...]
+    memory: Memory, target: Signature, out: PlanOutcome, loop: PlanLoop, pool: tuple[Candidate, ...]
 ) -> PlanOutcome:
     """Write the run to the analogy log and, when a skeleton was applied, the ledger."""
     run_id = new_run_id("plan", target.episode_id, out.source_id, out.repair.operators, time.time())
