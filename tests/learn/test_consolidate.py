@@ -27,7 +27,7 @@ def state(m) -> dict:
 def test_induces_from_logged_runs_and_is_idempotent():
     m = three()
     run = analogize(m, "ep_b_2", source="ep_a_1")
-    assert run.source == "ep_a_1" and run.critic["verdict"] == "accept"
+    assert run.source == "ep_a_1" and run.critic is not None and run.critic.verdict == "accept"
     report = m.consolidate()
     assert report.run_id and report.verdicts == {"verified": 1}
     assert [e.action for e in report.events] == ["started"]

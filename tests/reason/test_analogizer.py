@@ -53,8 +53,8 @@ def test_finds_far_source_and_transfers_the_fix(memory, spec_example, vocab):
     target = parse_signature(spec_example, vocab)
     run = Analogizer(memory).run(target)
     assert run.source == "ep_fin"
-    assert run.mapping["role_map"] == {"ACCT": "SRC", "CLERK": "CON", "COPY": "DER"}
-    assert run.transferred == ["reconcile(CON,DER,SRC) before reporting"]
+    assert run.mapping.mapping == {"ACCT": "SRC", "CLERK": "CON", "COPY": "DER"}
+    assert run.transferred == ("reconcile(CON,DER,SRC) before reporting",)
     assert run.verification_result == "unchecked"
     stored = memory.store.get_run(run.run_id)
     assert stored["source"] == "ep_fin" and stored["trigger"]["tier"] == 1
@@ -66,7 +66,7 @@ def test_every_run_is_logged_even_when_nothing_transfers(memory, vocab):
     lonely["relations"] = [["races_with", "A", "B"]]
     lonely["causal_chain"] = [["races_with(A,B)", "causes", "corrupted(B)"]]
     run = Analogizer(memory).run(parse_signature(lonely, vocab))
-    assert run.source is None and run.transferred == []
+    assert run.source is None and run.transferred == ()
     row = memory.store.conn.execute(
         "SELECT trigger, candidate_ids, transferred_elements, token_cost FROM analogy_log "
         "WHERE run_id = ?", (run.run_id,)).fetchone()
@@ -80,9 +80,9 @@ def test_failed_prediction_abandons_the_analogy_and_ledger_records_applied_actio
         return CheckResult(False, "fix changed nothing", outcome="unchanged", delta=0.0)
 
     run = Analogizer(memory, check=failing).run(target)
-    assert run.transferred == []
+    assert run.transferred == ()
     assert run.verification_result == "failed"
-    assert all(t["decision"] == "NO" for t in run.record["transfer"])
+    assert all(not t.transfer for t in run.record.transfer)
     assert memory.store.ledger()[-1].outcome == "unchanged"
 
 
@@ -93,7 +93,7 @@ def test_tier0_makes_no_model_call_and_maps_nothing(memory, spec_example, vocab)
     assert llm.stats.calls == 0 and llm.inner.requests == []
     assert run.cost.model_calls == 0
     assert run.record is None and run.candidates
-    assert run.trigger["reasons"] == ["error logged"]
+    assert run.trigger.reasons == ("error logged",)
 
 
 def test_rerepresentation_stops_after_two_attempts(memory, vocab):
@@ -121,7 +121,7 @@ def test_model_critic_never_sees_mapper_prose(memory, spec_example, vocab):
     payload = json.loads(request.messages[-1][1])
     assert set(payload) == {"source_signature", "target_signature", "mapping_table"}
     assert set(payload["mapping_table"]) == {"mapped", "checks", "transfer"}
-    assert run.critic["verdict"] == "reject" and run.transferred == []
+    assert run.critic.verdict == "reject" and run.transferred == ()
     assert run.cost.model_calls == 1
 
 

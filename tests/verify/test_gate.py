@@ -3,10 +3,10 @@
 import copy
 
 from analogist.signature import parse_signature
+from analogist.verify.assessment import build_assessment
 from analogist.verify.checks import run_checks
 from analogist.verify.gate import CausalGate
 from analogist.verify.inference import candidate_inferences
-from analogist.verify.ldu import build_record
 from analogist.verify.predict import make_prediction
 from tests.verify.test_checks import MAP, TARGET
 
@@ -27,7 +27,7 @@ def test_spec_example_reconcile_transfers_stale_claim_does_not(spec_example, voc
     assert "blocker prevents(TTL, CACHE)" in ds["diverges_from(CACHE, SENSOR)"].reason
     p = make_prediction(t, list(ds.values()))
     assert p.fact == "diverges_from(CACHE, SENSOR)"
-    rec = build_record("ep_2026_09_14_0213", c, list(ds.values()), p.statement, p.check)
+    rec = build_assessment("ep_2026_09_14_0213", c, list(ds.values()), p.statement, p.check)
     text = rec.render()
     assert "MAPPED    CON→REPORTER, DER→CACHE, SRC→SENSOR" in text
     assert "FAILS     diverges_from(DER, SRC): unknown in target" in text

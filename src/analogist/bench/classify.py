@@ -72,7 +72,7 @@ FACTS = ("beats_a1", "private", "synthetic", "retrieval", "mapping", "verificati
 
 
 @dataclass(frozen=True)
-class Fact:
+class Finding:
     """One input to the rules: its value (None = unknown) and the evidence or missing piece."""
 
     name: str
@@ -102,7 +102,7 @@ class Classification:
     interpretation: str
     action: str
     candidates: tuple[str, ...]
-    facts: tuple[Fact, ...]
+    facts: tuple[Finding, ...]
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -146,42 +146,42 @@ def _rule(f: dict[str, bool | None]) -> str | None:
     return "D" if f["verification"] else None
 
 
-def _facts(report: HypothesisReport) -> tuple[Fact, ...]:
+def _facts(report: HypothesisReport) -> tuple[Finding, ...]:
     h4 = report.verdict("H4").numbers
-    private, synthetic = (Fact(name, beats(c), describe(c))
+    private, synthetic = (Finding(name, beats(c), describe(c))
                           for name, c in zip(("private", "synthetic"), h4))
     return (_beats_a1(report, private, synthetic), private, synthetic, _retrieval(report),
             _from_verdict(report, "mapping", "H2"), _from_verdict(report, "verification", "H3"))
 
 
-def _from_verdict(report: HypothesisReport, name: str, hypothesis: str) -> Fact:
+def _from_verdict(report: HypothesisReport, name: str, hypothesis: str) -> Finding:
     v = report.verdict(hypothesis)
     value = None if v.status in ("not run", "insufficient data") else v.status == "pass"
-    return Fact(name, value, f"{hypothesis} {v.status}: {v.reason}")
+    return Finding(name, value, f"{hypothesis} {v.status}: {v.reason}")
 
 
-def _retrieval(report: HypothesisReport) -> Fact:
+def _retrieval(report: HypothesisReport) -> Finding:
     h1 = report.verdict("H1")
     if h1.status == "pass":
-        return Fact("retrieval", True, f"H1 pass: {h1.reason}")
+        return Finding("retrieval", True, f"H1 pass: {h1.reason}")
     missing = []
     for control, caveat in (("B′", ""), ("B", " (B′ not run: B stands in, context not matched)")):
         c = report.comparison(f"C - {control}", RECALL5_FAR.name)
         if c is not None and not unusable(c):
-            return Fact("retrieval", beats(c), describe(c) + caveat)
+            return Finding("retrieval", beats(c), describe(c) + caveat)
         missing.append(unusable(c) if c is not None else f"C - {control} not computed")
-    return Fact("retrieval", None, "; ".join(missing))
+    return Finding("retrieval", None, "; ".join(missing))
 
 
-def _beats_a1(report: HypothesisReport, private: Fact, synthetic: Fact) -> Fact:
+def _beats_a1(report: HypothesisReport, private: Finding, synthetic: Finding) -> Finding:
     arms = [c for c in report.baselines if c.name.split(" - ")[0] in MACHINERY_ARMS]
     usable = [c for c in arms if not unusable(c)]
     winners = [describe(c) for c in usable if beats(c)]
     winners += [f.evidence for f in (private, synthetic) if f.value]
     if winners:
-        return Fact("beats_a1", True, "; ".join(winners))
+        return Finding("beats_a1", True, "; ".join(winners))
     if "A1" not in report.arms_run:
-        return Fact("beats_a1", None, f"arm A1 not run for answerer '{report.answerer}'")
+        return Finding("beats_a1", None, f"arm A1 not run for answerer '{report.answerer}'")
     if not usable:
-        return Fact("beats_a1", None, "no machinery arm could be compared with A1")
-    return Fact("beats_a1", False, "; ".join(describe(c) for c in usable))
+        return Finding("beats_a1", None, "no machinery arm could be compared with A1")
+    return Finding("beats_a1", False, "; ".join(describe(c) for c in usable))

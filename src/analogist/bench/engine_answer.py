@@ -45,9 +45,9 @@ def _fix_term(text: str):
 
 
 def _action(run: AnalogyRun) -> tuple[str, tuple[str, ...]] | None:
-    for t in (run.record or {}).get("transfer", []):
-        if t["kind"] == "action" and t["decision"] == "YES":
-            term = _fix_term(t["inference"])
+    for t in run.record.transfer if run.record is not None else ():
+        if t.kind == "action" and t.transfer:
+            term = _fix_term(t.inference)
             if term is not None:
                 return term.functor, tuple(str(a) for a in term.args)
     return None
@@ -116,14 +116,14 @@ class EngineAnswerer:
             offered = [inputs["source"]["id"]]
         judged = {cid: cid == claimed for cid in offered}
         decisions = _inference_decisions(inputs.get("inferences", []), run)
-        role_map = dict((run.mapping or {}).get("role_map", {}))
+        role_map = run.mapping.mapping if run.mapping is not None else {}
         survived = None
-        if self.arm.verify and claimed is not None:
-            critic_ok = (run.critic or {}).get("verdict", "accept") == "accept"
+        if self.arm.verify and claimed is not None:  # a missing critic is not an acceptance
+            critic_ok = run.critic is not None and run.critic.accepted
             survived = critic_ok and run.verification_result != "failed"
         action = _action(run)
         return Answer(
-            retrieved=tuple(c["episode_id"] for c in run.candidates),
+            retrieved=tuple(c.episode_id for c in run.candidates),
             claimed_source=claimed, judged=judged, role_map=role_map, decisions=decisions,
             action=action, confidence=run.structural_score if claimed else None,
             survived=survived, conclusion=" ".join([action[0], *action[1]]) if action else None,
@@ -158,18 +158,19 @@ def _inference_decisions(shown: Sequence[Mapping[str, Any]], run: AnalogyRun) ->
     """
     if not shown:
         return {}
-    rec = run.record or {}
-    yes, no = set(), set()
-    for t in rec.get("transfer", []):
-        text = t["inference"]
-        if t["kind"] == "action":
+    if run.record is None:
+        return {inf["id"]: False for inf in shown}
+    yes = set()
+    for t in run.record.transferred:
+        text = t.inference
+        if t.kind == "action":
             term = _fix_term(text)
             text = term.canonical() if term is not None else text
         else:
             text = text.replace(", ", ",")
-        (yes if t["decision"] == "YES" else no).add(text)
-    held = set(rec.get("target_matches", []))
-    names = dict((run.mapping or {}).get("role_map", {}))
+        yes.add(text)
+    held = set(run.record.target_matches)
+    names = run.mapping.mapping if run.mapping is not None else {}
     out = {}
     for inf in shown:
         c = _norm_claim(inf["claim"], names).replace(", ", ",")

@@ -8,7 +8,7 @@ import click
 
 from analogist.cli.common import echo_json, handle_errors, open_memory, open_store, read_text
 from analogist.errors import ConfigError, ModelError
-from analogist.verify.ldu import render_record
+from analogist.reason.run import AnalogyRun
 
 
 def _target(memory, arg: str, model: str | None):
@@ -40,18 +40,19 @@ def _target(memory, arg: str, model: str | None):
     return result.signature, []
 
 
-def run_json(run) -> dict:
-    """The spec §10.1 record as the command's JSON."""
-    rec = run.record or {}
+def run_json(run: AnalogyRun) -> dict:
+    """The spec §10.1 record as the command's JSON (empty lists when nothing was assessed)."""
+    rec = run.record
     return {
-        "run_id": run.run_id, "trigger": run.trigger, "source": run.source,
-        "mapped": rec.get("mapped", []), "matches": rec.get("matches", []),
-        "fails": rec.get("fails", []), "blockers": rec.get("blockers", []),
-        "transfer": [{"inference": t["inference"], "decision": t["decision"], "reason": t["reason"]}
-                     for t in rec.get("transfer", [])],
-        "predict": rec.get("predict"), "check": rec.get("check"),
-        "critic": run.critic, "candidates": [c["episode_id"] for c in run.candidates],
-        "attempts": run.attempts, "cost": run.cost.to_json(),
+        "run_id": run.run_id, "trigger": run.trigger.to_json(), "source": run.source,
+        "mapped": [list(p) for p in rec.mapped] if rec else [],
+        "matches": list(rec.matches) if rec else [],
+        "fails": list(rec.fails) if rec else [], "blockers": list(rec.blockers) if rec else [],
+        "transfer": [{"inference": t.inference, "decision": t.decision, "reason": t.reason}
+                     for t in (rec.transfer if rec else ())],
+        "predict": rec.predict if rec else None, "check": rec.check if rec else None,
+        "critic": run.to_json()["critic"], "candidates": [c.episode_id for c in run.candidates],
+        "attempts": [dict(a) for a in run.attempts], "cost": run.cost.to_json(),
     }
 
 
@@ -85,19 +86,19 @@ def analogize_cmd(ctx: click.Context, target: str, tier: int, model: str | None,
                        f"({run.log_error}); the result above is complete", err=True)
 
 
-def _print_run(run, tier: int, why: str, as_json: bool) -> None:
+def _print_run(run: AnalogyRun, tier: int, why: str, as_json: bool) -> None:
     if as_json:
         echo_json({**run_json(run), "logged": run.log_error is None})
         return
     click.echo(f"run {run.run_id}  tier {tier}  ({why})")
     for c in run.candidates[:10]:
-        click.echo(f"  candidate source={c['episode_id']} found_by=[{','.join(c.get('found_by', []))}] "
-                   f"semantic_rank={c.get('semantic_rank') or '-'} "
-                   f"structural_rank={c.get('structural_rank') or '-'}")
+        click.echo(f"  candidate source={c.episode_id} found_by=[{','.join(c.found_by)}] "
+                   f"semantic_rank={c.semantic_rank or '-'} "
+                   f"structural_rank={c.structural_rank or '-'}")
     if run.record is None:
         click.echo("no analogy accepted" + (" (tier 0: lookup only)" if tier == 0 else ""))
         return
-    click.echo(render_record(run.record))
+    click.echo(run.record.render())
 
 
 @click.command("log")
@@ -118,11 +119,12 @@ def log_cmd(ctx: click.Context, run_id: str | None, limit: int, live: bool, as_j
             "\n".join(f"{k:<20} {v}" for k, v in counts.to_json().items()))
         return
     if run_id:
-        run = store.get_run(run_id)
-        if as_json or not run.get("record"):
-            echo_json(run)
+        stored = store.get_run(run_id)
+        record = AnalogyRun.from_json(stored).record
+        if as_json or record is None:
+            echo_json(stored)
         else:
-            click.echo(render_record(run["record"]))
+            click.echo(record.render())
         return
     runs = store.list_runs(limit=limit)
     if as_json:

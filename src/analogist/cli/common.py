@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from analogist.errors import AnalogistError
+from analogist.signature.model import Signature
 from analogist.store import BACKEND_ERRORS, Store
 
 
@@ -111,3 +112,17 @@ def open_bench(path: str):
     except UnicodeDecodeError as e:
         raise BenchError(f"bench {path}: a file is {not_utf8(e)}; it was modified after "
                          "generation: regenerate it (`analogist bench generate`)") from None
+
+
+def signature_lines(sig: Signature) -> list[str]:
+    """A signature as indented lines (roles, relations, causal links, fix, levels L1-L3): the
+    one printer used by ``show`` and ``encode``."""
+    out = [f"  role {r.name:<6} {r.description}" for r in sig.roles]
+    out += [f"  rel  {rel.term().canonical()}" for rel in sig.relations]
+    out += [f"  causal {c.cause.canonical()} --{c.link}--> {c.effect.canonical()}"
+            for c in sig.causal_chain]
+    out += [f"  {key}: {getattr(sig, key)}"
+            for key in ("violated_invariant", "symptom", "fix_operator")
+            if getattr(sig, key) is not None]
+    out += [f"  {lvl}: {sig.level(lvl)}" for lvl in ("L1", "L2", "L3") if sig.level(lvl)]
+    return out

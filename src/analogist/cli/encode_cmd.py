@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from analogist.cli.common import echo_json, handle_errors, open_store
+from analogist.cli.common import echo_json, handle_errors, open_store, signature_lines
 from analogist.config import DEFAULT_DB, setting
 from analogist.encode import (
     EncodeResult,
@@ -33,17 +33,7 @@ def _print_result(r: EncodeResult) -> None:
     s = r.signature
     click.echo(f"{s.episode_id} [{s.kind}] written by {r.writer}"
                + (" after one repair" if r.repaired else ""))
-    for role in s.roles:
-        click.echo(f"  role {role.name}: {role.description}")
-    for rel in s.relations:
-        click.echo(f"  {rel.term().canonical()}")
-    for link in s.causal_chain:
-        click.echo(f"  {link.cause.canonical()} --{link.link}--> {link.effect.canonical()}")
-    for key in ("violated_invariant", "symptom", "fix_operator"):
-        if getattr(s, key) is not None:
-            click.echo(f"  {key}: {getattr(s, key)}")
-    for level in ("L1", "L2", "L3"):
-        click.echo(f"  {level}: {s.level(level)}")
+    click.echo("\n".join(signature_lines(s)))
     for m in r.mappings:
         click.echo(f"  mapped {m.name!r} -> {m.term!r} ({m.how})")
 

@@ -7,7 +7,14 @@ from importlib import resources
 
 import click
 
-from analogist.cli.common import echo_json, handle_errors, open_memory, open_store, read_text
+from analogist.cli.common import (
+    echo_json,
+    handle_errors,
+    open_memory,
+    open_store,
+    read_text,
+    signature_lines,
+)
 from analogist.errors import AnalogistError
 
 
@@ -64,18 +71,7 @@ def show_cmd(ctx: click.Context, episode_id: str, as_json: bool) -> None:
     sig = ep.signature
     if sig is None:
         return
-    for r in sig.roles:
-        click.echo(f"  role {r.name:<6} {r.description}")
-    for rel in sig.relations:
-        click.echo(f"  rel  {rel.predicate}({', '.join(rel.args)})")
-    for link in sig.causal_chain:
-        click.echo(f"  causal {link.cause} --{link.link}--> {link.effect}")
-    for key in ("violated_invariant", "symptom", "fix_operator"):
-        if getattr(sig, key) is not None:
-            click.echo(f"  {key}: {getattr(sig, key)}")
-    for lvl in ("L1", "L2", "L3"):
-        if sig.level(lvl):
-            click.echo(f"  {lvl}: {sig.level(lvl)}")
+    click.echo("\n".join(signature_lines(sig)))
 
 
 @click.command("list")

@@ -49,7 +49,6 @@ def analogize(memory: Memory, target: str | None = None, signature: dict | None 
     from analogist.reason.analogizer import Analogizer, AnalogizerConfig
     from analogist.reason.triggers import Trigger
     from analogist.signature import parse_signature
-    from analogist.verify.ldu import render_record
 
     if tier not in (0, 1, 2):
         raise AnalogistError(f"tier {tier!r} is not 0, 1 or 2 (0: lookup only, 1: full loop, "
@@ -65,8 +64,8 @@ def analogize(memory: Memory, target: str | None = None, signature: dict | None 
     run = Analogizer(memory, config).run(sig, trigger=Trigger.manual(tier, why), exclude=exclude)
     out = {**run_json(run), "tier": tier, "accepted": run.record is not None,
            "logged": run.log_error is None, "log_error": run.log_error,
-           "record_text": render_record(run.record) if run.record else None}
-    out["applied"] = (run.record or {}).get("applied")
+           "record_text": run.record.render() if run.record else None,
+           "applied": run.record.applied.to_json() if run.record and run.record.applied else None}
     return out
 
 

@@ -16,22 +16,24 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from analogist.errors import AnalogistError, StoreError
 from analogist.mapping.params import SMEParams
 from analogist.mapping.roles import RoleMapping, map_signatures
+from analogist.reason.blend import Blend, BlendPolicy, blend_stage, is_blend, novelty, parsimonious
 from analogist.reason.rerep import re_represent
-from analogist.reason.run import AnalogyRun, Cost, new_run_id
+from analogist.reason.run import AnalogyRun, Cost, MappingRecord, new_run_id
 from analogist.reason.triggers import Trigger
+from analogist.retrieve.pool import Candidate
 from analogist.signature.model import Signature
-from analogist.store import TransferOutcome
+from analogist.store import StoreInterface, TransferOutcome
+from analogist.verify.assessment import AppliedTransfer, Assessment, build_assessment
 from analogist.verify.critic import Critic, CriticVerdict, EngineCritic
 from analogist.verify.gate import CausalGate, TransferDecision
 from analogist.verify.inference import candidate_inferences
-from analogist.verify.ldu import build_record
-from analogist.verify.predict import CheckFn, CheckResult, make_prediction, no_check
+from analogist.verify.predict import CheckFn, CheckResult, Prediction, make_prediction, no_check
 
 SELECT = ("mapping", "structural_rank", "semantic_rank", "union_rank")
 TIER0_CHANNELS = ("S0", "S1")
@@ -57,6 +59,8 @@ class AnalogizerConfig:
         predict: state a prediction and run the check before transferring.
         rerep_attempts: re-representation retries when mapping fails (spec §9: at most 2).
         sme: the mapper's parameters.
+        blend: propose generated blends of the pool's sources (arm E+Bld, reason/blend.py);
+            None: no blending.
     """
 
     channels: tuple[str, ...] | None = None
@@ -69,6 +73,7 @@ class AnalogizerConfig:
     predict: bool = True
     rerep_attempts: int = 0
     sme: SMEParams = field(default_factory=SMEParams)
+    blend: BlendPolicy | None = None
 
     def __post_init__(self) -> None:
         if self.select not in SELECT:
@@ -89,6 +94,24 @@ class _Attempt:
     mappings: list[RoleMapping]
     chosen: RoleMapping | None
     note: str
+    blends: dict[str, Blend] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Assessed:
+    mapping: RoleMapping
+    record: Assessment
+    prediction: Prediction | None
+    result: CheckResult
+
+
+@dataclass
+class _Draft:
+    """What a run has gathered so far; frozen into an :class:`AnalogyRun` at the end."""
+
+    candidates: tuple[Candidate, ...] = ()
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    assessed: _Assessed | None = None
 
 
 class Analogizer:
@@ -134,55 +157,80 @@ class Analogizer:
         """
         t0 = time.perf_counter()
         calls0 = self._llm_calls()
-        run = AnalogyRun(run_id or new_run_id(uuid.uuid4().hex),
-                         trigger.to_json(), target.episode_id, target.to_json(),
-                         config=self.config.to_json())
+        draft = _Draft()
         if trigger.tier == 0:
             pool = self.memory.search(target, channels=TIER0_CHANNELS, k=self.config.k, exclude=exclude)
-            run.candidates = [c.to_json() for c in pool.candidates]
-            return self._finish(run, t0, calls0)
-        attempt = self._attempt(target, exclude, sources, run, "as encoded")
+            draft.candidates = tuple(pool.candidates)
+        else:
+            self._mapped(target, exclude, sources, check or self.check, draft)
+        run = self._freeze(run_id or new_run_id(uuid.uuid4().hex), trigger, target, draft, t0,
+                           calls0)
+        if self.log:
+            run = replace(run, log_error=_log_run(self.memory.store, run))
+        return run
+
+    def _mapped(self, target: Signature, exclude: Sequence[str],
+                sources: Sequence[Signature] | None, check: CheckFn, draft: _Draft) -> None:
+        """Map, re-represent when mapping fails (at most ``rerep_attempts`` times), assess."""
+        attempt = self._attempt(target, exclude, sources, draft, "as encoded")
         tries = 0
         while attempt.chosen is None and tries < self.config.rerep_attempts:
             tries += 1
             step = re_represent(attempt.target, tries, self.vocab, self.llm)
-            run.attempts.append({"rerep": tries, **step.to_json()})
-            if not step.ok:
+            draft.attempts.append({"rerep": tries, **step.to_json()})
+            if not step.ok or step.signature is None:
                 break
-            attempt = self._attempt(step.signature, exclude, sources, run, f"re-represented {tries}")
+            attempt = self._attempt(step.signature, exclude, sources, draft,
+                                    f"re-represented {tries}")
         if attempt.chosen is not None:
-            self._assess(run, attempt, check or self.check)
-        return self._finish(run, t0, calls0)
+            draft.assessed = self._assess(attempt, attempt.chosen, check)
+            if is_blend(attempt.chosen.source_id):  # a generated source: say why it is novel
+                a = draft.assessed
+                draft.attempts.append({"novelty": novelty(
+                    attempt.chosen, attempt.mappings, attempt.blends,
+                    critic_ok=a.record.critic.accepted if a.record.critic else None,
+                    check_passed=a.result.passed, transferred=len(a.record.transferred))})
 
     def _attempt(self, target: Signature, exclude: Sequence[str], sources: Sequence[Signature] | None,
-                 run: AnalogyRun, note: str) -> _Attempt:
-        ordered = self._sources(target, exclude, sources, run)
+                 draft: _Draft, note: str) -> _Attempt:
+        ordered = self._sources(target, exclude, sources, draft)
         mappings = []
         for src in ordered[: self.config.fac_candidates]:
             found = map_signatures(src, target, self.vocab, self.config.sme)
             if found:
                 mappings.append(found[0])
+        stage = None
+        if self.config.blend is not None:  # generated sources join the pool (reason/blend.py)
+            stage = blend_stage(target, ordered[: self.config.fac_candidates], self.vocab,
+                                self.config.sme, self.config.blend)
+            ordered, mappings = ordered + stage.signatures, mappings + list(stage.mappings)
+            draft.candidates += stage.candidates
         by_id = {x.episode_id: x for x in ordered}
         verdicts = self._screen(mappings, by_id, target)
         eligible = [m for m in mappings if m.source_id not in verdicts or verdicts[m.source_id].accepted]
+        if self.config.blend is not None:  # a blend never displaces a stored source as good
+            eligible = parsimonious(eligible, self.config.blend.margin)
         chosen = self._choose(eligible, [s.episode_id for s in ordered])
-        run.attempts.append({
+        draft.attempts.append({
             "note": note, "target_writer": target.writer_model,
             "mapped": [{"source": m.source_id, "score": m.score, "sme_score": m.sme_score,
                         "critic": verdicts[m.source_id].to_json() if m.source_id in verdicts else None}
                        for m in mappings],
             "chosen": chosen.source_id if chosen else None,
+            **({"blends": stage.trace()} if stage is not None else {}),
         })
-        return _Attempt(target, {x.episode_id: x for x in ordered}, mappings, chosen, note)
+        return _Attempt(target, {x.episode_id: x for x in ordered}, mappings, chosen, note,
+                        {b.episode_id: b for b in stage.blends} if stage is not None else {})
 
     def _sources(self, target: Signature, exclude: Sequence[str], given: Sequence[Signature] | None,
-                 run: AnalogyRun) -> list[Signature]:
+                 draft: _Draft) -> list[Signature]:
         if given is not None:
-            run.candidates = [{"episode_id": s.episode_id, "found_by": ["given"]} for s in given]
+            draft.candidates = tuple(Candidate(s.episode_id, ("given",), {}, {}, None, None)
+                                     for s in given)
             return list(given)
         pool = self.memory.search(target, channels=self.config.channels, k=self.config.k,
                                   exclude=exclude)
-        run.candidates = [c.to_json() for c in pool.candidates]
+        draft.candidates = tuple(pool.candidates)
         cands = pool.candidates
         inf = float("inf")
         key = {
@@ -220,21 +268,19 @@ class Analogizer:
         return best if best.score >= self.config.accept_threshold else None
 
     # ------------------------------------------------------------------------
-    def _assess(self, run: AnalogyRun, attempt: _Attempt, check: CheckFn) -> None:
-        m, target = attempt.chosen, attempt.target
-        source = attempt.sources[m.source_id]
+    def _assess(self, attempt: _Attempt, m: RoleMapping, check: CheckFn) -> _Assessed:
+        target, source = attempt.target, attempt.sources[m.source_id]
         inferences = candidate_inferences(source, m.checks.alignment)
         if self.config.gate is not None:
             decisions = self.config.gate.decide(source, target, m.checks, inferences, self.vocab)
         else:
             decisions = [TransferDecision(ci, not ci.skolems, "no gate: every projectable inference")
                          for ci in inferences]
-        run.source, run.mapping, run.structural_score = m.source_id, m.to_json(), m.score
-        table = {"mapped": dict(m.role_map), "checks": m.checks.to_json(),
-                 "transfer": [d.to_json() for d in decisions]}
+        verdict = None
         if self.critic is not None:
+            table = {"mapped": dict(m.role_map), "checks": m.checks.to_json(),
+                     "transfer": [d.to_json() for d in decisions]}
             verdict = self.critic.review(source, target, table, m.checks, vocab=self.vocab)
-            run.critic = verdict.to_json()
             if not verdict.accepted:
                 decisions = [TransferDecision(d.inference, False, "critic rejected the mapping")
                              if d.transfer else d for d in decisions]
@@ -242,20 +288,17 @@ class Analogizer:
         result = CheckResult(None, "prediction check off")
         if prediction is not None:
             result = check(prediction, decisions)
-            run.predicted_observable = prediction.statement
             if result.passed is False:
                 decisions = [TransferDecision(d.inference, False, "abandoned: prediction failed")
                              if d.transfer else d for d in decisions]
-        run.verification_result = result.label if prediction is not None else None
-        run.outcome_delta = result.delta
-        run.transferred = [d.inference.projected for d in decisions if d.transfer]
-        record = build_record(m.source_id, m.checks, decisions,
-                              prediction.statement if prediction else None,
-                              prediction.check if prediction else None)
-        run.record = {**record.to_json(), "check_result": result.to_json(),
-                      "target_matches": [str(t) for _, t in m.checks.alignment.matches]}
+        record = build_assessment(m.source_id, m.checks, decisions,
+                                  prediction.statement if prediction else None,
+                                  prediction.check if prediction else None)
+        applied = None
         if result.outcome is not None and prediction is not None and prediction.action:
-            run.record["applied"] = {"action": prediction.action, "outcome": result.outcome}
+            applied = AppliedTransfer(prediction.action, result.outcome)
+        record = replace(record, check_result=result, critic=verdict, applied=applied)
+        return _Assessed(m, record, prediction, result)
 
     def _llm_calls(self) -> tuple[int, int, int]:
         stats = getattr(self.llm, "stats", None)
@@ -263,42 +306,42 @@ class Analogizer:
             return (0, 0, 0)
         return (stats.calls, stats.input_tokens, stats.output_tokens)
 
-    def _finish(self, run: AnalogyRun, t0: float, calls0: tuple[int, int, int]) -> AnalogyRun:
+    def _freeze(self, run_id: str, trigger: Trigger, target: Signature, draft: _Draft,
+                t0: float, calls0: tuple[int, int, int]) -> AnalogyRun:
+        """The finished run. A run that assessed nothing says why (spec §12: the log is not
+        optional, also for runs that transferred nothing)."""
         c1 = self._llm_calls()
-        run.cost = Cost(c1[0] - calls0[0], c1[1] - calls0[1], c1[2] - calls0[2],
-                        (time.perf_counter() - t0) * 1000)
-        _fill_unused(run)
-        if self.log:
-            run.log_error = _log_run(self.memory.store, run)
-        return run
+        cost = Cost(c1[0] - calls0[0], c1[1] - calls0[1], c1[2] - calls0[2],
+                    (time.perf_counter() - t0) * 1000)
+        run = AnalogyRun(run_id, trigger, target.episode_id, target.to_json(),
+                         candidates=draft.candidates, attempts=tuple(draft.attempts), cost=cost,
+                         config=self.config.to_json())
+        a = draft.assessed
+        if a is None:
+            why = "tier 0: lookup only" if trigger.tier == 0 else (
+                "no candidate" if not draft.candidates else "no mapping accepted")
+            scores = [m["score"] for t in draft.attempts for m in t.get("mapped", [])]
+            return replace(run, structural_score=max(scores) if scores else 0.0, not_assessed=why)
+        predicted = a.prediction is not None
+        return replace(
+            run, source=a.mapping.source_id, mapping=MappingRecord.of(a.mapping),
+            structural_score=a.mapping.score, record=a.record, critic=a.record.critic,
+            transferred=tuple(t.inference for t in a.record.transferred),
+            predicted_observable=a.prediction.statement if a.prediction is not None else None,
+            verification_result=a.result.label if predicted else None,
+            outcome_delta=a.result.delta)
 
 
-def _log_run(store: Any, run: AnalogyRun) -> str | None:
+def _log_run(store: StoreInterface, run: AnalogyRun) -> str | None:
     """Write the run and its ledger entry in one transaction (writers wait, boundedly, for the
     lock). A failed write never loses the result: the run is returned with the reason."""
-    applied = (run.record or {}).get("applied")
     transfer = None
-    if applied and run.record is not None:
-        transfer = TransferOutcome(applied["action"], applied["outcome"], "no action",
-                                   run.record["check_result"].get("delta"))
+    if run.record is not None and run.record.applied is not None:
+        applied, chk = run.record.applied, run.record.check_result
+        transfer = TransferOutcome(applied.action, applied.outcome, "no action",
+                                   chk.delta if chk is not None else None)
     try:
         store.log_run(run.to_json(), transfer)
     except StoreError as e:
         return str(e)
     return None
-
-
-def _fill_unused(run: AnalogyRun) -> None:
-    """Give every analogy_log field a value that says why it is empty (spec §12: the log is
-    not optional, also for runs that transferred nothing)."""
-    if run.source is not None:
-        return
-    why = "tier 0: lookup only" if run.tier == 0 else (
-        "no candidate" if not run.candidates else "no mapping accepted")
-    scores = [m["score"] for a in run.attempts for m in a.get("mapped", [])]
-    run.mapping = {"chosen": None, "why": why}
-    run.structural_score = max(scores) if scores else 0.0
-    run.critic = run.critic or {"verdict": f"not run ({why})"}
-    run.predicted_observable = run.predicted_observable or f"none ({why})"
-    run.verification_result = run.verification_result or f"not run ({why})"
-    run.outcome_delta = 0.0 if run.outcome_delta is None else run.outcome_delta

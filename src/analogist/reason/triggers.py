@@ -18,7 +18,7 @@ Tier   Fires on                                                 Work
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,12 @@ class Trigger:
 
     def to_json(self) -> dict:
         return {"tier": self.tier, "reasons": list(self.reasons), "signals": self.signals.to_json()}
+
+    @classmethod
+    def from_json(cls, d: dict) -> Trigger:
+        known = {f.name for f in fields(Signals)}
+        signals = Signals(**{k: v for k, v in (d.get("signals") or {}).items() if k in known})
+        return cls(d.get("tier"), tuple(d.get("reasons", ())), signals)
 
     @classmethod
     def manual(cls, tier: int, why: str = "explicit request") -> Trigger:

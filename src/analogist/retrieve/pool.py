@@ -51,6 +51,13 @@ class Candidate:
             "details": {k: dict(v) for k, v in self.details.items() if v},
         }
 
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Candidate:
+        """Read a logged candidate (a given source logs only its id and ``found_by``)."""
+        return cls(d["episode_id"], tuple(d.get("found_by", ())), dict(d.get("ranks", {})),
+                   dict(d.get("scores", {})), d.get("structural_rank"), d.get("semantic_rank"),
+                   {k: dict(v) for k, v in (d.get("details") or {}).items()})
+
 
 def _best(ranks: Mapping[str, int], families: tuple[str, ...]) -> int | None:
     found = [r for ch, r in ranks.items() if family(ch) in families]

@@ -34,6 +34,9 @@ CRITIC_SCHEMA = {
 
 @dataclass(frozen=True)
 class CriticVerdict:
+    """A critic's decision on one mapping: ``accept`` or ``reject``, why, how sure, and which
+    critic (``engine`` or ``model:NAME``)."""
+
     verdict: str  # "accept" | "reject"
     reasons: tuple[str, ...]
     confidence: float
@@ -47,9 +50,18 @@ class CriticVerdict:
         return {"verdict": self.verdict, "reasons": list(self.reasons),
                 "confidence": self.confidence, "critic": self.critic}
 
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> CriticVerdict:
+        return cls(d["verdict"], tuple(d.get("reasons", ())), float(d.get("confidence", 0.0)),
+                   d.get("critic", "?"))
+
 
 class Critic(Protocol):
-    name: str
+    """An independent reviewer of one mapping (the extension point for critics: any object
+    with a ``name`` and this ``review`` plugs in)."""
+
+    @property
+    def name(self) -> str: ...
 
     def review(self, source: Signature, target: Signature, table: dict,
                checks: StructuralChecks, *, vocab: Vocabulary | None = None) -> CriticVerdict: ...
@@ -113,6 +125,6 @@ class ModelCritic:
             temperature=self.temperature, prompt_version=CRITIC_PROMPT_VERSION,
         )
         p = out.parsed or {}
-        verdict = p.get("verdict") if p.get("verdict") in ("accept", "reject") else "reject"
+        verdict = str(p["verdict"]) if p.get("verdict") in ("accept", "reject") else "reject"
         return CriticVerdict(verdict, tuple(str(r) for r in p.get("reasons", [])),
                              float(p.get("confidence", 0.0)), f"model:{getattr(out, 'model', '?')}")

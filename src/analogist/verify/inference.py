@@ -28,6 +28,9 @@ class CandidateInference:
         fact: the source fact (None for the action).
         action: the projected operator term (None for facts).
         skolems: source roles that had no target counterpart.
+        support / extrapolation: SME's scores for the inference (its structural support in
+            the mapping, and the share of it that is projected); None when SME did not
+            produce it (the fix operator, which is not part of the Description).
     """
 
     kind: str
@@ -36,6 +39,8 @@ class CandidateInference:
     fact: Fact | None = None
     action: Term | None = None
     skolems: tuple[str, ...] = ()
+    support: float | None = None
+    extrapolation: float | None = None
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "source": self.source, "projected": self.projected,

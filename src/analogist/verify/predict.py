@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from analogist.signature.model import Signature
 from analogist.verify.gate import TransferDecision
@@ -60,6 +61,10 @@ class CheckResult:
     def to_json(self) -> dict:
         return {"passed": self.passed, "observed": self.observed, "outcome": self.outcome,
                 "delta": self.delta}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> CheckResult:
+        return cls(d.get("passed"), d.get("observed", ""), d.get("outcome"), d.get("delta"))
 
 
 def make_prediction(target: Signature, decisions: list[TransferDecision]) -> Prediction | None:
