@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORE := $(VENV)/.core-built
 
-.PHONY: venv core test bench run lint clean local local-all local-test
+.PHONY: venv core test bench run learning lint clean local local-all local-test
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -42,6 +42,11 @@ test: $(STAMP) $(CORE) local-test
 run: $(STAMP)
 	$(BIN)/analogist --db out/parb.db bench run --seed 0 --split dev --size mvp --noise 0.1,0.2,0.3 --out out/latest
 	$(BIN)/analogist bench run --suite planning --seed 0 --size small --out out/latest
+
+# PARB learning phase (1-3 min): stored in out/parb.db, so the next `make run` (or
+# `analogist bench report`) shows its section in report.html (docs/consolidation.md).
+learning: $(STAMP)
+	$(BIN)/analogist --db out/parb.db bench run --suite learning --seed 0 --split dev --size full --out out/latest
 
 bench: $(STAMP) $(CORE)
 	$(BIN)/python bench/mapping.py

@@ -40,9 +40,10 @@ def test_schema_provenance_names_the_schema():
     assert POOL.get("c").details["S3"] == {"schema_id": "sch_1"}
 
 
-def test_display_order_is_structural_then_semantic_then_id():
-    # a, b and c all have structural rank 1; b was also found by M (rank 7), d only by M
-    assert POOL.ids() == ["b", "a", "c", "d"]
+def test_display_order_is_schema_hits_then_structural_then_semantic_then_id():
+    # c is a schema hit (S3 is searched first, spec §7); a and b have structural rank 1 and b
+    # was also found by M (rank 7); d only by M
+    assert POOL.ids() == ["c", "b", "a", "d"]
     assert POOL.get("d").structural_rank is None and POOL.get("d").semantic_rank == 1
 
 

@@ -46,7 +46,13 @@ def test_schema_is_not_matched_by_another_shape(with_schema):
 def test_schema_with_an_excluded_member_is_skipped_whole(with_schema):
     assert with_schema.search("ledger", channels="S3").hits["S3"] == ()
     loose = Memory(with_schema.store, channels=[SchemaChannel(skip_if_member_excluded=False)])
-    assert [h.episode_id for h in loose.search("ledger").hits["S3"]] == ["proxy_partial"]
+    hits = loose.search("ledger").hits["S3"]
+    # the other member first, then "proxy", which is no member but instantiates the schema
+    assert [(h.episode_id, h.detail["via"]) for h in hits] == [
+        ("proxy_partial", "member"), ("proxy", "instance")]
+    members_only = Memory(with_schema.store, channels=[
+        SchemaChannel(skip_if_member_excluded=False, min_instance=None)])
+    assert [h.episode_id for h in members_only.search("ledger").hits["S3"]] == ["proxy_partial"]
 
 
 def test_schemas_are_searched_first_by_default(with_schema):
