@@ -170,66 +170,75 @@ class _Run:
 
     def _scores(self, by_node: dict[int, MH], by_functor: dict[str, MH],
                 reverse: bool) -> Callable[[int], tuple[float, float]]:
-        """Support and extrapolation of the inference from a root, as SME v4's ciscore.lisp
-        computes them. Support: over the correspondences the inference was built from (each
-        mapped item met while rewriting the root, functor correspondences included), each
-        scores its local evidence (same-functor; same-function for non-identical functions)
-        plus trickle-down times that for each of its arguments; with
-        ``ci-support-scores-global?`` it is the sum of those correspondences' descendants'
-        scores instead. Extrapolation: outside / (outside + inside), inside being the local
-        support and outside the new top statement scored the same way (SME's shadow cache
-        keeps only that entry)."""
-        p, f = self.params, self.forest
-        index = self.t if reverse else self.b
-        td = f32(p.trickle_down)
+        return _CIScores(self, by_node, by_functor, reverse)
 
-        def used(root: int, acc: dict[int, MH]) -> None:
-            # Depth-first, arguments in order (an explicit stack: a recursive closure would
-            # be a reference cycle, left to the cyclic garbage collector).
-            stack = [root]
-            while stack:
-                node = stack.pop()
-                mh = by_node.get(node)
-                if mh is not None:
-                    acc.setdefault(mh.id, mh)
-                elif not index.is_entity[node]:
-                    fmh = by_functor.get(index.functor[node])
-                    if fmh is not None:
-                        acc.setdefault(fmh.id, fmh)
-                    stack.extend(reversed(index.args[node]))
 
-        def ci_local(mh: MH) -> float:
-            if mh.kind != 1:
-                return f32(p.same_functor)
-            b_f, t_f = self.b.functor[mh.base], self.t.functor[mh.target]  # type: ignore[index]
-            if self.t.kind[mh.target] == 1 and b_f != t_f:  # type: ignore[index]
-                return f32(p.same_function)
+class _CIScores:
+    """Support and extrapolation of the inference from a root, as SME v4's ciscore.lisp
+    computes them. Support: over the correspondences the inference was built from (each
+    mapped item met while rewriting the root, functor correspondences included), each
+    scores its local evidence (same-functor; same-function for non-identical functions)
+    plus trickle-down times that for each of its arguments; with
+    ``ci-support-scores-global?`` it is the sum of those correspondences' descendants'
+    scores instead. Extrapolation: outside / (outside + inside), inside being the local
+    support and outside the new top statement scored the same way (SME's shadow cache
+    keeps only that entry). (An object, not closures: compiled closures that call each
+    other form reference cycles, left to the cyclic garbage collector.)"""
+
+    def __init__(self, run: _Run, by_node: dict[int, MH], by_functor: dict[str, MH],
+                 reverse: bool):
+        self.p, self.forest, self.b, self.t = run.params, run.forest, run.b, run.t
+        self.index = run.t if reverse else run.b
+        self.by_node, self.by_functor = by_node, by_functor
+        self.td = f32(run.params.trickle_down)
+
+    def _used(self, root: int, acc: dict[int, MH]) -> None:
+        """Depth-first, arguments in order (an explicit stack)."""
+        index, by_node, by_functor = self.index, self.by_node, self.by_functor
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            mh = by_node.get(node)
+            if mh is not None:
+                acc.setdefault(mh.id, mh)
+            elif not index.is_entity[node]:
+                fmh = by_functor.get(index.functor[node])
+                if fmh is not None:
+                    acc.setdefault(fmh.id, fmh)
+                stack.extend(reversed(index.args[node]))
+
+    def _local(self, mh: MH) -> float:
+        p = self.p
+        if mh.kind != 1:
             return f32(p.same_functor)
+        b_f, t_f = self.b.functor[mh.base], self.t.functor[mh.target]  # type: ignore[index]
+        if self.t.kind[mh.target] == 1 and b_f != t_f:  # type: ignore[index]
+            return f32(p.same_function)
+        return f32(p.same_functor)
 
-        def evidence(local: float, children: int) -> float:
-            score, step = local, f32(td * local)
-            for _ in range(children):
-                score = f32(score + step)
-            return score
+    def _evidence(self, local: float, children: int) -> float:
+        score, step = local, f32(self.td * local)
+        for _ in range(children):
+            score = f32(score + step)
+        return score
 
-        def scores(root: int) -> tuple[float, float]:
-            acc: dict[int, MH] = {}
-            used(root, acc)
-            inside = 0.0
-            for mh in acc.values():
-                extra = 1 if p.functor_trickle_down and mh.functor_mh else 0
-                inside = f32(inside + evidence(ci_local(mh), len(mh.args) + extra))
-            outside = evidence(f32(p.same_functor),
-                               len(index.args[root]) + (1 if p.functor_trickle_down else 0))
-            extrap = f32(outside / f32(inside + outside)) if inside + outside > 0 else 0.0
-            if not p.ci_support_scores_global:
-                return inside, extrap
-            desc = 0
-            for mh in acc.values():
-                desc |= mh.desc
-            total = 0.0
-            for d in f.members(desc):
-                total = f32(total + d.score)
-            return total, extrap
-
-        return scores
+    def __call__(self, root: int) -> tuple[float, float]:
+        p = self.p
+        acc: dict[int, MH] = {}
+        self._used(root, acc)
+        inside = 0.0
+        for mh in acc.values():
+            extra = 1 if p.functor_trickle_down and mh.functor_mh is not None else 0
+            inside = f32(inside + self._evidence(self._local(mh), len(mh.args) + extra))
+        outside = self._evidence(f32(p.same_functor), len(self.index.args[root])
+                                 + (1 if p.functor_trickle_down else 0))
+        extrap = f32(outside / f32(inside + outside)) if inside + outside > 0 else 0.0
+        if not p.ci_support_scores_global:
+            return inside, extrap
+        desc = 0
+        for mh in acc.values():
+            desc |= mh.desc
+        total = 0.0
+        for d in self.forest.members(desc):
+            total = f32(total + d.score)
+        return total, extrap

@@ -12,10 +12,12 @@ target against many bases, or re-running a match with other parameters, does not
 
 from __future__ import annotations
 
+from typing import Final
+
 from analogist.signature.description import Arg, Description, Expr
 
 KIND_CODES = {"relation": 0, "function": 1, "attribute": 2, "logical": 3}
-FUNCTION = KIND_CODES["function"]
+FUNCTION: Final = 1  # KIND_CODES["function"]
 
 
 class DescriptionIndex:
@@ -25,7 +27,8 @@ class DescriptionIndex:
     Attributes:
         name: the description's name (for messages).
         items: node id -> the entity name or :class:`Expr`.
-        node_of: the inverse of ``items``.
+        node_of: item -> node id (the inverse of ``items``, every written form of a node
+            included; built on first use, by the match filters).
         is_entity: node id -> whether it is an entity.
         functor: node id -> functor name ("" for entities).
         kind: node id -> predicate kind code (:data:`KIND_CODES`), -1 for entities.
@@ -45,23 +48,37 @@ class DescriptionIndex:
             argument orders). ``items`` keeps the first-written form (SME's ``user-form``).
     """
 
-    __slots__ = ("_lisp_roots", "_self_scores", "args", "bins", "canonical", "child_of",
-                 "commutative", "functor", "height", "is_entity", "items", "kind", "n_ary",
-                 "name", "node_of", "roots", "symmetric", "ubiquitous")
+    __slots__ = ("_expr_nodes", "_exprs", "_lisp_roots", "_node_of", "_self_scores", "args",
+                 "bins", "canonical", "child_of", "commutative", "functor", "height",
+                 "is_entity", "items", "kind", "n_ary", "name", "roots", "symmetric",
+                 "ubiquitous")
 
-    def __init__(self, name: str, items: list[Arg], node_of: dict[Arg, int],
+    def __init__(self, name: str, items: list[Arg], exprs: tuple[Expr, ...],
+                 expr_nodes: list[int],
                  is_entity: list[bool], functor: list[str], kind: list[int],
                  commutative: list[bool], ubiquitous: list[bool], symmetric: list[bool],
                  n_ary: list[bool], args: list[tuple[int, ...]], height: list[int],
                  bins: dict[str, list[int]], roots: list[int], child_of: list[list[int]],
                  canonical: list[Arg]):
-        self.name, self.items, self.node_of, self.is_entity = name, items, node_of, is_entity
+        self.name, self.items, self.is_entity = name, items, is_entity
+        self._exprs, self._expr_nodes = exprs, expr_nodes  # for node_of
+        self._node_of: dict[Arg, int] | None = None
         self.functor, self.kind, self.commutative = functor, kind, commutative
         self.ubiquitous, self.symmetric, self.n_ary = ubiquitous, symmetric, n_ary
         self.args, self.height, self.bins, self.roots = args, height, bins, roots
         self.child_of, self.canonical = child_of, canonical
         self._lisp_roots: dict[int, tuple[int, ...]] = {}
         self._self_scores: dict[tuple, float] = {}
+
+    @property
+    def node_of(self) -> dict[Arg, int]:
+        found = self._node_of
+        if found is None:
+            n_entities = self.is_entity.count(True)
+            found = {self.items[j]: j for j in range(n_entities)}
+            found.update(zip(self._exprs, self._expr_nodes))
+            self._node_of = found
+        return found
 
     def lisp_roots(self, node: int) -> tuple[int, ...]:
         """SME's ``roots`` of a node: the parentless expressions above it, in SME's order."""
@@ -123,7 +140,13 @@ def _build(d: Description) -> DescriptionIndex:
     (``user-forms-equal``), so ``(near a b)`` and ``(near b a)`` are one node."""
     items: list[Arg] = [e.name for e in d.entities]
     n_entities = len(items)
-    node_of: dict[Arg, int] = dict(zip(items, range(n_entities)))
+    entity_node: dict[str, int] = dict(zip(items, range(n_entities)))  # type: ignore[arg-type]
+    # Arguments are looked up by identity first (a parsed description shares one instance
+    # per sub-expression), by value otherwise (Expr hashes in Python, identity in C).
+    by_id: dict[int, int] = {}
+    by_value: dict[Arg, int] | None = None
+    exprs = d.expressions
+    expr_nodes: list[int] = []
     preds = d.predicates
     typing: dict[str, tuple[int, bool, bool, bool, bool]] = {}
     functor: list[str] = [""] * n_entities
@@ -136,10 +159,10 @@ def _build(d: Description) -> DescriptionIndex:
     height: list[int] = [0] * n_entities
     child_of: list[list[int]] = [[] for _ in range(n_entities)]
     bins: dict[str, list[int]] = {}
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[str, tuple[int, ...]], int] = {}
     any_symmetric = False
     i = n_entities
-    for expr in d.expressions:
+    for expr in exprs:
         f = expr.functor
         t = typing.get(f)
         if t is None:
@@ -147,15 +170,33 @@ def _build(d: Description) -> DescriptionIndex:
             t = typing[f] = (KIND_CODES[info.kind], info.commutative, info.ubiquitous,
                              info.symmetric, info.n_ary)
             any_symmetric = any_symmetric or info.symmetric
-        arg_ids = tuple([node_of[a] for a in expr.args])
+        arg_list: list[int] = []
+        for a in expr.args:
+            if type(a) is str:
+                arg_list.append(entity_node[a])
+                continue
+            node = by_id.get(id(a))
+            if node is None:
+                if by_value is None:
+                    by_value = dict(entity_node.items())  # type: ignore[arg-type]
+                    by_value.update(zip(exprs, expr_nodes))
+                node = by_value[a]
+            arg_list.append(node)
+        arg_ids = tuple(arg_list)
         key = (f, arg_ids)
         found = seen.get(key)
         if found is None and t[3]:
             found = seen.get((f, arg_ids[::-1]))
         if found is not None:
-            node_of[expr] = found
+            by_id[id(expr)] = found
+            expr_nodes.append(found)
+            if by_value is not None:
+                by_value[expr] = found
             continue
-        seen[key] = node_of[expr] = i
+        seen[key] = by_id[id(expr)] = i
+        expr_nodes.append(i)
+        if by_value is not None:
+            by_value[expr] = i
         items.append(expr)
         functor.append(f)
         kind.append(t[0])
@@ -166,9 +207,9 @@ def _build(d: Description) -> DescriptionIndex:
         args.append(arg_ids)
         child_of.append([])
         h = 0
-        for a in arg_ids:
-            child_of[a].append(i)
-            h = max(h, height[a])
+        for a_node in arg_ids:
+            child_of[a_node].append(i)
+            h = max(h, height[a_node])
         height.append(h + 1 if arg_ids else 0)
         b = bins.get(f)
         if b is None:
@@ -188,5 +229,5 @@ def _build(d: Description) -> DescriptionIndex:
                 canonical[j] = Expr(expr.functor, rebuilt)  # type: ignore[arg-type]
     is_entity = [True] * n_entities
     is_entity += [False] * (n - n_entities)
-    return DescriptionIndex(d.name, items, node_of, is_entity, functor, kind, comm, ubiq,
-                            symm, nary, args, height, bins, roots, child_of, canonical)
+    return DescriptionIndex(d.name, items, exprs, expr_nodes, is_entity, functor, kind, comm,
+                            ubiq, symm, nary, args, height, bins, roots, child_of, canonical)

@@ -29,18 +29,24 @@ as lists sorted by descending id, so iterating bits from the top gives SME's ord
 
 from __future__ import annotations
 
+from operator import attrgetter
+from typing import Final
+
 from analogist.errors import MappingError
 from analogist.mapping.expressions import FUNCTION, DescriptionIndex
 from analogist.mapping.params import SMEParams
 
-ENTITY, EXPRESSION, FUNCTOR = 0, 1, 2
+ENTITY: Final = 0
+EXPRESSION: Final = 1
+FUNCTOR: Final = 2
+_ID = attrgetter("id")
 
 #: Default cap on the number of match hypotheses one comparison may create; beyond it the
 #: comparison fails with :class:`~analogist.errors.MappingError` instead of exhausting memory.
 #: Memory grows with the square of the hypothesis count (each hypothesis keeps descendant and
 #: nogood sets over all of them, as in SME): 41,500 hypotheses (an 800-relation self-match)
 #: peak at about 0.8 GB, so 50,000 keeps one comparison near 1.2 GB.
-DEFAULT_MH_BUDGET = 50_000
+DEFAULT_MH_BUDGET: Final = 50_000
 
 
 class MH:
@@ -204,7 +210,7 @@ class _Builder:
         if found:  # SME's find-indexed-mhs: highest id first, as many as the twins
             if len(found) == 1:
                 return [found[0]]
-            ordered = sorted(found, key=lambda m: -m.id)
+            ordered = sorted(found, key=_ID, reverse=True)  # ids are unique: no ties
             return ordered[: ordered[0].twins]
         b = self.b
         if b.is_entity[bn]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from analogist.mapping.inferences import CandidateInference
 from analogist.mapping.results import Mapping, MatchResult
-from analogist.signature.description import term_to_json
+from analogist.signature.description import Expr, Skolem
 
 
 def to_fixture_json(result: MatchResult, *, detailed: bool = False) -> dict[str, Any]:
@@ -37,9 +37,9 @@ def _mapping_json(m: Mapping, detailed: bool) -> dict[str, Any]:
     out: dict[str, Any] = {
         "score": m.score,
         "mh_count": m.mh_count,
-        "entity_mhs": [[h.base, h.target] for h in m.entity_mhs],
-        "root_mhs": [[term_to_json(h.base), term_to_json(h.target)] for h in m.root_mhs],
-        "cis": [ci.expression.to_json() for ci in m.candidate_inferences],
+        "entity_mhs": [[h.base, h.target] for h in m.mhs if h.kind == "entity"],
+        "root_mhs": [[_term(h.base), _term(h.target)] for h in m.root_mhs],
+        "cis": [_term(ci.expression) for ci in m.candidate_inferences],
     }
     if detailed:
         out["normalized_score"] = m.normalized_score
@@ -48,8 +48,18 @@ def _mapping_json(m: Mapping, detailed: bool) -> dict[str, Any]:
     return out
 
 
+def _term(term: object) -> object:
+    """``term_to_json`` (nested lists, entity names, ``["skolem", NAME]``), here so that it is
+    compiled with the mapper: the fixture layout is written for every result."""
+    if isinstance(term, Expr):
+        return [term.functor, *[_term(a) for a in term.args]]
+    if isinstance(term, Skolem):
+        return ["skolem", term.name]
+    return term
+
+
 def _ci_json(ci: CandidateInference) -> dict[str, Any]:
-    return {"expression": ci.expression.to_json(), "source": ci.source.to_json(),
+    return {"expression": _term(ci.expression), "source": _term(ci.source),
             "skolems": [s.name for s in ci.skolems], "support": ci.support,
             "extrapolation": ci.extrapolation}
 

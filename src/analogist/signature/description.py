@@ -154,11 +154,13 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-def _parse(obj: Any, seen: dict[Expr, None]) -> Expr:
+def _parse(obj: Any, seen: dict[Expr, Expr]) -> Expr:
     """:meth:`Expr.from_json` for plain JSON lists, fast (descriptions are parsed on every
     fresh comparison): builds each expression without the dataclass ``__init__`` frames and
     records every sub-expression in ``seen`` children first, first occurrence kept, which is
-    the order of :attr:`Description.expressions`. Anything else goes to the general parser."""
+    the order of :attr:`Description.expressions`; a repeated sub-expression is that first
+    instance (an equal value), so later comparisons of the two are identity checks. Anything
+    else goes to the general parser."""
     if type(obj) is not list or not obj or type(obj[0]) is not str:
         return Expr._from_json(obj)  # raises, or parses a list or str subclass
     args: list[Arg] = []
@@ -176,8 +178,7 @@ def _parse(obj: Any, seen: dict[Expr, None]) -> Expr:
     _set(e, "functor", functor)
     _set(e, "args", arg_tuple)
     _set(e, "_hash", hash((functor, arg_tuple)))
-    seen.setdefault(e)
-    return e
+    return seen.setdefault(e, e)
 
 
 def term_to_json(term: Arg) -> Any:
@@ -314,7 +315,7 @@ class Description:
         if "facts" not in obj:
             raise DescriptionError(f"description '{name}': no 'facts' list")
         entities = tuple([_entity(e, name) for e in obj.get("entities", [])])
-        seen: dict[Expr, None] = {}
+        seen: dict[Expr, Expr] = {}
         facts = tuple([_parse(f, seen) for f in obj["facts"]])
         # every fact parsed by the fast path: ``seen`` is ``expressions``, in its order
         parsed = tuple(seen) if all(f in seen for f in facts) else None
