@@ -19,6 +19,7 @@ def write_report(store: Store, run_id: str, out: str | Path, *, n_boot: int = 20
                  seed: int = 0) -> dict:
     """Aggregate ``run_id`` and write the three files into ``out``; return the paths and text."""
     from analogist.bench.html import render_html
+    from analogist.bench.blending_report import latest_blending, with_blending
     from analogist.bench.learning import latest_learning
     from analogist.bench.learning_report import with_learning
     from analogist.bench.planning.report import with_planning
@@ -33,6 +34,7 @@ def write_report(store: Store, run_id: str, out: str | Path, *, n_boot: int = 20
     (d / "scoreboard.txt").write_text(board, encoding="utf-8")
     html = with_planning(render_html(results), d)  # the planning suite's section, if it ran
     html = with_learning(html, latest_learning(store, n_boot=n_boot, seed=seed))  # if it ran
+    html = with_blending(html, latest_blending(store, n_boot=n_boot, seed=seed))  # if it ran
     (d / "report.html").write_text(html, encoding="utf-8")
     return {"dir": str(d), "results": str(d / "results.json"),
             "scoreboard": str(d / "scoreboard.txt"), "html": str(d / "report.html"),

@@ -50,11 +50,12 @@ def _progress():
 @click.option("--noise", default="", help="Encoder-noise rates to rerun ISO, C, D and E at "
               "(engine answers; the gold encoder's output corrupted), e.g. 0.1,0.2,0.3.")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Report directory.")
-@click.option("--suite", type=click.Choice(["parb", "planning", "learning"]), default="parb",
-              show_default=True,
+@click.option("--suite", type=click.Choice(["parb", "planning", "learning", "blending"]),
+              default="parb", show_default=True,
               help="planning: the planning bench (docs/planning.md; uses --seed, --size, "
                    "--n-boot, --out and --json only). learning: the PARB learning phase "
-                   "(docs/consolidation.md; --seed, --split, --size, --n-boot, --out, --json).")
+                   "(docs/consolidation.md; --seed, --split, --size, --n-boot, --out, --json). "
+                   "blending: arm E+Bld and H6 (docs/blending.md; same options as learning).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
@@ -70,6 +71,10 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
         from analogist.cli.bench_learning_cmd import run_learning_suite
 
         return run_learning_suite(ctx, seed, split, size, n_boot, out, as_json)
+    if suite == "blending":  # PARB blending suite, E+Bld and H6 (docs/blending.md)
+        from analogist.cli.bench_blending_cmd import run_blending_suite
+
+        return run_blending_suite(ctx, seed, split, size, n_boot, out, as_json)
     if suite == "planning":
         from analogist.bench.planning.report import run_suite
 

@@ -1,0 +1,97 @@
+"""The PARB blending suite: honest fragments, deterministic items, scoring of generated
+sources, and a tiny stored run aggregated into H6 and a report section."""
+
+import copy
+
+import pytest
+
+from analogist.bench.blending import (
+    BlendingConfig,
+    blend_score,
+    fragment_fix,
+    fragment_motif,
+    items,
+    rebuilds_target,
+    run_blending,
+    splits,
+)
+from analogist.bench.blending_report import blending_text, latest_blending, with_blending
+from analogist.bench.motifs import motif
+from analogist.bench.signatures import gold_signature
+from analogist.bench.world import World
+from analogist.memory import Memory
+
+
+def test_fragments_are_honest_worlds():
+    m = motif("stale_copy")
+    pairs = splits(m)
+    assert pairs
+    for a, b in pairs:
+        assert set(a) | set(b) == set(m.facts) and set(a) & set(b)
+        assert set(a) != set(m.facts) and set(b) != set(m.facts)
+    a, _ = pairs[0]
+    frag = fragment_motif(m, a)
+    assert set(frag.relations) <= set(m.relations) and set(frag.chain) <= set(m.chain)
+    assert len(frag.chain) < len(m.chain) or len(frag.relations) < len(m.relations)
+    fix = next(f for f in (fragment_fix(fragment_motif(m, x)) for pair in pairs for x in pair) if f)
+    good = next(fragment_motif(m, x) for pair in pairs for x in pair
+                if fragment_fix(fragment_motif(m, x)) == fix)
+    world = World(good, "true", gold_signature(good))
+    assert all(world.simulate(fix, s).result == "resolved" for s in range(3))
+
+
+@pytest.fixture(scope="module")
+def split_items():
+    return items(BlendingConfig(items=2), "split")
+
+
+def test_items_are_deterministic_and_split(split_items):
+    again = items(BlendingConfig(items=2), "split")
+    assert [i.input_record() for i in split_items] == [i.input_record() for i in again]
+    for it in split_items:
+        labels = it.key["memory_roles"]
+        frags = [eid for eid, lab in labels.items() if lab == "fragment"]
+        assert sorted(frags) == sorted(it.key["blend_inputs"]) == sorted(it.key["keyed_matches"])
+        assert it.key["has_valid_source"] and it.key["gold_source"] is None
+        assert "source" not in labels.values()  # no stored episode holds the whole structure
+        n_target = len(it.key["target_signature"]["relations"]) + \
+            len(it.key["target_signature"]["causal_chain"])
+        for rec in it.inputs["memory"]:
+            if rec["id"] in frags:
+                sig = rec["signature"]
+                assert len(sig["relations"]) + len(sig["causal_chain"]) < n_target
+        assert "key" not in it.input_record()
+
+
+def test_a_blend_is_valid_only_if_it_rebuilds_the_target(split_items):
+    key = split_items[0].key
+    gold = copy.deepcopy(key["target_signature"])
+    to_eid = {role: eid for eid, role in key["target_roles"].items()}
+    assert rebuilds_target(gold, to_eid, key)
+    gold["causal_chain"] = gold["causal_chain"][1:]
+    assert not rebuilds_target(gold, to_eid, key)
+
+
+def test_tiny_run_stores_scores_and_decides_h6():
+    memory = Memory(":memory:")
+    store = memory.store
+    run_id = run_blending(store, BlendingConfig(items=1, n_boot=50))
+    rows = store.bench_results(run_id)
+    assert {(r.arm, r.condition) for r in rows} == {
+        (a, c) for a in ("E", "E+Bld") for c in ("split", "split_decoy", "plain")}
+    assert all(r.answer["blending"]["proposed"] == 0 for r in rows if r.arm == "E")
+    doc = latest_blending(store, n_boot=50)
+    assert doc is not None and doc["run_id"] == run_id
+    assert doc["h6"]["status"] == "insufficient data" and "197 needed" in doc["h6"]["reason"]
+    assert "H6 (E+Bld vs E, pooled)" in blending_text(doc)
+    html = with_blending("<main></main>", doc)
+    assert '<section id="blending">' in html and html.endswith("</main>")
+    memory.close()
+
+
+def test_novel_needs_a_useful_blend(split_items):
+    from analogist.bench.answer import Answer
+
+    it = split_items[0]
+    sc = blend_score(it, Answer(claimed_source="bld:x:y", run={"attempts": []}), "E+Bld", 0)
+    assert not sc.novel and sc.false_accept  # an unknown blend is no keyed match
