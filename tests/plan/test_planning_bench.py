@@ -111,3 +111,21 @@ def test_bench_run_suite_planning_cli(tmp_path):
         ["bench", "run", "--suite", "planning", "--size", "huge", "--out", str(tmp_path)],
     )
     assert bad.exit_code == 1 and "size 'huge'" in bad.output
+
+
+def test_trap_decoys_are_detected_and_abandoned_without_losing_the_plan():
+    """A trap decoy's skeleton walks into the target's dead end (unless SME's role map happens
+    to route it elsewhere): the next subgoal is unsolvable, the skeleton is abandoned and the
+    planner alone still solves the target. No trap item loses its plan."""
+    from analogist.bench.planning.run import open_memory, run_item
+    from analogist.plan.loop import PlanLoop
+
+    planner = Planner("gbfs", "hadd")
+    scores = []
+    for seed in range(3):
+        bench = generate_planning(seed, "ci")
+        with open_memory(bench) as memory:
+            for item in (i for i in bench.items if i.decoy_kind == "trap"):
+                scores += run_item(memory, item, planner, PlanLoop(planner=planner), ("decoy",))
+    assert scores and all(s.solved and s.source_was == "decoy" for s in scores)
+    assert any(s.mode == "fallback" and "abandoned" in s.reason for s in scores)

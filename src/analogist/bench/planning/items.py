@@ -3,9 +3,12 @@
 Each item is a target problem (a plan signature with no steps) in one skin:
 
 - ``analogue`` items: memory holds a *true prior plan* — the same layout with one link
-  subdivided, in a different skin, solved — and a *decoy prior plan* — the same layout in the
-  target's own skin (surface-similar) with two passes swapped, solved in its own world, so its
-  skeleton looks right but breaks a precondition in the target;
+  subdivided, in a different skin, solved — and a *decoy prior plan* in the target's own skin
+  (surface-similar), solved in its own world, whose skeleton looks right but breaks a
+  precondition in the target: on even items a *trap* decoy (in its world the target's one-way
+  chute is a corridor its plan runs through; in the target the agent would be stuck), on odd
+  items — and where no trap decoy plan uses the corridor — a *swap* decoy (two passes open each
+  other's places);
 - ``no_analogue`` items: a fresh layout; nothing made from it is stored, only the other items'
   plans.
 
@@ -24,12 +27,17 @@ from analogist.bench.planning.world import (
     SKINS,
     Layout,
     Rendered,
+    Skin,
+    add_trap,
+    distances,
     make_layout,
     render,
     subdivide,
     swap_passes,
+    trap_shortcut,
 )
 from analogist.errors import BenchError
+from analogist.plan.block import Step
 from analogist.plan.encode import plan_signature_json
 from analogist.plan.pddl import ground, parse_step_key
 from analogist.plan.planner import Planner
@@ -60,6 +68,7 @@ class PlanItem:
     true_source: str | None = None
     decoy_source: str | None = None
     gold_map: tuple[tuple[str, str], ...] = ()
+    decoy_kind: str = ""  # trap | swap (see world.trap_shortcut, world.swap_passes)
 
 
 @dataclass(frozen=True)
@@ -95,6 +104,27 @@ def _signature(eid: str, r: Rendered, vocab: Vocabulary, solve: bool) -> Signatu
     return parse_signature(raw, vocab)
 
 
+def _trap_decoy(
+    eid: str, layout: Layout, skin: Skin, rng: random.Random, vocab: Vocabulary
+) -> Signature | None:
+    """A decoy whose solved plan really runs through the corridor that is the target's dead end
+    (exits tried from the farthest open place; None when no plan uses the corridor)."""
+    ((start, trap),) = layout.oneway
+    dist = distances(layout, start)
+    exits = sorted(
+        (p for p in dist if p not in (start, trap) and p not in layout.sealed),
+        key=lambda p: (-dist[p], p),
+    )
+    for exit_to in exits[:3]:
+        r = render(trap_shortcut(layout, exit_to), skin, rng)
+        sig = _signature(eid, r, vocab, solve=True)
+        n = dict(r.names)
+        corridor = Step(skin.actions[0], (n["agent"], n[trap], n[exit_to]))
+        if sig.plan is not None and corridor in sig.plan.steps:
+            return sig
+    return None
+
+
 def _gold(source: Rendered, target: Rendered) -> tuple[tuple[str, str], ...]:
     t = dict(target.names)
     return tuple(sorted((name, t[i]) for i, name in source.names if i in t))
@@ -113,7 +143,7 @@ def generate_planning(
     prior_ids = [f"prior{seed}_{j:03d}" for j in range(2 * n_analogue)]
     rng.shuffle(prior_ids)
     for i in range(n_analogue + n_none):
-        layout: Layout = make_layout(rng, places, gates, cargo)
+        layout: Layout = add_trap(make_layout(rng, places, gates, cargo))
         skin = SKINS[i % len(SKINS)]
         target = render(layout, skin, rng)
         tid = f"plan{seed}_{i:02d}"
@@ -122,10 +152,15 @@ def generate_planning(
             items.append(PlanItem(tid, "no_analogue", sig))
             continue
         true = render(subdivide(layout, rng), SKINS[(i + 1 + rng.randrange(3)) % len(SKINS)], rng)
-        decoy = render(swap_passes(layout), skin, rng)
         a, b = prior_ids.pop(), prior_ids.pop()
-        priors += [_signature(a, true, vocab, solve=True), _signature(b, decoy, vocab, solve=True)]
-        items.append(PlanItem(tid, "analogue", sig, a, b, _gold(true, target)))
+        found = _trap_decoy(b, layout, skin, rng, vocab) if i % 2 == 0 else None
+        decoy, kind = (
+            (found, "trap")
+            if found
+            else (_signature(b, render(swap_passes(layout), skin, rng), vocab, solve=True), "swap")
+        )
+        priors += [_signature(a, true, vocab, solve=True), decoy]
+        items.append(PlanItem(tid, "analogue", sig, a, b, _gold(true, target), kind))
     # ids and storage order carry no hint of which prior belongs to which target, or is true
     priors.sort(key=lambda s: s.episode_id)
     return PlanBench(seed, size, tuple(items), tuple(priors))

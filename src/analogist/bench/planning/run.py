@@ -58,6 +58,7 @@ class PlanScore:
     source_was: str  # true | decoy | other | none (scoring reads the key)
     reason: str = ""
     skeleton: tuple[int, int, int] = (0, 0, 0)  # steps matched, unmatched precondition, missing
+    decoy_kind: str = ""  # the item's decoy kind (scoring reads the key)
 
     def to_json(self) -> dict:
         return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in vars(self).items()}
@@ -99,6 +100,7 @@ def _score(
         _was(item, source),
         rep.reason,
         counts,
+        item.decoy_kind,
     )
 
 

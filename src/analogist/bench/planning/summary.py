@@ -181,6 +181,14 @@ class Summary:
         }
 
 
+KINDS = ("all", "analogue", "no_analogue", "analogue/trap", "analogue/swap")
+"""Item groups: all, by item kind, and analogue items by their decoy's kind."""
+
+
+def _groups(s: PlanScore) -> tuple[str, ...]:
+    return ("all", s.kind, f"{s.kind}/{s.decoy_kind}") if s.decoy_kind else ("all", s.kind)
+
+
 def summarize(scores: Sequence[PlanScore], n_boot: int = 2000, seed: int = 0) -> Summary:
     """Figures per planner, arm and item kind (all / analogue / no_analogue), and the criterion."""
     arms, paired = [], []
@@ -189,8 +197,8 @@ def summarize(scores: Sequence[PlanScore], n_boot: int = 2000, seed: int = 0) ->
         mine = [s for s in scores if s.planner == planner]
         base = {s.item: s for s in mine if s.arm == "planner"}
         for arm in dict.fromkeys(s.arm for s in mine):
-            for kind in ("all", "analogue", "no_analogue"):
-                rows = [s for s in mine if s.arm == arm and (kind == "all" or s.kind == kind)]
+            for kind in KINDS:
+                rows = [s for s in mine if s.arm == arm and kind in _groups(s)]
                 if not rows:
                     continue
                 arms.append(_figures(planner, arm, kind, rows))

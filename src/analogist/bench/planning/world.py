@@ -10,9 +10,11 @@ actions; objects get nonce labels drawn from the seed, so no name carries over b
 and a target. The predicates are the motif's relational vocabulary and stay the same in every
 skin, as PARB keeps its controlled relations.
 
-Layout edits give the bench its sources: :func:`subdivide` (a true analogue whose plan needs
-a small repair) and :func:`swap_passes` (a decoy: the same picture, but a pass opens a
-different place, so its plan breaks a precondition in the target).
+Every layout has a one-way chute from the start into a dead end (:func:`add_trap`). Layout
+edits give the bench its sources: :func:`subdivide` (a true analogue whose plan needs a small
+repair) and two decoys whose plans look right in the target but break a precondition there —
+:func:`trap_shortcut` (the chute is a corridor in the decoy's world, so its plan walks into the
+target's dead end) and :func:`swap_passes` (a pass opens a different place).
 """
 
 from __future__ import annotations
@@ -138,6 +140,7 @@ class Layout:
     opens: tuple[tuple[str, str], ...]  # pass -> place
     lies: tuple[tuple[str, str], ...]  # pass or cargo -> place
     goal: tuple[tuple[str, str], ...]  # cargo -> destination
+    oneway: tuple[tuple[str, str], ...] = ()  # links that go from -> to only
 
     @property
     def cargo(self) -> tuple[str, ...]:
@@ -194,6 +197,34 @@ def subdivide(layout: Layout, rng: random.Random) -> Layout:
     new = f"p{len(layout.places)}"
     links = [link for link in layout.links if link != (a, b)] + [_edge(a, new), _edge(new, b)]
     return replace(layout, places=(*layout.places, new), links=tuple(sorted(links)))
+
+
+def add_trap(layout: Layout) -> Layout:
+    """A one-way chute from the start into a dead end: a place the agent can enter from ``p0``
+    and never leave. Nothing the goal needs is there, so a planner simply avoids it."""
+    trap = f"p{len(layout.places)}"
+    return replace(layout, places=(*layout.places, trap), oneway=((layout.places[0], trap),))
+
+
+def trap_shortcut(layout: Layout, exit_to: str) -> Layout:
+    """A decoy world: the chute is a two-way corridor with a second exit to ``exit_to``. Its
+    plan runs through the corridor; projected onto the real layout, it walks into the dead end
+    and cannot go on — the skeleton looks right and breaks a precondition it cannot repair."""
+    (start, trap), *rest = layout.oneway
+    links = (*layout.links, _edge(start, trap), _edge(trap, exit_to))
+    return replace(layout, links=tuple(sorted(links)), oneway=tuple(rest))
+
+
+def distances(layout: Layout, start: str) -> dict[str, int]:
+    """Breadth-first link distances from ``start`` (two-way links only)."""
+    dist, todo = {start: 0}, [start]
+    for p in todo:
+        for a, b in layout.links:
+            for x, y in ((a, b), (b, a)):
+                if x == p and y not in dist:
+                    dist[y] = dist[p] + 1
+                    todo.append(y)
+    return dist
 
 
 def swap_passes(layout: Layout) -> Layout:
@@ -255,6 +286,7 @@ def render(layout: Layout, skin: Skin, rng: random.Random) -> Rendered:
     init: list[tuple[str, ...]] = [("at", n["agent"], n["p0"])]
     for a, b in layout.links:
         init += [("link", n[a], n[b]), ("link", n[b], n[a])]
+    init += [("link", n[a], n[b]) for a, b in layout.oneway]
     init += [("sealed", n[p]) if p in layout.sealed else ("open", n[p]) for p in layout.places]
     init += [("opens", n[k], n[p]) for k, p in layout.opens]
     init += [("lies", n[i], n[p]) for i, p in layout.lies]
