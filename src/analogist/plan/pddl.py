@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pyperplan import grounding  # type: ignore[import-untyped]
-from pyperplan.pddl.errors import ParseError  # type: ignore[import-untyped]
-from pyperplan.pddl.parser import Parser  # type: ignore[import-untyped]
-from pyperplan.task import Task  # type: ignore[import-untyped]
+from pyperplan import grounding
+from pyperplan.pddl.errors import ParseError
+from pyperplan.pddl.parser import Parser
+from pyperplan.task import Task
 
 from analogist.errors import AnalogistError
 from analogist.plan.block import Fact, OperatorSchema, PlanBlock, Step

@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pyperplan.heuristics.blind import BlindHeuristic  # type: ignore[import-untyped]
-from pyperplan.heuristics.lm_cut import LmCutHeuristic  # type: ignore[import-untyped]
-from pyperplan.heuristics.relaxation import hAddHeuristic, hFFHeuristic, hMaxHeuristic  # type: ignore[import-untyped]
-from pyperplan.search import astar_search, breadth_first_search, greedy_best_first_search  # type: ignore[import-untyped]
-from pyperplan.task import Task  # type: ignore[import-untyped]
+from pyperplan.heuristics.blind import BlindHeuristic
+from pyperplan.heuristics.lm_cut import LmCutHeuristic
+from pyperplan.heuristics.relaxation import hAddHeuristic, hFFHeuristic, hMaxHeuristic
+from pyperplan.search import astar_search, breadth_first_search, greedy_best_first_search
+from pyperplan.task import Task
 
 from analogist.plan.pddl import PlanningError
 
@@ -38,7 +38,7 @@ class _BudgetExceeded(Exception):
     pass
 
 
-class _CountingTask(Task):  # type: ignore[misc]
+class _CountingTask(Task):
     """A pyperplan task that counts successor generations and stops at the budget."""
 
     def __init__(self, base: Task, init: frozenset[str], goals: frozenset[str], budget: int):
