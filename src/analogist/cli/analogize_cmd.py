@@ -64,11 +64,14 @@ def run_json(run: AnalogyRun) -> dict:
 @click.option("--model", help="provider:name for encoding text targets (or ANALOGIST_MODEL).")
 @click.option("--why", default="explicit request", show_default=True,
               help="Why this run fired (kept in the log).")
+@click.option("--blend", is_flag=True,
+              help="Also propose generated blends of pairs of retrieved sources; each goes "
+                   "through the same mapping, gate, critic and check (docs/blending.md).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
 def analogize_cmd(ctx: click.Context, target: str, tier: int, model: str | None, why: str,
-                  as_json: bool) -> None:
+                  as_json: bool, blend: bool = False) -> None:
     """Run the analogy loop on TARGET (episode id, signature .json file, or text) and print the
     likeness / difference / unknown record. Every run is logged (`analogist log`)."""
     from analogist.reason.analogizer import Analogizer, AnalogizerConfig
@@ -76,7 +79,10 @@ def analogize_cmd(ctx: click.Context, target: str, tier: int, model: str | None,
 
     memory = open_memory(ctx)
     sig, exclude = _target(memory, target, model)
-    config = AnalogizerConfig(rerep_attempts=2 if tier == 2 else 0)
+    from analogist.reason.blend import BlendPolicy
+
+    config = AnalogizerConfig(rerep_attempts=2 if tier == 2 else 0,
+                              blend=BlendPolicy() if blend else None)
     run = Analogizer(memory, config).run(sig, trigger=Trigger.manual(tier, why), exclude=exclude)
     try:
         _print_run(run, tier, why, as_json)
@@ -91,10 +97,18 @@ def _print_run(run: AnalogyRun, tier: int, why: str, as_json: bool) -> None:
         echo_json({**run_json(run), "logged": run.log_error is None})
         return
     click.echo(f"run {run.run_id}  tier {tier}  ({why})")
-    for c in run.candidates[:10]:
+    for c in [c for c in run.candidates if "BLD" not in c.found_by][:10]:
         click.echo(f"  candidate source={c.episode_id} found_by=[{','.join(c.found_by)}] "
                    f"semantic_rank={c.semantic_rank or '-'} "
                    f"structural_rank={c.structural_rank or '-'}")
+    for c in run.candidates:  # generated blends (analogize --blend), each with its inputs
+        if "BLD" in c.found_by:
+            click.echo(f"  candidate source={c.episode_id} found_by=[BLD] (generated blend of "
+                       f"{' + '.join(c.details['BLD']['inputs'])})")
+    for a in run.attempts:
+        if "novelty" in a:
+            n = a["novelty"]
+            click.echo(f"BLEND     {n['blend']}: {n['status']} ({n['novel_because']})")
     if run.record is None:
         click.echo("no analogy accepted" + (" (tier 0: lookup only)" if tier == 0 else ""))
         return
