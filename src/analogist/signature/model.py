@@ -396,7 +396,9 @@ def parse_signature(
     )
 
 
-def _plan(raw: Mapping[str, Any], kind: str, roles: tuple[Role, ...], eid: str) -> PlanBlock | None:
+def _plan(
+    raw: Mapping[str, Any], kind: str, roles: tuple[Role, ...], eid: str | None
+) -> PlanBlock | None:
     """The plan block of a kind-\"plan\" signature, validated and simulated (plan/block.py)."""
     if raw.get("plan") is None:
         return None
