@@ -43,18 +43,32 @@ def test_learning_reads_only_the_gold_encoder_and_the_world_check():
 
 def test_tiny_learning_run_is_stored_and_reported():
     store = Store(":memory:")
-    config = LearningConfig(stream_items=6, test_items=2, learn_motifs=3, n_boot=100)
+    config = LearningConfig(stream_items=6, test_items=2, learn_motifs=3, n_boot=100, pad=3)
     run_id = run_learning(store, config)
     doc = latest_learning(store, n_boot=100)
     assert doc is not None and doc["run_id"] == run_id
-    assert set(doc["conditions"]) == {"learned", "heldout"}
+    conds = {"learned", "heldout", "learned+pad", "heldout+pad"}
+    assert set(doc["conditions"]) == conds
     for c in doc["conditions"].values():
         assert c["n_items"] == 2
         assert set(c["metrics"]["nav"]) == {"E", "E+S", "E+S - E"}
     rows = store.bench_results(run_id)
-    assert {(r.arm, r.condition) for r in rows} == {
-        ("E", "learned"), ("E+S", "learned"), ("E", "heldout"), ("E+S", "heldout")}
+    assert {(r.arm, r.condition) for r in rows} == {(a, c) for a in ("E", "E+S") for c in conds}
     assert "learned motifs" in learning_text(doc)
     html = with_learning("<main></main>", doc)
     assert html.count('<section id="learning">') == 1 and learning_section(doc) in html
     assert with_learning(html, doc).count('<section id="learning">') == 1  # replaced, not added
+
+
+def test_padding_adds_only_other_motifs_clusters():
+    from analogist.bench.learning import _padded
+
+    pool = split_motifs("dev")
+    items = _items(pool[:3], pool, 3, "pad", 0, "dev")
+    for before, after in zip(items, _padded(items, 5, 0)):
+        own = {r["id"] for r in before.inputs["memory"]}
+        extra = [r for r in after.inputs["memory"] if r["id"] not in own]
+        assert len(extra) == 5 and before.key == after.key
+        others = {r["id"]: it.motif for it in items if it.motif != before.motif
+                  for r in it.inputs["memory"]}
+        assert all(r["id"] in others for r in extra)

@@ -67,6 +67,7 @@ class LearningConfig:
     test_items: int = 24
     threshold: float = 0.7
     n_boot: int = 1000
+    pad: int = 40
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -155,9 +156,30 @@ def _s3_first(ans: Answer) -> str | None:
     return min(hits)[1] if hits else None
 
 
+def _padded(items: Sequence[Item], n: int, seed: int) -> list[Item]:
+    """Each item with ``n`` more stored episodes: the motif clusters (source and decoys) of
+    items whose target is another motif — so the padding holds no valid source for the item
+    and no new structure of its motif, only more structured distractors (generator-side
+    knowledge, as when the generator builds a snapshot)."""
+    out = []
+    for i, item in enumerate(items):
+        own = {r["id"] for r in item.inputs.get("memory", [])}
+        spare = [r for other in items if other.motif != item.motif
+                 for r in other.inputs.get("memory", [])
+                 if other.key["memory_roles"].get(r["id"], "").startswith(("source", "decoy"))
+                 and r["id"] not in own]
+        spare = list({r["id"]: r for r in spare}.values())
+        random.Random(f"learning|pad|{seed}|{i}").shuffle(spare)
+        memory = [*item.inputs.get("memory", []), *spare[:n]]
+        memory.sort(key=lambda r: (r.get("time", ""), r["id"]))
+        out.append(replace(item, inputs={**item.inputs, "memory": memory}))
+    return out
+
+
 def run_learning(store: Any, config: LearningConfig = LearningConfig()) -> str:
     """Run the learning phase, store every test score as a bench run of kind ``learning``
-    (conditions ``learned`` / ``heldout``) and return its run id."""
+    (conditions ``learned`` / ``heldout``, and with ``pad`` > 0 the same items in larger
+    memories, ``learned+pad`` / ``heldout+pad``) and return its run id."""
     pool = split_motifs(config.split)
     order = list(pool)
     random.Random(f"learning|motifs|{config.seed}").shuffle(order)
@@ -166,15 +188,22 @@ def run_learning(store: Any, config: LearningConfig = LearningConfig()) -> str:
     learner, summary = learn(config, stream)
     schemas = [r.schema_json for r in learner.store.list_schemas()]
     run_id = "learn_" + hashlib.sha256(json.dumps(config.to_json()).encode()).hexdigest()[:12]
-    cfg = {"kind": KIND, **config.to_json(), "learned_motifs": [m.name for m in learned],
+    cfg = {"kind": KIND, **config.to_json(), "embedder": learner.embedder.name,
+           "learned_motifs": [m.name for m in learned],
            "heldout_motifs": [m.name for m in held], "consolidation": summary,
            "schemas": len(schemas)}
     store.start_bench_run(run_id, run_id, cfg)
     e, es = EngineAnswerer(ARMS["E"], config.seed), SchemaAnswerer(schemas, config.seed)
     vocab = store.vocabulary
-    for cond, motifs in (("learned", learned), ("heldout", held)):
-        for item in _items(motifs, pool, config.test_items, f"test-{cond}", config.seed + 1,
-                           config.split):
+    tests = {cond: _items(motifs, pool, config.test_items, f"test-{cond}", config.seed + 1,
+                          config.split) for cond, motifs in (("learned", learned), ("heldout", held))}
+    if config.pad:
+        both = tests["learned"] + tests["heldout"]
+        padded = {it.item_id: it for it in _padded(both, config.pad, config.seed)}
+        for cond in ("learned", "heldout"):
+            tests[f"{cond}+pad"] = [padded[it.item_id] for it in tests[cond]]
+    for cond, items in tests.items():
+        for item in items:
             target = _target(item, vocab)
             for arm, who in (("E", e), ("E+S", es)):
                 ans = who.answer(item.family, item.inputs, target, probe=_probe(item))
@@ -199,8 +228,11 @@ TIME_TO_SOURCE = Metric("time_to_first_correct_source", ("position", "found"), l
     float(s.gold_source in s.retrieved)), lambda t: float(t[0] / t[1]) if t[1] else float("nan"),
     False, description="mean position of the keyed source in the mapping order")
 FALSE_ACCEPT = _rate("false_accept_rate", lambda s: (s.false_accept, 1.0), higher=False)
+MAPPED = _rate("source_mapped", lambda s: (
+    s.gold_source in s.retrieved[: ARMS["E"].pipeline.fac_candidates],
+    s.has_valid_source and bool(s.gold_source)))
 NAV = nav()
-METRICS = (NAV, FIRST_CANDIDATE, TIME_TO_SOURCE, FALSE_ACCEPT)
+METRICS = (NAV, FIRST_CANDIDATE, MAPPED, TIME_TO_SOURCE, FALSE_ACCEPT)
 
 
 def latest_learning(store: Any, n_boot: int = 1000, seed: int = 0) -> dict | None:
@@ -212,7 +244,8 @@ def latest_learning(store: Any, n_boot: int = 1000, seed: int = 0) -> dict | Non
     run = store.get_bench_run(runs[0]["run_id"])
     rows = store.bench_results(run["run_id"])
     out: dict[str, Any] = {"run_id": run["run_id"], "config": run["config"], "conditions": {}}
-    for cond in ("learned", "heldout"):
+    conds = dict.fromkeys(r.condition for r in rows)
+    for cond in conds:
         by_arm: dict[str, list[Score]] = {"E": [], "E+S": []}
         s3, fired = [0, 0], 0
         for r in rows:

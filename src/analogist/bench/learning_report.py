@@ -16,6 +16,7 @@ from analogist.bench.svg import esc, fmt
 LABELS = {
     "nav": "NAV",
     "first_candidate_recall": "first mapped candidate is the source",
+    "source_mapped": "source among the candidates mapped",
     "time_to_first_correct_source": "position of the source in mapping order",
     "false_accept_rate": "false accepts / items",
 }
@@ -51,7 +52,9 @@ def _learned(doc: dict) -> str:
             f"{', '.join(cfg['learned_motifs'])}; held out {', '.join(cfg['heldout_motifs'])}. "
             f"Stream of {cfg['stream_items']} F3 items answered by E: {verdicts}; "
             f"{cfg['schemas']} schema(s) induced (assimilation threshold {cfg['threshold']}, "
-            f"only runs whose world check passed).")
+            f"only runs whose world check passed). Embedder {cfg.get('embedder', '?')}; "
+            f"'+pad' conditions: the same items with {cfg.get('pad', 0)} more structured "
+            "distractors (other motifs' sources and decoys) in each memory.")
 
 
 HEAD = ["metric", "E", "E+S", "E+S − E (paired)"]
