@@ -43,7 +43,8 @@ def extensions() -> list:
         return []
     rel = [str(p.relative_to(ROOT)) for p in SOURCES]
     try:  # (imported modules are read for their types; their own errors are not this build's)
-        exts = mypycify(["--follow-imports=silent", "--ignore-missing-imports", *rel],
+        exts = mypycify(["--config-file", os.devnull, "--follow-imports=silent",
+                         "--ignore-missing-imports", *rel],
                         opt_level="3", debug_level="0", group_name="analogist.mapping._core")
     except (SystemExit, Exception) as e:  # noqa: BLE001 - mypyc exits on a type error; any failure falls back, announced
         _say(f"mypyc could not compile the structure mapper ({e}): it runs as pure Python")

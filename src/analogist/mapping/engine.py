@@ -146,7 +146,7 @@ class _Run:
         node_map = {k: value(m) for k, m in by_node.items()}
         functor_map = {k: value(m) for k, m in by_functor.items()}
         src, dst = (self.t, self.b) if reverse else (self.b, self.t)
-        proj = Projection(src, dst, node_map, functor_map)  # type: ignore[arg-type]
+        proj = Projection(src, dst, node_map, functor_map)
         return find_inferences(proj, self.params, self._scores(by_node, by_functor, reverse),
                                reverse=reverse)
 

@@ -178,7 +178,7 @@ def _build(d: Description) -> DescriptionIndex:
             node = by_id.get(id(a))
             if node is None:
                 if by_value is None:
-                    by_value = dict(entity_node.items())  # type: ignore[arg-type]
+                    by_value = dict(entity_node.items())
                     by_value.update(zip(exprs, expr_nodes))
                 node = by_value[a]
             arg_list.append(node)
@@ -226,7 +226,7 @@ def _build(d: Description) -> DescriptionIndex:
             expr = items[j]  # type: ignore[assignment]
             rebuilt = tuple([canonical[a] for a in args[j]])
             if rebuilt != expr.args:
-                canonical[j] = Expr(expr.functor, rebuilt)  # type: ignore[arg-type]
+                canonical[j] = Expr(expr.functor, rebuilt)
     is_entity = [True] * n_entities
     is_entity += [False] * (n - n_entities)
     return DescriptionIndex(d.name, items, exprs, expr_nodes, is_entity, functor, kind, comm,

@@ -30,7 +30,7 @@ as lists sorted by descending id, so iterating bits from the top gives SME's ord
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Final
+from typing import Final, cast
 
 from analogist.errors import MappingError
 from analogist.mapping.expressions import FUNCTION, DescriptionIndex
@@ -40,6 +40,7 @@ ENTITY: Final = 0
 EXPRESSION: Final = 1
 FUNCTOR: Final = 2
 _ID = attrgetter("id")
+_NO_CHILDREN: Final[list] = []  # shared by every non-commutative hypothesis, never filled
 
 #: Default cap on the number of match hypotheses one comparison may create; beyond it the
 #: comparison fails with :class:`~analogist.errors.MappingError` instead of exhausting memory.
@@ -87,7 +88,7 @@ class MH:
         self.nary = False
         self.parents: list[MH] = []
         self.args: list[MH] = []
-        self.possible: list[MH] = []
+        self.possible: list[MH] = _NO_CHILDREN  # a list of its own once commutative
         self.functor_mh: MH | None = None
         self.incomplete = False
         self.inconsistent = False
@@ -155,7 +156,8 @@ class _Builder:
         self.cross_functions = not identical_functions
         self.forest = Forest()
         self.forest.b, self.forest.t = b, t
-        self.pairs: dict[tuple[int, int], list[MH]] = {}
+        self.pairs: dict[int, list[MH]] = {}  # by (base node, target node) as one int
+        self.width = len(t.items)
         self.functors: dict[tuple[str, str], MH] = {}
         self.counter = 0
         self.budget = budget
@@ -176,10 +178,10 @@ class _Builder:
         bit = mh.bit
         bk, tk = mh.base, mh.target  # node ids, or functor names for functor hypotheses
         if mh.kind != FUNCTOR:
-            key = (bk, tk)
-            found = self.pairs.get(key)  # type: ignore[arg-type]
+            key = cast(int, bk) * self.width + cast(int, tk)
+            found = self.pairs.get(key)
             if found is None:
-                self.pairs[key] = [mh]  # type: ignore[index]
+                self.pairs[key] = [mh]
             else:
                 found.append(mh)
         by_base, by_target = f.by_base, f.by_target
@@ -206,7 +208,7 @@ class _Builder:
 
     def local_match(self, bn: int, tn: int) -> list[MH]:
         """The hypotheses for (bn, tn), made if needed; several for symmetric twins."""
-        found = self.pairs.get((bn, tn))
+        found = self.pairs.get(bn * self.width + tn)
         if found:  # SME's find-indexed-mhs: highest id first, as many as the twins
             if len(found) == 1:
                 return [found[0]]
@@ -234,11 +236,11 @@ class _Builder:
             self.counter += 1  # the template's id (SME makes it, then copies it)
             template_id = self.counter
             args: list[MH] = []
-            pairs = self.pairs
+            pairs, width = self.pairs, self.width
             b_entity, t_entity = b.is_entity, t.is_entity
             for ba, ta in zip(b_args, t_args):
                 if b_entity[ba] and t_entity[ta]:  # two entities: one hypothesis, always
-                    found = pairs.get((ba, ta))
+                    found = pairs.get(ba * width + ta)
                     if found is None:
                         self.counter += 1
                         mh = MH(self.counter, ba, ta, ENTITY, 0)
@@ -333,6 +335,7 @@ class _Builder:
     def _commutative(self, bn: int, tn: int) -> MH:
         mh = self._make(bn, tn, EXPRESSION, self._order(bn, tn))
         mh.comm = True
+        mh.possible = []
         mh.nary = self.b.n_ary[bn]
         self._index(mh)
         self._functor(mh)

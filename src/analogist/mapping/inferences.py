@@ -55,14 +55,16 @@ class CandidateInference:
         return str(self.expression)
 
 
-@dataclass(frozen=True, slots=True)
 class Projection:
-    """A mapping seen from one side: its node and functor correspondences (source -> other)."""
+    """A mapping seen from one side: its node and functor correspondences (source -> other).
+    (A plain record: made twice per mapping.)"""
 
-    source: DescriptionIndex
-    other: DescriptionIndex
-    node_map: dict[int, int]
-    functor_map: dict[str, str]
+    __slots__ = ("functor_map", "node_map", "other", "source")
+
+    def __init__(self, source: DescriptionIndex, other: DescriptionIndex,
+                 node_map: dict[int, int], functor_map: dict[str, str]):
+        self.source, self.other = source, other
+        self.node_map, self.functor_map = node_map, functor_map
 
 
 def find_inferences(proj: Projection, params: SMEParams,

@@ -154,31 +154,47 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-def _parse(obj: Any, seen: dict[Expr, Expr]) -> Expr:
+_Key = tuple[str, tuple[Arg, ...]]
+
+
+def _parse(obj: Any, known: dict[_Key, Expr]) -> Expr:
     """:meth:`Expr.from_json` for plain JSON lists, fast (descriptions are parsed on every
-    fresh comparison): builds each expression without the dataclass ``__init__`` frames and
-    records every sub-expression in ``seen`` children first, first occurrence kept, which is
-    the order of :attr:`Description.expressions`; a repeated sub-expression is that first
-    instance (an equal value), so later comparisons of the two are identity checks. Anything
-    else goes to the general parser."""
+    fresh comparison). ``known`` maps (functor, args) — the value an :class:`Expr` hashes and
+    compares by — to its first instance: a repeated sub-expression is that instance, looked up
+    before it is built (so later comparisons of the two are identity checks), and its values
+    are every sub-expression, children first, in first occurrence: the order of
+    :attr:`Description.expressions`. Expressions are built without the dataclass
+    ``__init__`` frames. Anything but plain lists and strings goes to the general parser."""
     if type(obj) is not list or not obj or type(obj[0]) is not str:
-        return Expr._from_json(obj)  # raises, or parses a list or str subclass
+        return _parse_general(obj, known)  # raises, or parses a list or str subclass
     args: list[Arg] = []
     for a in obj[1:]:
         t = type(a)
         if t is str:
             args.append(a)
         elif t is list:
-            args.append(_parse(a, seen))
+            args.append(_parse(a, known))
         else:
-            return Expr._from_json(obj)
-    functor = obj[0]
-    arg_tuple = tuple(args)
+            return _parse_general(obj, known)
+    key = (obj[0], tuple(args))
+    found = known.get(key)
+    if found is not None:
+        return found
     e = _new(Expr)
-    _set(e, "functor", functor)
-    _set(e, "args", arg_tuple)
-    _set(e, "_hash", hash((functor, arg_tuple)))
-    return seen.setdefault(e, e)
+    _set(e, "functor", key[0])
+    _set(e, "args", key[1])
+    _set(e, "_hash", hash(key))
+    known[key] = e
+    return e
+
+
+def _parse_general(obj: Any, known: dict[_Key, Expr]) -> Expr:
+    """:meth:`Expr._from_json`, its sub-expressions recorded in ``known`` as :func:`_parse`
+    records them."""
+    expr = Expr._from_json(obj)
+    for sub in expr.subexpressions():
+        known.setdefault((sub.functor, sub.args), sub)
+    return known[(expr.functor, expr.args)]
 
 
 def term_to_json(term: Arg) -> Any:
@@ -315,11 +331,9 @@ class Description:
         if "facts" not in obj:
             raise DescriptionError(f"description '{name}': no 'facts' list")
         entities = tuple([_entity(e, name) for e in obj.get("entities", [])])
-        seen: dict[Expr, Expr] = {}
-        facts = tuple([_parse(f, seen) for f in obj["facts"]])
-        # every fact parsed by the fast path: ``seen`` is ``expressions``, in its order
-        parsed = tuple(seen) if all(f in seen for f in facts) else None
-        return cls(name, entities, facts, table, parsed)
+        known: dict[_Key, Expr] = {}
+        facts = tuple([_parse(f, known) for f in obj["facts"]])
+        return cls(name, entities, facts, table, tuple(known.values()))
 
     def to_json(self, *, with_predicates: bool = True) -> dict[str, Any]:
         """The JSON form; includes the typing of the predicates used, so it is self-contained."""
