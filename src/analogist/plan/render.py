@@ -54,6 +54,7 @@ def render_outcome(out: PlanOutcome) -> str:
         for i, s in enumerate(rep.steps)
     ]
     lines += _table(["n", "operator", "provenance", "skeleton step"], rows)
+    lines += [f"dropped skeleton step {i}: {why}" for i, why in rep.dropped]
     if out.run_id:
         lines.append(f"logged as {out.run_id} (`analogist log {out.run_id}`)")
     return "\n".join(lines) + "\n"

@@ -4,6 +4,9 @@ The skeleton enters the planner as an ordered sequence of subgoals (landmarks): 
 current state, a matched step is applied directly; for an unmatched step the planner searches
 for a state where its precondition holds (a short search), then the step is applied; missing
 operators are skipped. After the last step the planner searches from there to the goal.
+Before that, each step is checked in the delete relaxation (:func:`relaxed_reachable`, no
+search): a step whose precondition cannot be reached from the current state, or after which
+the goal cannot be reached (a dead end), is dropped.
 
 A broken skeleton is detected and abandoned, so a decoy costs search but never success:
 
@@ -29,11 +32,13 @@ from analogist.plan.skeleton import MISSING, Skeleton
 @dataclass(frozen=True)
 class RepairPolicy:
     """When to give up on a skeleton: the share of missing operators tolerated before search,
-    the number of failed subgoal searches tolerated, and the per-subgoal expansion budget."""
+    the number of failed subgoal searches tolerated, the per-subgoal expansion budget, and
+    whether steps that are unreachable or lead into a dead end (relaxed test) are dropped."""
 
     max_missing: float = 0.34
     max_failures: int = 1
     segment_budget: int = 5_000
+    dead_end_check: bool = True
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,7 @@ class Repair:
     seconds: float
     valid: bool
     reason: str = ""
+    dropped: tuple[tuple[int, str], ...] = ()  # skeleton steps left out: (index, why)
 
     @property
     def solved(self) -> bool:
@@ -84,6 +90,7 @@ class Repair:
             "seconds": round(self.seconds, 4),
             "length": len(self.steps),
             "steps": [s.to_json() for s in self.steps],
+            "dropped": [{"index": i, "why": w} for i, w in self.dropped],
         }
 
 
@@ -143,10 +150,14 @@ def repair(
     steps: list[PlanStep] = []
     spent = searches = failures = 0
     seconds = 0.0
+    dropped: list[tuple[int, str]] = []
     for ps in skeleton.steps:
         if ps.status == MISSING or ps.step is None:
             continue
         op = ops[step_key(ps.step)]
+        if policy.dead_end_check and not relaxed_reachable(ground, state, op.preconditions):
+            dropped.append((ps.index, "its precondition cannot be reached from here"))
+            continue
         if not op.applicable(state):
             r = planner.solve(ground.task, state, op.preconditions, budget=policy.segment_budget)
             spent, searches, seconds = spent + r.expansions, searches + 1, seconds + r.seconds
@@ -163,8 +174,12 @@ def repair(
                     )
                 continue
             state = _apply(ground, state, r, steps, ps.index)
+        after = op.apply(state)
+        if policy.dead_end_check and not relaxed_reachable(ground, after, ground.task.goals):
+            dropped.append((ps.index, "it leads where the goal cannot be reached (a dead end)"))
+            continue
         steps.append(PlanStep(op.name, "skeleton", ps.index))
-        state = op.apply(state)
+        state = after
     r = planner.solve(ground.task, state, budget=policy.segment_budget)
     spent, searches, seconds = spent + r.expansions, searches + 1, seconds + r.seconds
     if not r.solved:
@@ -182,7 +197,27 @@ def repair(
         return plan_alone(
             ground, planner, spent, searches, seconds, "the repaired plan failed validation"
         )
-    return Repair("skeleton", tuple(steps), spent, searches, seconds, True)
+    return Repair("skeleton", tuple(steps), spent, searches, seconds, True, dropped=tuple(dropped))
+
+
+def relaxed_reachable(ground: GroundProblem, state: frozenset[str], facts: frozenset[str]) -> bool:
+    """Whether ``facts`` can all be reached from ``state`` when delete effects are ignored.
+
+    A cheap, sound test: if it fails no plan reaches them, so a skeleton step that needs them,
+    or one after which the goal fails it, is broken here and is dropped without any search.
+    """
+    reached, pending = set(state), list(ground.task.operators)
+    grew = True
+    while grew and not facts <= reached:
+        grew, rest = False, []
+        for op in pending:
+            if op.preconditions <= reached:
+                grew = grew or not op.add_effects <= reached
+                reached |= op.add_effects
+            else:
+                rest.append(op)
+        pending = rest
+    return facts <= reached
 
 
 def _apply(
