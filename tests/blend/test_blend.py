@@ -161,3 +161,49 @@ def test_parsimony_keeps_stored_sources_that_map_as_well(memory, target):
     twin = map_signatures(front.with_episode_id("bld:x:y"), target, vocab)[0]
     assert parsimonious([stored, twin], 0.05) == [stored]
     assert parsimonious([twin], 0.05) == [twin]  # nothing stored accepted: a blend may stand
+
+
+PROPOSALS = {"proposals": [{"case": "A dashboard drifted from its sensor feed", "domain": "ops",
+                            "why": "a copy trusted over its source", "confidence": 0.6}]}
+
+
+def test_the_model_proposes_cross_domain_sources_each_encoded_from_its_own_text(memory, target):
+    from types import SimpleNamespace
+
+    from analogist.models import ScriptedLLM
+    from analogist.reason.blend import model_sources
+
+    seen = []
+
+    def encode(episode):  # stands in for the staged encoder: what it was given is recorded
+        seen.append(episode)
+        return SimpleNamespace(signature=_sig(memory, {**BACK, "episode_id": episode.id}),
+                               reason="")
+
+    llm = ScriptedLLM([PROPOSALS])
+    blends, note = model_sources(target, llm, memory.store.vocabulary, 2, encode)
+    assert llm.calls == 1 and [e.id for e in seen] == ["bld:model:1"]
+    assert seen[0].text.startswith("A dashboard drifted") and "intel feed" not in seen[0].text
+    (b,) = blends
+    assert b.episode_id == "bld:model:1" and b.inputs == ("model:scripted:scripted",
+                                                          "A dashboard drifted from its sensor feed")
+    assert b.signature.writer_model == WRITER and not b.signature.verified
+    assert note == "model:scripted:scripted: 1 of 1 proposed case(s) encoded"
+
+
+def test_a_configured_model_is_asked_and_the_record_says_what_came_of_it(memory, target):
+    from analogist.models import ScriptedLLM
+
+    llm = ScriptedLLM([PROPOSALS])  # nothing queued for the encoder: the case is not encoded
+    config = AnalogizerConfig(blend=BlendPolicy(model=1))
+    run = Analogizer(memory, config, llm=llm, log=False).run(target, run_id="r_model")
+    note = run.attempts[0]["blend_note"]
+    assert note.startswith("model:scripted:scripted: 0 of 1 proposed case(s) encoded; not encoded")
+    assert llm.calls >= 1
+    assert not any(is_blend(e.id) for e in memory.store.list_episodes())
+
+
+def test_without_a_model_the_record_says_so(memory, target):
+    run = Analogizer(memory, AnalogizerConfig(blend=BlendPolicy()), log=False).run(
+        target, run_id="r_nomodel")
+    assert run.attempts[0]["blend_note"] == "model sources: no model configured"

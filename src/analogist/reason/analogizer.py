@@ -202,7 +202,7 @@ class Analogizer:
         stage = None
         if self.config.blend is not None:  # generated sources join the pool (reason/blend.py)
             stage = blend_stage(target, ordered[: self.config.fac_candidates], self.vocab,
-                                self.config.sme, self.config.blend)
+                                self.config.sme, self.config.blend, self.llm)
             ordered, mappings = ordered + stage.signatures, mappings + list(stage.mappings)
             draft.candidates += stage.candidates
         by_id = {x.episode_id: x for x in ordered}
@@ -217,7 +217,7 @@ class Analogizer:
                         "critic": verdicts[m.source_id].to_json() if m.source_id in verdicts else None}
                        for m in mappings],
             "chosen": chosen.source_id if chosen else None,
-            **({"blends": stage.trace()} if stage is not None else {}),
+            **({"blends": stage.trace(), "blend_note": stage.note} if stage is not None else {}),
         })
         return _Attempt(target, {x.episode_id: x for x in ordered}, mappings, chosen, note,
                         {b.episode_id: b for b in stage.blends} if stage is not None else {})

@@ -25,8 +25,8 @@ it is judged afterwards like any retrieved source. Blends are proposals, not obs
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from analogist.errors import SignatureError
@@ -52,14 +52,17 @@ class BlendPolicy:
         min_generic: shared facts (generic space) two inputs need before they are blended.
         margin: how much higher a blend's structural score must be than the best accepted
             stored source's for the blend to be chosen (parsimony).
+        model: cross-domain sources to ask the model for when the analogizer has one (0: none).
     """
 
     inputs: int = 4
     min_generic: int = 1
     margin: float = 0.05
+    model: int = 2
 
     def to_json(self) -> dict[str, Any]:
-        return {"inputs": self.inputs, "min_generic": self.min_generic, "margin": self.margin}
+        return {"inputs": self.inputs, "min_generic": self.min_generic, "margin": self.margin,
+                "model": self.model}
 
 
 DEFAULT_POLICY = BlendPolicy()
@@ -183,12 +186,46 @@ def propose(sources: Sequence[Signature], vocab: Vocabulary, sme: SMEParams = DE
     return out
 
 
+def model_sources(target: Signature, llm: Any, vocab: Vocabulary, n: int,
+                  encode: Callable[[Any], Any] | None = None) -> tuple[list[Blend], str]:
+    """Ask the model for known cases from other domains with the target's relational shape
+    (channel P's prompt), then encode each case from its own text with the staged encoder,
+    as any stored episode is encoded, so its structure is the case's, not a copy of the
+    target's. Each is a generated source ``bld:model:<n>``; the note says what happened.
+    ``encode`` replaces the staged encoder (episode -> result with ``signature``/``reason``)."""
+    from analogist.encode import StagedEncoder
+    from analogist.episode import Episode
+    from analogist.retrieve.base import ChannelUnavailable, Target
+    from analogist.retrieve.parametric import ParametricChannel
+
+    who = f"model:{llm.provider}:{llm.model}"
+    try:
+        hits = ParametricChannel(llm, max_proposals=n).search(
+            Target(target.level("L0") or target.episode_id, target), n)
+    except ChannelUnavailable as e:
+        return [], f"{who}: no proposals ({e})"
+    out, failed = [], []
+    encode = encode or StagedEncoder(llm, vocab).encode
+    for h in hits:
+        case = str(h.detail.get("case", ""))
+        text = f"{case}. {h.detail.get('why', '')}".strip()
+        result = encode(Episode(f"{PREFIX}model:{h.rank}", "failure", text))
+        if result.signature is None:
+            failed.append(f"{case!r}: {result.reason}")
+            continue
+        sig = replace(result.signature, verified=False, writer_model=WRITER)
+        out.append(Blend(sig, (who, case), (), (f"case: {case}",), ()))
+    note = f"{who}: {len(out)} of {len(hits)} proposed case(s) encoded"
+    return out, note + (f"; not encoded: {'; '.join(failed)}" if failed else "")
+
+
 @dataclass(frozen=True)
 class BlendStage:
     """What blending added to one mapping attempt."""
 
     blends: tuple[Blend, ...]
     mappings: tuple[RoleMapping, ...]
+    note: str = ""
 
     @property
     def signatures(self) -> list[Signature]:
@@ -205,16 +242,22 @@ class BlendStage:
 
 
 def blend_stage(target: Signature, sources: Sequence[Signature], vocab: Vocabulary,
-                sme: SMEParams = DEFAULT_PARAMS, policy: BlendPolicy = DEFAULT_POLICY) -> BlendStage:
-    """Propose blends from ``sources`` and map each onto ``target`` with the same mapper the
-    retrieved sources go through (its best interpretation, as for them)."""
+                sme: SMEParams = DEFAULT_PARAMS, policy: BlendPolicy = DEFAULT_POLICY,
+                llm: Any = None) -> BlendStage:
+    """Propose blends from ``sources`` (and, with a model and ``policy.model``, cross-domain
+    sources from the model) and map each onto ``target`` with the same mapper the retrieved
+    sources go through (its best interpretation, as for them)."""
     blends = propose(sources, vocab, sme, policy)
+    note = "model sources: off" if not policy.model else "model sources: no model configured"
+    if policy.model and llm is not None:
+        asked, note = model_sources(target, llm, vocab, policy.model)
+        blends += asked
     mappings = []
     for b in blends:
         found = map_signatures(b.signature, target, vocab, sme)
         if found:
             mappings.append(found[0])
-    return BlendStage(tuple(blends), tuple(mappings))
+    return BlendStage(tuple(blends), tuple(mappings), note)
 
 
 def parsimonious(mappings: Sequence[RoleMapping], margin: float) -> list[RoleMapping]:
