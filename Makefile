@@ -38,12 +38,13 @@ local-test: $(STAMP)
 
 test: $(STAMP) $(CORE) local-test
 	ANALOGIST_REQUIRE_LOCAL=1 ANALOGIST_REQUIRE_COMPILED=1 $(BIN)/python -m pytest
+	$(BIN)/python -m pytest --doctest-modules src/analogist
 
 run: $(STAMP)
 	$(BIN)/analogist --db out/parb.db bench run --seed 0 --split dev --size mvp --noise 0.1,0.2,0.3 --out out/latest
 	$(BIN)/analogist bench run --suite planning --seed 0 --size small --out out/latest
 
-# PARB learning phase (1-3 min): stored in out/parb.db, so the next `make run` (or
+# PARB learning phase (a few minutes): stored in out/parb.db, so the next `make run` (or
 # `analogist bench report`) shows its section in report.html (docs/consolidation.md).
 learning: $(STAMP)
 	$(BIN)/analogist --db out/parb.db bench run --suite learning --seed 0 --split dev --size full --out out/latest
@@ -51,8 +52,12 @@ learning: $(STAMP)
 bench: $(STAMP) $(CORE)
 	$(BIN)/python bench/mapping.py
 
+# The same checks as .pre-commit-config.yaml and CI: pinned ruff (rules in pyproject.toml),
+# the formatter in check mode, and mypy over the package (zero errors).
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/python -m mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache
