@@ -36,9 +36,14 @@ FALSE_ACCEPT = _rate("false_accept_rate", lambda s: (s.false_accept, 1.0), False
                      "false accepts / items")
 WORSE = _rate("harmful_rate", lambda s: (s.negative_transfer, 1.0), False,
               "applied actions that made the target worse / items")
-METRICS = (m.nav(), m.novel_useful_rate, USEFUL, FALSE_ACCEPT, m.negative_transfer_rate, WORSE)
+LUCKY = _rate("false_accept_resolved_rate", lambda s: (s.false_accept and s.outcome == "resolved",
+                                                       1.0), False,
+              "false accepts whose applied fix resolved the target anyway / items")
+METRICS = (m.nav(), m.novel_useful_rate, USEFUL, FALSE_ACCEPT, LUCKY, m.negative_transfer_rate,
+           WORSE)
 LABELS = {"nav": "NAV", "novel_useful_rate": "novel useful rate (useful, source a blend)",
           "useful_rate": "useful / items", "false_accept_rate": "false accepts / items",
+          "false_accept_resolved_rate": "false accepts whose fix resolved anyway / items",
           "negative_transfer_rate": "negative transfers / applied actions",
           "harmful_rate": "negative transfers / items"}
 CONDITION_TEXT = {
