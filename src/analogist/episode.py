@@ -84,13 +84,13 @@ def parse_episode(obj: Any, vocab: Vocabulary) -> Episode:
             raise EpisodeError(f"episode {eid}: {k} must be a string")
         if obj.get(k) is not None and len(obj[k]) > L.MAX_TEXT_CHARS:
             raise EpisodeError(f"episode {eid}: {k} has " + L.over("characters", len(obj[k]), "MAX_TEXT_CHARS"))
-    sig = None
+    signed: Signature | None = None
     if obj.get("signature") is not None:
-        sig = parse_signature(obj["signature"], vocab)
-        if sig.episode_id != eid:
+        signed = parse_signature(obj["signature"], vocab)
+        if signed.episode_id != eid:
             raise SignatureError(
-                eid, "episode_id", f"signature names {sig.episode_id!r}; it must equal the episode id"
+                eid, "episode_id", f"signature names {signed.episode_id!r}; it must equal the episode id"
             )
-        if sig.kind != kind:
-            raise SignatureError(eid, "kind", f"signature kind {sig.kind!r} differs from episode kind {kind!r}")
-    return Episode(eid, kind, text, obj.get("outcome"), obj.get("time"), obj.get("provenance"), sig)
+        if signed.kind != kind:
+            raise SignatureError(eid, "kind", f"signature kind {signed.kind!r} differs from episode kind {kind!r}")
+    return Episode(eid, kind, text, obj.get("outcome"), obj.get("time"), obj.get("provenance"), signed)

@@ -137,7 +137,7 @@ class Memory:
         """
         if isinstance(items, str):  # a whole JSONL text, not an iterable of lines
             items = items.splitlines()
-        report, accepted, where = AddReport(), [], {}
+        report, accepted, where = AddReport(), [], dict[str, str]()
         for n, item in enumerate(items, start=1):
             if isinstance(item, str) and not item.strip():
                 continue
@@ -189,7 +189,8 @@ class Memory:
         emb, wl, vocab = embedder or self.embedder, self.indexes.wl, self.store.vocabulary
         vectors: dict[str, list] = {e.id: [] for e in episodes}
         for level in ("L0", "L2", "L3"):
-            texts = [(e.id, e.text if level == "L0" else e.signature.level(level))
+            texts = [(e.id, e.text if e.signature is None or level == "L0"
+                      else e.signature.level(level))
                      for e in episodes if level == "L0" or (e.signature and e.signature.level(level))]
             if texts:
                 mat = emb.embed([t for _, t in texts])

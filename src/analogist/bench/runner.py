@@ -102,8 +102,9 @@ def plan(config: RunConfig, has_model: bool) -> Plan:
         arm = get_arm(name)
         for answerer in config.answerers:
             label = f"{arm.name}/{answerer}"
-            if answerer == "engine" and arm.engine_skip():
-                skipped[label] = arm.engine_skip()
+            engine_skip = arm.engine_skip() if answerer == "engine" else None
+            if engine_skip:
+                skipped[label] = engine_skip
             elif answerer == "model" and arm.model_skip():
                 skipped[label] = arm.model_skip() or ""
             elif answerer == "model" and not has_model:
@@ -165,10 +166,10 @@ class Runner:
                     if self._guarded(job) is not None:
                         count += 1
                         self._tick(count, total, job)
-                for job in pool.map(self._guarded, [j for j in group if j[1] == "model"]):
-                    if job is not None:
+                for finished in pool.map(self._guarded, [j for j in group if j[1] == "model"]):
+                    if finished is not None:
                         count += 1
-                        self._tick(count, total, job)
+                        self._tick(count, total, finished)
                 if self.stopped:
                     break
         self.store.finish_bench_run(self.run_id, "stopped" if self.stopped else "done")

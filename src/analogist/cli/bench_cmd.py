@@ -8,6 +8,8 @@ the counts and the shortcut audit, and exits 1 when the audit fails.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 import click
 
@@ -46,7 +48,7 @@ def generate_cmd(seed: int, split: str, size: str, out: str, as_json: bool) -> N
         sys.exit(1)
 
 
-def _print_summary(manifest: dict, path: str) -> None:
+def _print_summary(manifest: Mapping[str, Any], path: str) -> None:
     counts, audit = manifest["counts"], manifest["audit"]
     click.echo(f"PARB {manifest['generator_version']}  split={manifest['split']}  "
                f"size={manifest['size']}  seed={manifest['seed']}  items={counts['total']}")

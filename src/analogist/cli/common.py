@@ -81,7 +81,7 @@ def read_text(path: str, what: str = "input") -> str:
 
     try:
         if path == "-":
-            return click.get_binary_stream("stdin").read().decode("utf-8")
+            return sys.stdin.buffer.read().decode("utf-8")
         with open(path, encoding="utf-8") as f:
             return f.read()
     except UnicodeDecodeError as e:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from analogist.cli.common import echo_json, handle_errors, open_store, signature_lines
@@ -96,7 +98,7 @@ def encode_cmd(ctx: click.Context, text: str | None, kind: str | None, episode_i
     if not text:
         raise click.UsageError("give TEXT to encode (or - for stdin), or --eval FILE.jsonl")
     if text == "-":
-        text = click.get_text_stream("stdin").read()
+        text = sys.stdin.read()
     encoder = _encoder(ctx, model, cache, how)
     if target:
         result = encoder.encode_target(text.strip(), kind=kind, target_id=episode_id)

@@ -18,7 +18,7 @@ def _store(ctx: click.Context, db: str | None) -> Store:
     obj = ctx.ensure_object(dict)
     if obj.get("store") is not None and db is None:
         return obj["store"]
-    path = db or obj.get("db") or setting("db", None, DEFAULT_DB)
+    path = str(db or obj.get("db") or setting("db", None, DEFAULT_DB))
     store = Store(path)
     ctx.call_on_close(store.close)
     return store

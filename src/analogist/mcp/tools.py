@@ -59,6 +59,7 @@ def analogize(memory: Memory, target: str | None = None, signature: dict | None 
     if signature is not None:
         sig, exclude = parse_signature(signature, memory.store.vocabulary), []
     else:
+        assert target is not None  # exactly one of the two, checked above
         sig, exclude = _target(memory, target, model)
     config = AnalogizerConfig(rerep_attempts=2 if tier == 2 else 0)
     run = Analogizer(memory, config).run(sig, trigger=Trigger.manual(tier, why), exclude=exclude)

@@ -117,7 +117,9 @@ class LLM(Protocol):
     provider: str
     model: str
     base_url: str | None
-    params: Mapping[str, Any]
+
+    @property
+    def params(self) -> Mapping[str, Any]: ...
 
     def complete(
         self,

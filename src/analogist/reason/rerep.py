@@ -46,7 +46,7 @@ def _relay_roles(sig: Signature) -> dict[str, tuple[Relation, Relation]]:
 
 
 def _rewrite(t: Term, first: Term, second: Term, merged: Term) -> Term:
-    if t == first or t == second:
+    if t in (first, second):
         return merged
     return Term(t.functor, tuple(a if isinstance(a, str) else _rewrite(a, first, second, merged)
                                  for a in t.args))

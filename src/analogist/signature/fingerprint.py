@@ -45,10 +45,14 @@ WL_SCHEME = "wl1"
 class Structure(Protocol):
     """What the fingerprint reads: a :class:`~analogist.signature.Signature` or a schema."""
 
-    roles: tuple[Any, ...]
-    relations: tuple[Any, ...]
-    causal_chain: tuple[Any, ...]
-    fix_operator: Any
+    @property
+    def roles(self) -> tuple[Any, ...]: ...
+    @property
+    def relations(self) -> tuple[Any, ...]: ...
+    @property
+    def causal_chain(self) -> tuple[Any, ...]: ...
+    @property
+    def fix_operator(self) -> Any: ...
 
 
 @dataclass(frozen=True)

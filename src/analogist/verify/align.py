@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from analogist.signature.model import CausalLink, Relation, Signature
 from analogist.signature.terms import Term
@@ -21,50 +22,62 @@ RoleMap = Mapping[str, str]
 
 
 @dataclass(frozen=True)
-class Fact:
-    """A relation or a causal link, in one comparable form.
+class RelationFact:
+    """A relation over roles, e.g. ``derives_from(DER, SRC)``."""
 
-    ``args`` are role names for relations; for links, ``cause`` and ``effect`` are terms.
-    """
-
-    kind: str  # "relation" | "link"
     predicate: str
     args: tuple[str, ...] = ()
-    cause: Term | None = None
-    effect: Term | None = None
+    kind: Literal["relation"] = "relation"
 
     def __str__(self) -> str:
-        if self.kind == "link":
-            return f"{self.cause.canonical()} --{self.predicate}--> {self.effect.canonical()}"
         return f"{self.predicate}({', '.join(self.args)})"
 
     def roles(self) -> tuple[str, ...]:
-        if self.kind == "link":
-            return self.cause.roles() + self.effect.roles()
         return self.args
 
-    def renamed(self, m: RoleMap) -> Fact:
-        if self.kind == "link":
-            return Fact("link", self.predicate, (), self.cause.rename(dict(m)), self.effect.rename(dict(m)))
-        return Fact("relation", self.predicate, tuple(m.get(a, a) for a in self.args))
+    def renamed(self, m: RoleMap) -> RelationFact:
+        return RelationFact(self.predicate, tuple(m.get(a, a) for a in self.args))
 
-    def key(self, vocab: Vocabulary | None = None) -> tuple:
+    def key(self, vocab: Vocabulary | None = None) -> tuple[object, ...]:
         """Identity ignoring the predicate: what makes two facts 'about the same things'."""
-        if self.kind == "link":
-            return ("link", self.cause.canonical(), self.effect.canonical())
-        args = self.args
         t = vocab.resolve(self.predicate) if vocab else None
-        if t is not None and t.commutative:
-            args = tuple(sorted(args))
-        return ("relation", args)
+        return ("relation", tuple(sorted(self.args)) if t is not None and t.commutative
+                else self.args)
 
 
-def relation_fact(r: Relation) -> Fact:
-    return Fact("relation", r.predicate, r.args)
+@dataclass(frozen=True)
+class LinkFact:
+    """A causal link between two terms, e.g. ``skips_check(CON,SRC) --enables--> false_claim(CON)``."""
+
+    predicate: str
+    cause: Term
+    effect: Term
+    kind: Literal["link"] = "link"
+
+    def __str__(self) -> str:
+        return f"{self.cause.canonical()} --{self.predicate}--> {self.effect.canonical()}"
+
+    def roles(self) -> tuple[str, ...]:
+        return self.cause.roles() + self.effect.roles()
+
+    def renamed(self, m: RoleMap) -> LinkFact:
+        return LinkFact(self.predicate, self.cause.rename(dict(m)), self.effect.rename(dict(m)))
+
+    def key(self, vocab: Vocabulary | None = None) -> tuple[object, ...]:
+        """Identity ignoring the link kind: the same cause and effect."""
+        return ("link", self.cause.canonical(), self.effect.canonical())
 
 
-def link_fact(c: CausalLink) -> Fact:
-    return Fact("link", c.link, (), c.cause, c.effect)
+#: A relation or a causal link, in one comparable form (``kind`` tells which).
+Fact = RelationFact | LinkFact
+
+
+def relation_fact(r: Relation) -> RelationFact:
+    return RelationFact(r.predicate, r.args)
+
+
+def link_fact(c: CausalLink) -> LinkFact:
+    return LinkFact(c.link, c.cause, c.effect)
 
 
 def facts(sig: Signature) -> list[Fact]:
@@ -122,7 +135,8 @@ def align(source: Signature, target: Signature, role_map: RoleMap, vocab: Vocabu
             diffs.append((f, others[0]))
         else:
             src_only.append(f)
-    tgt_only, non_tgt = [], []
+    tgt_only: list[Fact] = []
+    non_tgt: list[Fact] = []
     for t in tgt:
         if id(t) in used:
             continue

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary
-from analogist.verify.align import Fact
+from analogist.verify.align import Fact, LinkFact
 from analogist.verify.checks import StructuralChecks, polarity
 from analogist.verify.inference import CandidateInference
 from analogist.verify.support import Support, action_support
@@ -90,10 +90,11 @@ class CausalGate:
             return self._action(ci, matched_links, support)
         return _fact(ci, matched_links, c)
 
-    def _blocker_for(self, ci: CandidateInference, c: StructuralChecks, links: list[Fact]) -> Fact | None:
+    def _blocker_for(self, ci: CandidateInference, c: StructuralChecks,
+                     links: list[LinkFact]) -> Fact | None:
         if not self.block_on_blockers:
             return None
-        if ci.kind == "action":
+        if ci.fact is None:  # the action
             touched = {r for f in links for r in f.cause.roles()}
         else:
             touched = set(ci.fact.renamed(c.alignment.mapping).roles())
@@ -102,7 +103,8 @@ class CausalGate:
                 return b
         return None
 
-    def _action(self, ci: CandidateInference, links: list[Fact], support: Support) -> TransferDecision:
+    def _action(self, ci: CandidateInference, links: list[LinkFact],
+                support: Support) -> TransferDecision:
         if not links:
             return TransferDecision(ci, False, "no source causal link is matched in the target")
         if self.require_support and not support.supported:
@@ -110,17 +112,18 @@ class CausalGate:
         return TransferDecision(ci, True, f"causal support mapped: {support.reason}")
 
 
-def _matched_links(c: StructuralChecks, vocab: Vocabulary) -> list[Fact]:
-    """Target-side links that match a source link with the same sign."""
-    out = [t for s, t in c.alignment.matches if s.kind == "link"]
+def _matched_links(c: StructuralChecks, vocab: Vocabulary) -> list[LinkFact]:
+    """Target-side links that match a source link with the same sign (a link only ever
+    aligns with a link: their keys differ from relations')."""
+    out = [t for s, t in c.alignment.matches if s.kind == "link" and t.kind == "link"]
     out += [t for s, t in c.alignment.alignable_differences
-            if s.kind == "link" and polarity(s, vocab) == polarity(t, vocab)]
+            if s.kind == "link" and t.kind == "link" and polarity(s, vocab) == polarity(t, vocab)]
     return out
 
 
-def _fact(ci: CandidateInference, links: list[Fact], c: StructuralChecks) -> TransferDecision:
+def _fact(ci: CandidateInference, links: list[LinkFact], c: StructuralChecks) -> TransferDecision:
     f = ci.fact
-    if f.kind == "relation":
+    if f is not None and f.kind == "relation":
         projected = f.renamed(c.alignment.mapping)
         for link in links:
             if link.effect.functor == projected.predicate and link.effect.roles() == projected.args:
