@@ -43,7 +43,7 @@ def __getattr__(name: str):
         "CausalGate": ("analogist.verify.gate", "CausalGate"),
         "match": ("analogist.mapping", "match"),
         "SMEParams": ("analogist.mapping", "SMEParams"),
-        "map_signatures": ("analogist.mapping.roles", "map_signatures"),
+        "map_signatures": ("analogist.verify.roles", "map_signatures"),
         "run_checks": ("analogist.verify.checks", "run_checks"),
         "live_use": ("analogist.reason.live", "live_use"),
         "open_llm": ("analogist.models.registry", "open_llm"),

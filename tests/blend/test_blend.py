@@ -154,7 +154,7 @@ def test_blending_off_changes_nothing(memory, target):
 
 def test_parsimony_keeps_stored_sources_that_map_as_well(memory, target):
     front = _sig(memory, FRONT)
-    from analogist.mapping.roles import map_signatures
+    from analogist.verify.roles import map_signatures
 
     vocab = memory.store.vocabulary
     stored = map_signatures(front, target, vocab)[0]

@@ -10,7 +10,7 @@ import pytest
 
 from analogist.bench import world_for
 from analogist.bench.motifs import split_motifs
-from analogist.mapping.roles import map_signatures
+from analogist.verify.roles import map_signatures
 from analogist.verify.gate import CausalGate
 from analogist.verify.inference import candidate_inferences
 

@@ -35,7 +35,7 @@ from analogist.bench.answer import Answer, shuffled
 from analogist.bench.arms import STRUCTURAL, Arm, ArmSettings, get_arm
 from analogist.bench.engine_answer import EngineAnswerer, Probe
 from analogist.errors import CacheMissError, ModelError
-from analogist.mapping.roles import map_signatures
+from analogist.verify.roles import map_signatures
 from analogist.models.llm import parse_json_text
 from analogist.signature import Signature, default_vocabulary, parse_signature
 

@@ -184,7 +184,7 @@ def found_note(c: Mapping[str, Any]) -> str:
 
 
 def mapping_table(m: Any) -> dict[str, Any]:
-    """A :class:`~analogist.mapping.roles.RoleMapping` as the rows a mapping table shows."""
+    """A :class:`~analogist.verify.roles.RoleMapping` as the rows a mapping table shows."""
     a = m.checks.alignment
     return {"role_map": dict(m.role_map), "checks": m.checks.to_json(),
             "matched": [str(s) for s, _ in a.matches],

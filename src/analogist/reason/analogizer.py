@@ -21,7 +21,7 @@ from typing import Any
 
 from analogist.errors import AnalogistError, StoreError
 from analogist.mapping.params import SMEParams
-from analogist.mapping.roles import RoleMapping, map_signatures
+from analogist.verify.roles import RoleMapping, map_signatures
 from analogist.reason.blend import Blend, BlendPolicy, blend_stage, is_blend, novelty, parsimonious
 from analogist.reason.rerep import re_represent
 from analogist.reason.run import AnalogyRun, Cost, MappingRecord, new_run_id

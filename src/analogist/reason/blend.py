@@ -31,7 +31,7 @@ from typing import Any
 
 from analogist.errors import SignatureError
 from analogist.mapping.params import SMEParams
-from analogist.mapping.roles import RoleMapping, map_signatures
+from analogist.verify.roles import RoleMapping, map_signatures
 from analogist.retrieve.pool import Candidate
 from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from analogist.mapping.roles import RoleMapping
+from analogist.verify.roles import RoleMapping
 from analogist.reason.triggers import Trigger
 from analogist.retrieve.pool import Candidate
 from analogist.verify.assessment import Assessment
@@ -57,7 +57,7 @@ class Cost:
 
 @dataclass(frozen=True)
 class MappingRecord:
-    """The chosen role mapping as logged (:meth:`analogist.mapping.roles.RoleMapping.to_json`):
+    """The chosen role mapping as logged (:meth:`analogist.verify.roles.RoleMapping.to_json`):
     the structural checks are kept as their stored table."""
 
     source_id: str
