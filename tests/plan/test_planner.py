@@ -73,3 +73,16 @@ def test_a_search_repeats_exactly_in_another_process_with_other_string_hashing()
         for h in ("1", "2", "3")
     }
     assert len(outs) == 1 and outs.pop().strip()
+
+
+def test_pddl_beyond_strips_is_one_line_naming_what_is_read():
+    from analogist.plan.pddl import PddlText
+
+    domain = (
+        "(define (domain d) (:requirements :strips :negative-preconditions) "
+        "(:predicates (p ?x) (q ?x)) (:action a :parameters (?x) "
+        ":precondition (and (not (p ?x))) :effect (and (q ?x))))"
+    )
+    problem = "(define (problem t) (:domain d) (:objects o) (:init (p o)) (:goal (and (q o))))"
+    with pytest.raises(PlanningError, match="STRIPS PDDL with :typing"):
+        from_pddl(PddlText(domain, problem))

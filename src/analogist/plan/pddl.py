@@ -16,6 +16,7 @@ from typing import Any
 from pyperplan import grounding
 from pyperplan.pddl.errors import ParseError
 from pyperplan.pddl.parser import Parser
+from pyperplan.pddl.tree_visitor import SemanticError
 from pyperplan.task import Task
 
 from analogist.errors import AnalogistError
@@ -98,10 +99,19 @@ def _parse(text: PddlText):  # -> pyperplan Problem (untyped library)
         domain = parser.parse_domain(read_from_file=False)
         parser.probInput = text.problem
         return parser.parse_problem(domain, read_from_file=False)
-    except (ParseError, SyntaxError, ValueError, KeyError, AttributeError, StopIteration) as e:
+    except (
+        ParseError,
+        SemanticError,
+        SyntaxError,
+        ValueError,
+        KeyError,
+        AttributeError,
+        StopIteration,
+    ) as e:
         raise PlanningError(
-            f"the PDDL could not be parsed ({type(e).__name__}: {e}); "
-            "check the domain and problem files"
+            f"the PDDL could not be parsed ({type(e).__name__}: {e}); analogist plan reads "
+            "STRIPS PDDL with :typing (no negative preconditions, disjunctions, quantifiers or "
+            "conditional effects)"
         ) from None
 
 
