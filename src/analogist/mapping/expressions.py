@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from analogist.signature.description import Arg, Description, Expr
+from analogist.signature.description import Arg, Description, Expr, new_expr
 
 KIND_CODES = {"relation": 0, "function": 1, "attribute": 2, "logical": 3}
 FUNCTION: Final = 1  # KIND_CODES["function"]
@@ -226,7 +226,7 @@ def _build(d: Description) -> DescriptionIndex:
             expr = items[j]  # type: ignore[assignment]
             rebuilt = tuple([canonical[a] for a in args[j]])
             if rebuilt != expr.args:
-                canonical[j] = Expr(expr.functor, rebuilt)
+                canonical[j] = new_expr(expr.functor, rebuilt)
     is_entity = [True] * n_entities
     is_entity += [False] * (n - n_entities)
     return DescriptionIndex(d.name, items, exprs, expr_nodes, is_entity, functor, kind, comm,

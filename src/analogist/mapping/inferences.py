@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from analogist.mapping.expressions import DescriptionIndex
 from analogist.mapping.params import SMEParams
-from analogist.signature.description import Arg, Expr, Skolem
+from analogist.signature.description import Arg, Expr, Skolem, new_expr
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,5 +128,5 @@ def _construct(node: int, proj: Projection, skolems: dict[int, Skolem]) -> Arg:
             skolems[node] = Skolem(src.items[node])  # type: ignore[arg-type]
         return skolems[node]
     functor = src.functor[node]
-    args = tuple(_construct(a, proj, skolems) for a in src.args[node])
-    return Expr(proj.functor_map.get(functor, functor), args)
+    args = tuple([_construct(a, proj, skolems) for a in src.args[node]])
+    return new_expr(proj.functor_map.get(functor, functor), args)

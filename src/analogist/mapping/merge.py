@@ -80,6 +80,8 @@ def careful_sort(items: list[PMap]) -> list[PMap]:
     """SME's ``careful-candidate-sort``: each item merged in turn into a list sorted by
     descending score, before its equals; that is a stable sort of the reversed list."""
     # (a stable sort: ``reverse`` keeps equal items in their order)
+    if len(items) < 2:
+        return items[::-1]
     return sorted(items[::-1], key=_score, reverse=True)  # noqa: C415 - reversal: tie order
 
 

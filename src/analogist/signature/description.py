@@ -180,11 +180,17 @@ def _parse(obj: Any, known: dict[_Key, Expr]) -> Expr:
     found = known.get(key)
     if found is not None:
         return found
+    e = known[key] = new_expr(key[0], key[1])
+    return e
+
+
+def new_expr(functor: str, args: tuple[Arg, ...]) -> Expr:
+    """``Expr(functor, args)``, built without the dataclass ``__init__`` and
+    ``__post_init__`` frames (for the parser and the structure mapper's inferences)."""
     e = _new(Expr)
-    _set(e, "functor", key[0])
-    _set(e, "args", key[1])
-    _set(e, "_hash", hash(key))
-    known[key] = e
+    _set(e, "functor", functor)
+    _set(e, "args", args)
+    _set(e, "_hash", hash((functor, args)))
     return e
 
 
