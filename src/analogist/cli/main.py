@@ -23,6 +23,7 @@ from analogist.cli import (
 )
 from analogist.cli.common import handle_errors
 from analogist.config import DEFAULT_DB, config_path, configured_db, setting
+from analogist.mapping.compiled import status as mapping_core
 
 
 class DbOption(click.Option):
@@ -39,7 +40,8 @@ class DbOption(click.Option):
 @click.option("--embedder", metavar="NAME",
               help="hashing[:DIM] | minilm | openai:MODEL (else ANALOGIST_EMBEDDER, else config, "
                    "else MiniLM where installed, else hashing with a note).")
-@click.version_option(__version__, prog_name="analogist")
+@click.version_option(__version__, prog_name="analogist", message=(
+    "%(prog)s, version %(version)s\n" + mapping_core().describe().replace("%", "%%")))
 @click.pass_context
 @handle_errors
 def cli(ctx: click.Context, db: str | None, embedder: str | None) -> None:
