@@ -1,7 +1,18 @@
 """analogist: structural signatures, labelled retrieval channels, structure mapping with a
 causal transfer gate, and PARB, the benchmark that decides what stays.
 
-The names below are the public API; everything else is implementation detail.
+The names below are the public API (``__all__``): the memory and the analogy loop, the
+signature types, the run record, the errors, and the benchmark's entry points. Everything else
+lives in its subpackage, each listing its own public names: :mod:`analogist.signature`,
+:mod:`analogist.store` (the store interface and its SQLite backend), :mod:`analogist.models`,
+:mod:`analogist.encode`, :mod:`analogist.retrieve` (channels, :class:`Pool`),
+:mod:`analogist.mapping` (SME), :mod:`analogist.verify` (checks, gate, critic, assessment),
+:mod:`analogist.reason` (the loop, triggers, the run record), :mod:`analogist.learn`,
+:mod:`analogist.plan`, :mod:`analogist.bench` (PARB).
+
+>>> import analogist
+>>> analogist.parse_term("diverges_from(DER, SRC)").canonical()
+'diverges_from(DER,SRC)'
 """
 
 from analogist.episode import Episode, parse_episode
@@ -23,8 +34,6 @@ from analogist.signature import (
     parse_signature,
     parse_term,
 )
-from analogist.signature.describe import describe
-from analogist.signature.description import Description, load_description, load_predicates
 from analogist.store import Store
 
 __version__ = "0.1.0"
@@ -37,24 +46,15 @@ def __getattr__(name: str):
         "Analogizer": ("analogist.reason.analogizer", "Analogizer"),
         "AnalogizerConfig": ("analogist.reason.analogizer", "AnalogizerConfig"),
         "AnalogyRun": ("analogist.reason.run", "AnalogyRun"),
-        "Signals": ("analogist.reason.triggers", "Signals"),
+        "Assessment": ("analogist.verify.assessment", "Assessment"),
         "Trigger": ("analogist.reason.triggers", "Trigger"),
-        "TriggerPolicy": ("analogist.reason.triggers", "TriggerPolicy"),
-        "CausalGate": ("analogist.verify.gate", "CausalGate"),
-        "match": ("analogist.mapping", "match"),
-        "SMEParams": ("analogist.mapping", "SMEParams"),
-        "map_signatures": ("analogist.verify.roles", "map_signatures"),
-        "run_checks": ("analogist.verify.checks", "run_checks"),
-        "live_use": ("analogist.reason.live", "live_use"),
+        "Pool": ("analogist.retrieve.pool", "Pool"),
         "open_llm": ("analogist.models.registry", "open_llm"),
-        "get_embedder": ("analogist.models.embedders", "get_embedder"),
-        "ModelEncoder": ("analogist.encode", "ModelEncoder"),
         "generate_bench": ("analogist.bench", "generate_bench"),
         "load_bench": ("analogist.bench", "load_bench"),
         "run_bench": ("analogist.bench.runner", "run_bench"),
         "RunConfig": ("analogist.bench.runner", "RunConfig"),
-        "report": ("analogist.bench.report", "write_report"),
-        "aggregate": ("analogist.bench.results", "aggregate"),
+        "write_report": ("analogist.bench.report", "write_report"),
     }
     if name in lazy:
         import importlib
@@ -65,12 +65,16 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "AnalogistError", "Analogizer", "AnalogizerConfig", "AnalogyRun", "BenchError", "CausalGate",
-    "ConfigError", "Description", "Episode", "MappingError", "Memory", "ModelEncoder",
-    "ModelError", "RunConfig", "SMEParams", "Signals", "Signature", "SignatureError", "Store",
-    "StoreError", "Term", "Trigger", "TriggerPolicy", "Vocabulary", "VocabularyError",
-    "__version__", "aggregate", "default_vocabulary", "describe", "generate_bench", "get_embedder",
-    "live_use", "load_bench", "load_description", "load_predicates", "map_signatures", "match",
-    "open_llm", "parse_episode", "parse_signature", "parse_term", "report", "run_bench",
-    "run_checks",
+    # memory and the analogy loop
+    "Memory", "Analogizer", "AnalogizerConfig", "Trigger", "AnalogyRun", "Assessment", "Pool",
+    "Store", "open_llm",
+    # episodes and signatures
+    "Episode", "Signature", "Term", "Vocabulary", "default_vocabulary", "parse_episode",
+    "parse_signature", "parse_term",
+    # errors
+    "AnalogistError", "BenchError", "ConfigError", "MappingError", "ModelError",
+    "SignatureError", "StoreError", "VocabularyError",
+    # the benchmark
+    "generate_bench", "load_bench", "run_bench", "RunConfig", "write_report",
+    "__version__",
 ]

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from analogist.episode import Episode, parse_episode
 from analogist.errors import AnalogistError, ConfigError
@@ -39,6 +39,12 @@ from analogist.signature.limits import load_json
 from analogist.signature.model import Signature, parse_signature
 from analogist.store import AddReport as StoreAddReport
 from analogist.store import Derived, Store
+from analogist.verify.predict import CheckFn
+
+if TYPE_CHECKING:
+    from analogist.reason.analogizer import AnalogizerConfig
+    from analogist.reason.run import AnalogyRun
+    from analogist.reason.triggers import Trigger
 
 _WRITE_CHUNK = 256
 Item = Episode | Mapping[str, Any] | str
@@ -211,6 +217,54 @@ class Memory:
         schema = parse_schema(raw, members, self.store.vocabulary, **counts)
         self.store.put_schema(schema.schema_id, schema.to_json(), schema.members, **counts)
         return schema
+
+    def analogize(
+        self,
+        target: str | Signature | Mapping[str, Any],
+        *,
+        config: AnalogizerConfig | None = None,
+        trigger: Trigger | None = None,
+        llm: Any = None,
+        check: CheckFn | None = None,
+        log: bool = True,
+    ) -> AnalogyRun:
+        """Run the analogy loop on ``target`` and log the run (spec §1; see
+        :class:`~analogist.reason.analogizer.Analogizer`).
+
+        Args:
+            target: a stored episode id (its signature; the episode itself is not a source),
+                a :class:`Signature`, signature JSON, or plain text when the memory has an
+                ``encoder``.
+            config: the pipeline settings (default: every channel, gate, engine critic,
+                prediction).
+            trigger: why the run fired (default: an explicit tier-1 request).
+            llm: the model a model critic or re-representation needs.
+            check: the hook that tests the prediction (default: none; it stays unchecked).
+            log: write the run to the analogy log.
+
+        Returns:
+            The run: its pool, mapping, :class:`~analogist.verify.assessment.Assessment`,
+            transferred elements and cost.
+        """
+        from analogist.reason.analogizer import MANUAL, Analogizer, AnalogizerConfig
+
+        sig, exclude = self._analogy_target(target)
+        analogizer = Analogizer(self, config or AnalogizerConfig(), llm=llm, check=check, log=log)
+        return analogizer.run(sig, trigger=trigger or MANUAL, exclude=exclude)
+
+    def _analogy_target(self, target: str | Signature | Mapping[str, Any]
+                        ) -> tuple[Signature, list[str]]:
+        if isinstance(target, Signature):
+            return target, []
+        if not isinstance(target, str):
+            return parse_signature(dict(target), self.store.vocabulary), []
+        if self.store.has_episode(target):
+            return self.store.get_signature(target), [target]
+        if self.encoder is None:
+            raise AnalogistError(
+                f"{target[:40]!r} is not a stored episode id, and text needs an encoder: open "
+                "the memory with encoder=, or pass a Signature or signature JSON")
+        return self.encoder(target), []
 
     def consolidate(self, **options: Any) -> Any:
         """Learn from the verified analogies logged since the last run: induce schemas, update

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from analogist.errors import AnalogistError
 from analogist.memory import Memory
 from analogist.models.logged import LoggedLLM
 from analogist.models.scripted import ScriptedLLM
@@ -148,3 +149,18 @@ def test_every_analogy_log_field_is_filled_when_nothing_transfers(memory, vocab)
                        "outcome_delta", "token_cost")
         assert all(row[f] is not None for f in spec_fields), dict(row)
         assert "not run" in row["critic_verdict"]
+
+
+def test_memory_analogize_takes_an_id_a_signature_or_json_and_logs_the_run(memory, spec_example, vocab):
+    by_json = memory.analogize(spec_example)
+    by_sig = memory.analogize(parse_signature(spec_example, vocab), log=False)
+    assert by_json.source == by_sig.source == "ep_fin"
+    assert by_json.record is not None and by_json.record.transferred
+    assert memory.store.get_run(by_json.run_id)["source"] == "ep_fin"
+    own = memory.analogize("ep_fin")  # a stored episode is never its own source
+    assert own.source != "ep_fin" and "ep_fin" not in {c.episode_id for c in own.candidates}
+
+
+def test_memory_analogize_refuses_text_without_an_encoder(memory):
+    with pytest.raises(AnalogistError, match="needs an encoder"):
+        memory.analogize("the cache said healthy while the sensor was down")

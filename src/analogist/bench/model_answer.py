@@ -35,9 +35,9 @@ from analogist.bench.answer import Answer, shuffled
 from analogist.bench.arms import STRUCTURAL, Arm, ArmSettings, get_arm
 from analogist.bench.engine_answer import EngineAnswerer, Probe
 from analogist.errors import CacheMissError, ModelError
-from analogist.verify.roles import map_signatures
 from analogist.models.llm import parse_json_text
 from analogist.signature import Signature, default_vocabulary, parse_signature
+from analogist.verify.roles import map_signatures
 
 
 @dataclass(frozen=True)

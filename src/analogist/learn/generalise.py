@@ -27,10 +27,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from analogist.learn.facts import KINDS, Fact, signature_facts, structure_json
-from analogist.verify.roles import map_signatures
 from analogist.retrieve.schemas import Schema, parse_schema
 from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary
+from analogist.verify.roles import map_signatures
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,8 @@ def map_episodes(memory: Memory, base: str, target: str) -> dict:
     """Map two stored episodes: the role mapping with its §8.2 checks (what the analogizer
     uses) and the Structure-Mapping Engine's interpretations (what ``analogist map`` prints)."""
     from analogist.mapping import match, to_fixture_json
-    from analogist.verify.roles import map_signatures
     from analogist.signature.describe import describe
+    from analogist.verify.roles import map_signatures
 
     store = memory.store
     b, t = store.get_signature(base), store.get_signature(target)

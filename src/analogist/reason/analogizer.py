@@ -21,7 +21,6 @@ from typing import Any
 
 from analogist.errors import AnalogistError, StoreError
 from analogist.mapping.params import SMEParams
-from analogist.verify.roles import RoleMapping, map_signatures
 from analogist.reason.blend import Blend, BlendPolicy, blend_stage, is_blend, novelty, parsimonious
 from analogist.reason.rerep import re_represent
 from analogist.reason.run import AnalogyRun, Cost, MappingRecord, new_run_id
@@ -34,6 +33,7 @@ from analogist.verify.critic import Critic, CriticVerdict, EngineCritic
 from analogist.verify.gate import CausalGate, TransferDecision
 from analogist.verify.inference import candidate_inferences
 from analogist.verify.predict import CheckFn, CheckResult, Prediction, make_prediction, no_check
+from analogist.verify.roles import RoleMapping, map_signatures
 
 SELECT = ("mapping", "structural_rank", "semantic_rank", "union_rank")
 TIER0_CHANNELS = ("S0", "S1")

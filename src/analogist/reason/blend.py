@@ -31,11 +31,11 @@ from typing import Any
 
 from analogist.errors import SignatureError
 from analogist.mapping.params import SMEParams
-from analogist.verify.roles import RoleMapping, map_signatures
 from analogist.retrieve.pool import Candidate
 from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary
 from analogist.verify.align import Fact
+from analogist.verify.roles import RoleMapping, map_signatures
 
 BLD = "BLD"
 DEFAULT_PARAMS = SMEParams()

@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from analogist.verify.roles import RoleMapping
 from analogist.reason.triggers import Trigger
 from analogist.retrieve.pool import Candidate
 from analogist.verify.assessment import Assessment
 from analogist.verify.critic import CriticVerdict
+from analogist.verify.roles import RoleMapping
 
 RUN_SCHEMA_VERSION = 2
 
