@@ -26,8 +26,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 class Embedder(Protocol):
     """Anything with a name, a dimension and a batched ``embed``."""
 
-    name: str
-    dim: int
+    @property
+    def name(self) -> str: ...
+    @property
+    def dim(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return an (n, dim) float32 array of L2-normalised rows (zero rows for empty text)."""

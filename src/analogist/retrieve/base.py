@@ -97,8 +97,10 @@ class Channel(Protocol):
             when its L0 text is enough.
     """
 
-    name: str
-    needs: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def needs(self) -> str: ...
 
     def search(self, target: Target, k: int, exclude: frozenset[str]) -> list[Hit]:
         """Up to ``k`` hits, best first, none of them in ``exclude``.
