@@ -160,7 +160,9 @@ def test_parsimony_keeps_stored_sources_that_map_as_well(memory, target):
     stored = map_signatures(front, target, vocab)[0]
     twin = map_signatures(front.with_episode_id("bld:x:y"), target, vocab)[0]
     assert parsimonious([stored, twin], 0.05) == [stored]
-    assert parsimonious([twin], 0.05) == [twin]  # nothing stored accepted: a blend may stand
+    assert parsimonious([twin], 0.05) == [twin]  # nothing stored mapped: a blend may stand
+    # a stored source the critic rejected still sets the bar a blend must clear
+    assert parsimonious([twin], 0.05, mapped=[stored, twin]) == []
 
 
 PROPOSALS = {"proposals": [{"case": "A dashboard drifted from its sensor feed", "domain": "ops",

@@ -168,7 +168,7 @@ def blending_section(doc: dict | None) -> str:
     parts = [f'<section id="blending"><h2>Blending (arm E+Bld, H6)</h2><p>{esc(_intro(doc))} '
              "E+Bld is E plus generated blends of pairs of pool sources, each mapped, gated, "
              "criticised and checked like a retrieved source; a blend is chosen only when it "
-             "maps better than every accepted stored source. Intervals: BCa bootstrap over "
+             "maps better than every stored source mapped. Intervals: BCa bootstrap over "
              "items; differences paired on the same items.</p>"
              f"<p><b>H6: {esc(h6['status'])}</b> — {esc(h6['reason'])}</p>"]
     head = "".join(f"<th>{esc(h)}</th>" for h in HEAD)

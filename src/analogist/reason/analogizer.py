@@ -209,7 +209,7 @@ class Analogizer:
         verdicts = self._screen(mappings, by_id, target)
         eligible = [m for m in mappings if m.source_id not in verdicts or verdicts[m.source_id].accepted]
         if self.config.blend is not None:  # a blend never displaces a stored source as good
-            eligible = parsimonious(eligible, self.config.blend.margin)
+            eligible = parsimonious(eligible, self.config.blend.margin, mappings)
         chosen = self._choose(eligible, [s.episode_id for s in ordered])
         draft.attempts.append({
             "note": note, "target_writer": target.writer_model,

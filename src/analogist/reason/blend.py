@@ -18,8 +18,9 @@ it is judged afterwards like any retrieved source. Blends are proposals, not obs
 - the analogizer maps them beside the retrieved sources and runs the same §8.2 checks, causal
   gate, critic and prediction check on them; nothing reaches a transfer by another path;
 - parsimony: a blend may be chosen only when it maps better (by :attr:`BlendPolicy.margin`)
-  than every stored source the critic accepted, so a generated source never displaces an
-  observed one that does as well. A chosen blend that passes the critic and its check is
+  than every stored source mapped (the critic's rejects included), so a generated source never
+  displaces an observed one that does as well, nor slips past a verdict on one that maps
+  better. A chosen blend that passes the critic and its check is
   recorded "verified novel", with the best single stored mapping it beat.
 """
 
@@ -50,8 +51,8 @@ class BlendPolicy:
     Attributes:
         inputs: how many of the pool's first sources (in mapping order) are blended pairwise.
         min_generic: shared facts (generic space) two inputs need before they are blended.
-        margin: how much higher a blend's structural score must be than the best accepted
-            stored source's for the blend to be chosen (parsimony).
+        margin: how much higher a blend's structural score must be than every stored
+            source's mapped (accepted or not) for the blend to be chosen (parsimony).
         model: cross-domain sources to ask the model for when the analogizer has one (0: none).
     """
 
@@ -260,9 +261,14 @@ def blend_stage(target: Signature, sources: Sequence[Signature], vocab: Vocabula
     return BlendStage(tuple(blends), tuple(mappings), note)
 
 
-def parsimonious(mappings: Sequence[RoleMapping], margin: float) -> list[RoleMapping]:
-    """``mappings`` without the blends that do not beat every stored source by ``margin``."""
-    stored = [m.score for m in mappings if not is_blend(m.source_id)]
+def parsimonious(mappings: Sequence[RoleMapping], margin: float,
+                 mapped: Sequence[RoleMapping] | None = None) -> list[RoleMapping]:
+    """``mappings`` without the blends that do not beat every stored source in ``mapped``
+    (default: ``mappings``) by ``margin``. Pass every mapping tried, the critic's rejects
+    included: a blend that maps worse than a rejected stored source has not found better
+    structure, only a way around the verdict on it."""
+    stored = [m.score for m in (mappings if mapped is None else mapped)
+              if not is_blend(m.source_id)]
     best = max(stored, default=None)
     return [m for m in mappings
             if not is_blend(m.source_id) or best is None or m.score >= best + margin]
