@@ -1,4 +1,4 @@
-"""Exact dense-vector search over float32 rows (channels S2.L2, S2.L3 and M.emb).
+"""Dense-vector search over float32 rows (channels S2.L2, S2.L3 and M.emb), exact or via HNSW.
 
 Vectors are unit length, so cosine similarity is one matrix-vector product per block of rows;
 at 100k x 384 a query is a ~40 MFLOP product plus an O(n) partial selection.
@@ -10,95 +10,131 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from analogist.retrieve.ann import Hnsw
+from analogist.retrieve.frozen import IdTable
+
 
 def top_indices(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the ``k`` largest scores, best first (stable for ties: lower index first)."""
     n = len(scores)
     if k <= 0 or n == 0:
         return np.zeros(0, dtype=np.int64)
-    if k < n:
-        part = np.argpartition(-scores, k - 1)[:k]
-    else:
-        part = np.arange(n)
+    part = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
     return part[np.lexsort((part, -scores[part]))]
 
 
 class VectorIndex:
     """Episode ids and their vectors for one (level, embedder) pair.
 
-    Rows live in fixed-size float32 blocks, so growing never copies the corpus and never
-    over-allocates by more than one block (at 1M x 384 the index is 1.5 GB, not a doubled
-    buffer's 3 GB peak).
+    Rows are a base matrix (memory-mapped copy-on-write when opened from a persisted snapshot,
+    see :mod:`analogist.retrieve.persist`) followed by fixed-size float32 blocks for rows added
+    since, so growing never copies the corpus and never over-allocates by more than one block.
+    With an HNSW graph over the base (:class:`~analogist.retrieve.ann.Hnsw`) a search asks the
+    graph for candidates, scans the tail exactly and re-scores everything exactly; ``exact=True``
+    (or no graph) scans every row.
 
     Args:
         dim: vector dimension (fixed by the embedder).
-        block: rows per block.
+        block: rows per tail block.
+        base: rows already persisted (n0, dim).
+        ids: the ids of the base rows (an :class:`IdTable`).
+        ann: an HNSW graph over the base rows, or None.
     """
 
-    def __init__(self, dim: int, block: int = 32768):
+    def __init__(self, dim: int, block: int = 32768, base: np.ndarray | None = None,
+                 ids: IdTable | None = None, ann: Hnsw | None = None):
         self.dim = dim
         self.block = block
-        self.ids: list[str] = []
-        self.position: dict[str, int] = {}
+        self.base = base if base is not None else np.zeros((0, dim), dtype=np.float32)
+        self.ids = ids if ids is not None else IdTable()
+        self.ann = ann
+        self.exact = False
+        self.replaced: set[int] = set()
         self._blocks: list[np.ndarray] = []
 
     def __len__(self) -> int:
         return len(self.ids)
 
     @property
+    def mode(self) -> str:
+        """How a search runs: ``hnsw`` (approximate candidates, exact scores) or ``exact``."""
+        return "hnsw" if self.ann is not None and not self.exact else "exact"
+
+    @property
     def matrix(self) -> np.ndarray:
-        """All rows as one (n, dim) array (a copy; for inspection and tests)."""
-        if not self.ids:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.concatenate(self._blocks)[: len(self.ids)]
+        """All rows as one (n, dim) array (a copy; for snapshots and tests)."""
+        tail = len(self.ids) - len(self.base)
+        parts = [np.asarray(self.base)] + self._blocks
+        return np.concatenate(parts)[: len(self.base) + tail] if tail or len(self.base) else \
+            np.zeros((0, self.dim), dtype=np.float32)
 
     def _row(self, i: int) -> tuple[np.ndarray, int]:
-        return self._blocks[i // self.block], i % self.block
+        n0 = len(self.base)
+        if i < n0:
+            return self.base, i
+        return self._blocks[(i - n0) // self.block], (i - n0) % self.block
 
     def add(self, ids: Sequence[str], vectors: np.ndarray) -> None:
         """Append rows; an id already present has its row replaced."""
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim)
-        known = [i for i, eid in enumerate(ids) if eid in self.position]
-        for i in known:
-            blk, r = self._row(self.position[ids[i]])
+        fresh = []
+        for i, eid in enumerate(ids):
+            at = self.ids.get(eid)
+            if at is None:
+                fresh.append(i)
+                continue
+            blk, r = self._row(at)
             blk[r] = vectors[i]
-        fresh = np.delete(np.arange(len(ids)), known) if known else np.arange(len(ids))
-        done = 0
-        while done < len(fresh):
-            at = len(self.ids)
+            if at < len(self.base):
+                self.replaced.add(at)
+        n0 = len(self.base)
+        for i in fresh:
+            at = len(self.ids) - n0
             if at // self.block == len(self._blocks):
                 self._blocks.append(np.zeros((self.block, self.dim), dtype=np.float32))
-            blk, r = self._row(at)
-            take = fresh[done:done + self.block - r]
-            blk[r:r + len(take)] = vectors[take]
-            for i in take:
-                self.position[ids[i]] = len(self.ids)
-                self.ids.append(ids[i])
-            done += len(take)
+            self._blocks[at // self.block][at % self.block] = vectors[i]
+            self.ids.append(ids[i])
 
     def add_chunks(self, chunks: Iterable[tuple[list[str], np.ndarray]]) -> None:
         """Append many (ids, matrix) chunks, e.g. streamed from the store."""
         for ids, mat in chunks:
             self.add(ids, mat)
 
-    def scores(self, query: np.ndarray) -> np.ndarray:
-        """Cosine of ``query`` with every stored row, in insertion order."""
-        q = np.asarray(query, dtype=np.float32).reshape(self.dim)
-        n, out = len(self.ids), []
+    def _tail_scores(self, q: np.ndarray) -> np.ndarray:
+        n, out = len(self.ids) - len(self.base), []
         for b, blk in enumerate(self._blocks):
             rows = min(self.block, n - b * self.block)
             out.append(blk[:rows] @ q)
         return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """Cosine of ``query`` with every stored row, in insertion order (exact)."""
+        q = np.asarray(query, dtype=np.float32).reshape(self.dim)
+        return np.concatenate([np.asarray(self.base @ q, dtype=np.float32), self._tail_scores(q)])
+
     def search(
         self, query: np.ndarray, k: int, exclude: frozenset[str] = frozenset()
     ) -> list[tuple[str, float]]:
         """The ``k`` most similar ids (cosine), best first, skipping ``exclude``."""
-        if not self.ids:
+        if not len(self.ids):
             return []
-        scores = self.scores(query)
-        banned = [self.position[e] for e in exclude if e in self.position]
+        banned = self.ids.positions(exclude)
+        if self.mode == "exact":
+            scores = self.scores(query)
+            if banned:
+                scores[banned] = -np.inf
+            top = top_indices(scores, min(k, len(self.ids) - len(banned)))
+            return [(self.ids[i], float(scores[i])) for i in top]
+        q = np.asarray(query, dtype=np.float32).reshape(self.dim)
+        n0 = len(self.base)
+        assert self.ann is not None
+        base_part = np.union1d(self.ann.candidates(q, k + len(banned)),
+                               np.fromiter(self.replaced, np.int64, len(self.replaced)))
+        scores = np.concatenate([np.asarray(self.base[base_part] @ q, np.float32),
+                                 self._tail_scores(q)])
+        cand = np.concatenate([base_part, np.arange(n0, len(self.ids), dtype=np.int64)])
         if banned:
-            scores[banned] = -np.inf
-        top = top_indices(scores, min(k, len(self.ids) - len(banned)))
-        return [(self.ids[i], float(scores[i])) for i in top]
+            keep = ~np.isin(cand, banned)
+            cand, scores = cand[keep], scores[keep]
+        top = top_indices(scores, k)
+        return [(self.ids[int(cand[i])], float(scores[i])) for i in top]

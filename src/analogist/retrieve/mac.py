@@ -33,6 +33,7 @@ import numpy as np
 
 from analogist.retrieve.base import ChannelUnavailable, Hit, Target, ranked
 from analogist.retrieve.dense import top_indices
+from analogist.retrieve.frozen import IdTable, LayeredPostings
 from analogist.retrieve.postings import Postings
 from analogist.signature.fingerprint import SignatureGraph, Structure, signature_graph
 
@@ -85,20 +86,21 @@ def mac_features(s: Structure, commutative: frozenset[str] = frozenset()) -> Cou
 
 
 class MacIndex:
-    """Episode ids and their MAC vectors in an inverted index."""
+    """Episode ids and their MAC vectors in an inverted index (possibly a frozen base plus a
+    tail, see :mod:`analogist.retrieve.frozen`)."""
 
-    def __init__(self) -> None:
-        self.postings = Postings()
-        self.ids: list[str] = []
-        self.position: dict[str, int] = {}
+    def __init__(self, postings: LayeredPostings | Postings | None = None,
+                 ids: IdTable | None = None) -> None:
+        self.postings = postings if postings is not None else Postings()
+        self.ids = ids if ids is not None else IdTable()
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def add(self, episode_id: str, features: Counter) -> None:
-        if episode_id in self.position:
+        if episode_id in self.ids:
             raise ValueError(f"episode {episode_id} is already in the MAC index; rebuild it instead")
-        self.position[episode_id] = self.postings.add(features)
+        self.postings.add(features)
         self.ids.append(episode_id)
 
     def cosine(self, query: Counter) -> np.ndarray:
@@ -134,7 +136,7 @@ class MacChannel:
             raise ChannelUnavailable("no signed episodes are stored yet")
         query = mac_features(target.signature, self.source.commutative)
         scores = index.cosine(query)
-        banned = [index.position[e] for e in exclude if e in index.position]
+        banned = index.ids.positions(exclude)
         scores[banned] = -1.0
         best = float(scores.max())
         if best <= 0:

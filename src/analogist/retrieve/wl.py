@@ -27,6 +27,7 @@ import numpy as np
 
 from analogist.retrieve.base import ChannelUnavailable, Hit, Target, ranked
 from analogist.retrieve.dense import top_indices
+from analogist.retrieve.frozen import IdTable, LayeredPostings, key64
 from analogist.retrieve.postings import Postings
 from analogist.signature.fingerprint import near_features
 
@@ -35,25 +36,43 @@ if TYPE_CHECKING:
 
 
 class FingerprintIndex:
-    """WL hash -> episode ids, plus an inverted index over near-match features."""
+    """WL hash -> episode ids, plus an inverted index over near-match features.
 
-    def __init__(self, version: str):
+    Every part may be a frozen (memory-mapped) base with an in-memory tail
+    (:mod:`analogist.retrieve.frozen`): ``hash_keys``/``hash_docs`` are the base's WL-hash keys,
+    sorted, and their document numbers; ``by_hash`` maps a WL hash to the tail's documents.
+    """
+
+    def __init__(self, version: str, postings: LayeredPostings | Postings | None = None,
+                 ids: IdTable | None = None, hash_keys: np.ndarray | None = None,
+                 hash_docs: np.ndarray | None = None):
         self.version = version
-        self.by_hash: dict[str, list[str]] = {}
-        self.postings = Postings()
-        self.ids: list[str] = []
-        self.position: dict[str, int] = {}
+        self.postings = postings if postings is not None else Postings()
+        self.ids = ids if ids is not None else IdTable()
+        self.hash_keys = hash_keys if hash_keys is not None else np.zeros(0, np.uint64)
+        self.hash_docs = hash_docs if hash_docs is not None else np.zeros(0, np.int32)
+        self.by_hash: dict[str, list[int]] = {}
+        self.tail_hashes: list[str] = []
         self.stale = 0
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def add(self, episode_id: str, wl_hash: str, features: Mapping[str, int]) -> None:
-        if episode_id in self.position:
+        if episode_id in self.ids:
             raise ValueError(f"episode {episode_id} is already fingerprinted; rebuild the index")
-        self.by_hash.setdefault(wl_hash, []).append(episode_id)
-        self.position[episode_id] = self.postings.add(near_features(features))
+        doc = self.postings.add(near_features(features))
         self.ids.append(episode_id)
+        self.by_hash.setdefault(wl_hash, []).append(doc)
+        self.tail_hashes.append(wl_hash)
+
+    def exact(self, wl_hash: str) -> list[str]:
+        """Ids with exactly this WL hash, in the order they were added."""
+        k = np.uint64(key64(wl_hash))
+        a = int(np.searchsorted(self.hash_keys, k))
+        b = int(np.searchsorted(self.hash_keys, k, side="right"))
+        docs = [int(d) for d in self.hash_docs[a:b]] + self.by_hash.get(wl_hash, [])
+        return [self.ids[d] for d in docs]
 
     def near(
         self, features: Mapping[str, int], threshold: float, max_df: int | None
@@ -118,7 +137,7 @@ class FingerprintChannel:
             why = f" ({index.stale} stored under another WL version; run reindex)" if index.stale else ""
             raise ChannelUnavailable(f"no fingerprinted episodes are stored{why}")
         fp = self.source.fingerprint(target.signature)
-        same = index.by_hash.get(fp.wl_hash, ())
+        same = index.exact(fp.wl_hash)
         exact = list(islice((e for e in same if e not in exclude), k))
         found: list[tuple[str, float, dict]] = [(e, 1.0, {"match": "exact"}) for e in exact]
         if self.near and len(found) < k:
@@ -131,7 +150,7 @@ class FingerprintChannel:
         n = len(index)
         max_df = None if self.max_df_fraction is None else max(64, int(self.max_df_fraction * n))
         docs, jac = index.near(features, self.near_threshold, max_df)
-        banned = [index.position[e] for e in exclude if e in index.position]
+        banned = index.ids.positions(exclude)
         if banned and len(docs):
             keep = ~np.isin(docs, banned)
             docs, jac = docs[keep], jac[keep]

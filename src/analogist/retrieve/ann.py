@@ -1,0 +1,79 @@
+"""Approximate nearest-neighbour search for the dense channels: HNSW via ``usearch``.
+
+Exact cosine (one matrix-vector product over every row) costs O(n · dim) per query — ~100 ms at
+a million 384-d rows on one core. An HNSW graph (Malkov & Yashunin 2018) visits a few thousand
+rows instead. The graph is built when a snapshot is persisted (:mod:`analogist.retrieve.persist`)
+and opened memory-mapped (``view=True``), so opening costs nothing and RSS grows only with the
+pages a query touches. Candidates are re-scored exactly from the stored float32 rows, so the
+scores a channel reports are exact cosines; only *which* rows are found is approximate
+(recall@10 against exact search is measured by ``bench/retrieval.py``).
+
+``usearch`` is an optional dependency (``pip install analogist[scale]``); without it, or with
+``ANALOGIST_EXACT_VECTORS=1``, search is exact and says so through ``VectorIndex.mode``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+#: Graph parameters: M (connectivity), ef_construction, ef_search.
+CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 128, 96
+
+
+def available() -> str | None:
+    """None when HNSW search can be used, else why not (one line)."""
+    if os.environ.get("ANALOGIST_EXACT_VECTORS", "") not in ("", "0"):
+        return "ANALOGIST_EXACT_VECTORS is set"
+    try:
+        import usearch.index  # noqa: F401
+    except ImportError:
+        return "usearch is not installed (pip install 'analogist[scale]')"
+    return None
+
+
+class Hnsw:
+    """A usearch HNSW graph whose keys are document numbers (rows of a ``VectorIndex``)."""
+
+    def __init__(self, index: object, path: Path | None = None):
+        self.index = index
+        self.path = path
+
+    def __len__(self) -> int:
+        return len(self.index)  # type: ignore[arg-type]
+
+    @classmethod
+    def build(cls, matrix: np.ndarray, threads: int = 1) -> Hnsw:
+        """A graph over every row of ``matrix`` (unit rows; inner-product metric). One thread by
+        default, so the same rows give the same graph."""
+        from usearch.index import Index
+
+        idx = Index(ndim=matrix.shape[1], metric="ip", dtype="f16", connectivity=CONNECTIVITY,
+                    expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+        step = 65536
+        for a in range(0, len(matrix), step):
+            rows = np.ascontiguousarray(matrix[a:a + step], dtype=np.float32)
+            idx.add(np.arange(a, a + len(rows), dtype=np.uint64), rows, threads=threads)
+        return cls(idx)
+
+    def save(self, path: Path) -> None:
+        self.index.save(str(path))  # type: ignore[attr-defined]
+
+    @classmethod
+    def open(cls, path: Path) -> Hnsw:
+        from usearch.index import Index
+
+        idx = Index.restore(str(path), view=True)
+        if idx is None:
+            raise ValueError(f"{path} is not a usearch index")
+        idx.expansion_search = EXPANSION_SEARCH
+        return cls(idx, path)
+
+    def candidates(self, query: np.ndarray, k: int) -> np.ndarray:
+        """Document numbers of up to ``k`` approximate nearest rows."""
+        if len(self) == 0 or k <= 0:
+            return np.zeros(0, np.int64)
+        found = self.index.search(np.asarray(query, np.float32), min(k, len(self)))  # type: ignore[attr-defined]
+        return np.asarray(found.keys, dtype=np.int64)

@@ -1,0 +1,241 @@
+"""Read-only, memory-mappable forms of the S0/S1 indexes, with an appendable tail.
+
+A persisted index (:mod:`analogist.retrieve.persist`) must open without re-parsing a single
+signature or building a dictionary per feature, so everything is a flat numpy array:
+
+* :class:`FrozenPostings` — the CSC posting lists of :class:`~analogist.retrieve.postings.Postings`
+  with each feature named by a 64-bit hash (``key64``), sorted, so a query feature is found by
+  binary search (``np.searchsorted``) in a memory-mapped key array;
+* :class:`LayeredPostings` — a frozen base plus an ordinary in-memory ``Postings`` tail for the
+  documents added since the snapshot (same query API; tail documents are numbered after the
+  base's);
+* :class:`IdTable` — episode ids as a fixed-width byte array, looked up by hash, plus a tail.
+
+A 64-bit hash collision between two features would merge their columns; at 10^7 features the
+chance is ~10^-5, and it can only perturb a similarity score, never a stored episode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from hashlib import blake2b
+
+import numpy as np
+
+from analogist.retrieve.postings import Postings
+
+
+def key64(s: str) -> int:
+    """A stable 64-bit key for a feature or id (blake2b; the same in every process)."""
+    return int.from_bytes(blake2b(s.encode(), digest_size=8).digest(), "little")
+
+
+def keys64(strings: Iterable[str]) -> np.ndarray:
+    return np.fromiter((key64(s) for s in strings), dtype=np.uint64)
+
+
+class FrozenPostings:
+    """Posting lists as flat arrays: ``keys`` (sorted feature hashes), ``offsets`` (len+1),
+    ``docs`` (int32, increasing within a feature), ``weights`` (float32), ``sums``, ``norms``."""
+
+    def __init__(self, keys: np.ndarray, offsets: np.ndarray, docs: np.ndarray,
+                 weights: np.ndarray, sums: np.ndarray, norms: np.ndarray):
+        self.keys, self.offsets, self.docs, self.weights = keys, offsets, docs, weights
+        self.sums, self.norms = sums, norms
+
+    ARRAYS = ("keys", "offsets", "docs", "weights", "sums", "norms")
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.sums)
+
+    @classmethod
+    def empty(cls) -> FrozenPostings:
+        z = np.zeros(0, np.float32)
+        return cls(np.zeros(0, np.uint64), np.zeros(1, np.int64), np.zeros(0, np.int32), z, z, z)
+
+    def _slot(self, feature: str) -> int:
+        k = np.uint64(key64(feature))
+        i = int(np.searchsorted(self.keys, k))
+        return i if i < len(self.keys) and self.keys[i] == k else -1
+
+    def column(self, feature: str) -> tuple[np.ndarray, np.ndarray]:
+        i = self._slot(feature)
+        if i < 0:
+            return np.zeros(0, np.int32), np.zeros(0, np.float32)
+        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+        return self.docs[a:b], self.weights[a:b]
+
+    def df(self, feature: str) -> int:
+        i = self._slot(feature)
+        return 0 if i < 0 else int(self.offsets[i + 1] - self.offsets[i])
+
+    def accumulate(self, query: Mapping[str, float], how: str = "dot") -> np.ndarray:
+        acc = np.zeros(self.n_docs, dtype=np.float32)
+        for f, qw in query.items():
+            if not qw:
+                continue
+            d, w = self.column(f)
+            if len(d):
+                acc[d] += np.minimum(w, np.float32(qw)) if how == "min" else w * np.float32(qw)
+        return acc
+
+    def weights_of(self, feature: str, docs: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(docs), dtype=np.float32)
+        d, w = self.column(feature)
+        if len(docs) == 0 or len(d) == 0:
+            return out
+        pos = np.searchsorted(d, docs)
+        ok = pos < len(d)
+        ok[ok] = d[pos[ok]] == docs[ok]
+        out[ok] = w[pos[ok]]
+        return out
+
+    def triples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(key per entry, doc, weight) for every posting, in key-then-doc order."""
+        per = np.diff(self.offsets).astype(np.int64)
+        return np.repeat(self.keys, per), np.asarray(self.docs), np.asarray(self.weights)
+
+
+def postings_triples(p: Postings, doc_offset: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every entry of an in-memory ``Postings`` as (feature key, doc + offset, weight)."""
+    keys, docs, weights = [], [], []
+    for f, c in p.columns.items():
+        d, w = p._column(c)
+        keys.append(np.full(len(d), key64(f), dtype=np.uint64))
+        docs.append(d.astype(np.int32) + np.int32(doc_offset))
+        weights.append(w)
+    singles = [(f, p._single_entry(f)) for f in p._single]
+    if singles:
+        keys.append(keys64(f for f, _ in singles))
+        docs.append(np.array([e[0] for _, e in singles], np.int32) + np.int32(doc_offset))  # type: ignore[index]
+        weights.append(np.array([e[1] for _, e in singles], np.float32))  # type: ignore[index]
+    if not keys:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int32), np.zeros(0, np.float32)
+    return np.concatenate(keys), np.concatenate(docs), np.concatenate(weights)
+
+
+class LayeredPostings:
+    """A frozen base and an appendable in-memory tail, queried as one ``Postings``."""
+
+    def __init__(self, base: FrozenPostings | None = None, tail: Postings | None = None):
+        self.base = base or FrozenPostings.empty()
+        self.tail = tail or Postings()
+        self._sums: np.ndarray | None = None
+        self._norms: np.ndarray | None = None
+
+    @property
+    def n_docs(self) -> int:
+        return self.base.n_docs + self.tail.n_docs
+
+    @property
+    def sums(self) -> np.ndarray:
+        if self._sums is None or len(self._sums) != self.n_docs:
+            self._sums = np.concatenate([self.base.sums, self.tail.sums])
+        return self._sums
+
+    @property
+    def norms(self) -> np.ndarray:
+        if self._norms is None or len(self._norms) != self.n_docs:
+            self._norms = np.concatenate([self.base.norms, self.tail.norms])
+        return self._norms
+
+    def df(self, feature: str) -> int:
+        return self.base.df(feature) + self.tail.df(feature)
+
+    def add(self, features: Mapping[str, float]) -> int:
+        return self.base.n_docs + self.tail.add(features)
+
+    def accumulate(self, query: Mapping[str, float], how: str = "dot") -> np.ndarray:
+        if self.tail.n_docs == 0:
+            return self.base.accumulate(query, how)
+        return np.concatenate([self.base.accumulate(query, how), self.tail.accumulate(query, how)])
+
+    def weights_of(self, feature: str, docs: np.ndarray) -> np.ndarray:
+        docs = np.asarray(docs)
+        n = self.base.n_docs
+        out = np.zeros(len(docs), dtype=np.float32)
+        low = docs < n
+        out[low] = self.base.weights_of(feature, docs[low])
+        out[~low] = self.tail.weights_of(feature, docs[~low] - n)
+        return out
+
+    def freeze(self) -> FrozenPostings:
+        """Base and tail merged into one frozen index (for a new snapshot)."""
+        k1, d1, w1 = self.base.triples()
+        k2, d2, w2 = postings_triples(self.tail, self.base.n_docs)
+        keys, docs, weights = np.concatenate([k1, k2]), np.concatenate([d1, d2]), np.concatenate([w1, w2])
+        order = np.lexsort((docs, keys))
+        keys, docs, weights = keys[order], docs[order], weights[order]
+        uniq, starts = np.unique(keys, return_index=True)
+        offsets = np.append(starts, len(keys)).astype(np.int64)
+        return FrozenPostings(uniq, offsets, docs.astype(np.int32), weights.astype(np.float32),
+                              self.sums.astype(np.float32), self.norms.astype(np.float32))
+
+
+class IdTable:
+    """Episode ids by document number, and document number by id (hash lookup, then check).
+
+    Args:
+        base: fixed-width utf-8 ids (numpy ``S`` array, possibly memory-mapped).
+        order: document numbers sorted by the ids' ``key64`` (parallel to ``sorted_keys``).
+        sorted_keys: the ids' keys, sorted.
+    """
+
+    def __init__(self, base: np.ndarray | None = None, order: np.ndarray | None = None,
+                 sorted_keys: np.ndarray | None = None):
+        self.base = base if base is not None else np.zeros(0, dtype="S1")
+        self.order = order if order is not None else np.zeros(0, np.int32)
+        self.sorted_keys = sorted_keys if sorted_keys is not None else np.zeros(0, np.uint64)
+        self.tail: list[str] = []
+        self._tail_pos: dict[str, int] = {}
+
+    @classmethod
+    def build(cls, ids: list[str]) -> IdTable:
+        if not ids:
+            return cls()
+        keys = keys64(ids)
+        order = np.argsort(keys, kind="stable").astype(np.int32)
+        return cls(np.array([i.encode() for i in ids]), order, keys[order])
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.tail)
+
+    def __getitem__(self, i: int) -> str:
+        n = len(self.base)
+        return self.base[i].decode() if i < n else self.tail[i - n]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def get(self, eid: str) -> int | None:
+        """The document number of ``eid``, or None."""
+        hit = self._tail_pos.get(eid)
+        if hit is not None:
+            return hit
+        k = np.uint64(key64(eid))
+        i = int(np.searchsorted(self.sorted_keys, k))
+        raw = eid.encode()
+        while i < len(self.sorted_keys) and self.sorted_keys[i] == k:
+            doc = int(self.order[i])
+            if self.base[doc] == raw:
+                return doc
+            i += 1
+        return None
+
+    def __contains__(self, eid: object) -> bool:
+        return isinstance(eid, str) and self.get(eid) is not None
+
+    def positions(self, eids: Iterable[str]) -> list[int]:
+        """Document numbers of those ``eids`` that are present."""
+        return [p for p in (self.get(e) for e in eids) if p is not None]
+
+    def append(self, eid: str) -> int:
+        doc = len(self)
+        self.tail.append(eid)
+        self._tail_pos[eid] = doc
+        return doc
+
+    def merged(self) -> IdTable:
+        """Base and tail as one new table (for a new snapshot)."""
+        return IdTable.build(list(self))
