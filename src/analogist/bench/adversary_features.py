@@ -253,6 +253,24 @@ def episode_features(ep: Mapping[str, Any], target: Mapping[str, Any], item_eps:
     return f
 
 
+def given_pair_features(source: Mapping[str, Any], target: Mapping[str, Any]
+                        ) -> dict[str, float]:
+    """Surface of a given source and its target side by side (F5, F6): the target text's shape,
+    the source text's, and their differences, with the source's and target's sizes (facts,
+    roles, entities), so "the target reads shorter than the source" is learnable."""
+    sig = source.get("signature") or {}
+    src, tgt = _count_shape(source.get("text", "")), _count_shape(target.get("text", ""))
+    n_facts = len(sig.get("relations") or []) + len(sig.get("causal_chain") or [])
+    n_ents = len(target.get("entities") or {})
+    f = {f"s:pair_target_{k}": v for k, v in tgt.items()}
+    f.update({f"s:pair_source_{k}": v for k, v in src.items()})
+    f.update({f"s:pair_diff_{k}": src[k] - tgt[k] for k in src})
+    f.update({"s:pair_entities": n_ents, "s:pair_roles_minus_entities": len(sig.get("roles") or {}) - n_ents,
+              "s:pair_facts": n_facts, "s:pair_facts_minus_target_sents": n_facts - tgt["sents"],
+              "s:pair_jaccard": jaccard(source.get("text", ""), target.get("text", ""))})
+    return f
+
+
 def _string_set(st: Mapping[str, Any]) -> set[tuple[str, str]]:
     out = {(k, st[k]) for k in ("symptom", "invariant", "qualifier", "L1", "L2", "L3") if st[k]}
     return out | {("roles", r) for r in st["roles"]}
@@ -452,7 +470,7 @@ def _inference_row(inf: Mapping[str, Any], i: int, n: int, source: Mapping[str, 
          "s:kind_fix": float(kind == "fix"), "s:position": i / max(1, n - 1), "s:n_inferences": n,
          "s:n_args": len(ents), "s:claim_chars": len(str(claim)),
          "x:pred_in_source": float(any(t[0] in preds for t in terms)),
-         "s:names_in_text": float(np.mean([bool(x) and x.lower() in text for x in names] or [0]))}
+         "s:names_in_text": float(np.mean([bool(x) and x.lower() in text for x in names] or [False]))}
     for k in LINK_KINDS:
         f[f"s:link_{k}"] = float(link == k)
     f["t:claim_pattern_count"] = _lg(ctx.claims[_claim_pattern(inf)])
@@ -486,7 +504,8 @@ def build_examples(benches: Sequence[Sequence[Item]], tasks: Sequence[str] = TAS
                         bi, it.item_id, [(f, bool(key.get("has_valid_source")), named, ref)])
             if "F6" in tasks and fam == "F6" and inputs.get("source"):
                 src = inputs["source"]
-                f = episode_features(src, inputs["target"], [src], ctx)
+                f = {**episode_features(src, inputs["target"], [src], ctx),
+                     **given_pair_features(src, inputs["target"])}
                 iso = _iso(src, _target_sig(it)) is not None
                 b("F6", fam, "binary").add_unit(
                     bi, it.item_id, [(f, bool(key.get("offered_is_valid")), _named_episode(f),
@@ -498,7 +517,8 @@ def build_examples(benches: Sequence[Sequence[Item]], tasks: Sequence[str] = TAS
                 for i, inf in enumerate(infs):
                     if inf["id"] not in (key.get("decisions") or {}):
                         continue
-                    f = _inference_row(inf, i, len(infs), src, inputs["target"], ctx, iso)
+                    f = {**_inference_row(inf, i, len(infs), src, inputs["target"], ctx, iso),
+                         **given_pair_features(src, inputs["target"])}
                     b("F5", fam, "binary").add_unit(
                         bi, it.item_id, [(f, key["decisions"][inf["id"]] == "transfer", {},
                                           float(iso))])

@@ -11,12 +11,15 @@ minimal-pair partner — a decoy of a true target, the true structure of a decoy
 structure, fix operator, outcome wording and text length appears on the valid side as often as
 on the invalid side.
 
-F2 alternates two layouts: in the standard layout the near (same-skin) candidate is the invalid
-partner and the far one valid; in the control layout the near candidate is valid. The near
-candidate's wording is matched to a drawn overlap level (shared sentences, then word overlap)
-from a few renderings, so how close it reads to the target does not depend on its validity.
-F6's offered source is drawn the same way (from renderings in other skins, to a word overlap
-drawn from ``F6_OVERLAP``), so a source of the target's own structure does not read closer.
+F2 has two layouts: in the standard layout the near (same-skin) candidate is the invalid
+partner and the far one valid; in the control layout the near candidate is valid. F2, F5 and F6
+items come in pairs of ordinals (a full bench holds both items of a motif's pair) that share one
+seeded choice per bench, motif and pair, made so that each item's label is the opposite of its
+pair's while what a candidate, offered source or claim looks like is the same; the choice is
+drawn per bench, so no motif's items carry the same labels in every bench. Candidates' and
+offered sources' wording is matched to a closeness level (shared sentences, word overlap with
+the target) drawn from renderings of both structures (:func:`matched_case`), so a rendering of
+the target's own structure does not read closer to it.
 
 F4 mixes four kinds: the same structure; a target lacking one causal link the source has
 (source with extra structure); a target with one more causal link than the source (target with
@@ -33,7 +36,7 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
-from analogist.bench.cases import Case, Extra, episode, new_id, target, twin_overlap
+from analogist.bench.cases import Case, Extra, episode, make_case, new_id, target, twin_overlap
 from analogist.bench.edits import edited_structure
 from analogist.bench.engine import canonical, vocabulary
 from analogist.bench.items import (
@@ -56,8 +59,8 @@ from analogist.errors import BenchError
 from analogist.signature import parse_term
 
 SAME_SIZE = (REVERSE, FLIP, MEDIATOR)
-NEAR_TRIES = 8
-F6_OVERLAP = (0.11, 0.15)  # word overlap an F6 source is drawn to have with its target
+NEAR_TRIES = 8  # renderings of each structure an F2 candidate's wording is matched from
+F6_TRIES = 12  # the same for F6's offered source
 F5_FIX_SEEDS = 12  # seeds on which a fix must behave alike for F5 to offer it
 F4_KINDS = ("same", "source_extra", "target_extra_link", "target_extra_mechanism")
 
@@ -173,20 +176,54 @@ def _shared(a: str, b: str) -> int:
     return sum(1 for x in b.split(". ") if x.strip() in sa)
 
 
+def _closeness(text: str, target_text: str) -> tuple[int, float]:
+    """How close a rendering reads to the target: shared sentences and word overlap."""
+    return _shared(text, target_text), jaccard(text, target_text)
+
+
+def matched_case(ctx: Context, m: Motif, variant: str, other: str, skins: Callable[[], Skin],
+                 target_text: str, tries: int, lexicon: int | None = None,
+                 fix: str | None = None) -> Case:
+    """A rendering of ``variant`` whose closeness to the target does not say whether it is
+    ``variant`` or ``other``: renderings of both structures are drawn (in skins from
+    ``skins``, without asides), one of the pooled renderings sets the closeness level, and the
+    ``variant`` rendering nearest to that level is rendered again with the seed it was drawn
+    with (with asides). A rendering of the target's own structure shares more wording with it;
+    matched to a level drawn from both, it does not (one shared sentence weighs as much as 0.05
+    of word overlap)."""
+    def probe(v: str) -> tuple[Skin, int, tuple[int, float]]:
+        skin, seed = skins(), ctx.rng.randrange(10**9)
+        return skin, seed, _closeness(make_case(m, v, skin, seed, lexicon, fix).text, target_text)
+
+    own = [probe(variant) for _ in range(tries)]
+    pool = own + [probe(other) for _ in range(tries)]
+    level = pool[ctx.rng.randrange(len(pool))][2]
+    skin, seed, _ = min(own, key=lambda p: abs(p[2][0] - level[0]) / 20 + abs(p[2][1] - level[1]))
+    return ctx.case(m, variant, skin, lexicon, fix, seed=seed)
+
+
 def build_f2(ctx: Context, slot: Slot) -> Item:
-    """F2: a near (same-skin) and a far (other-skin) candidate; exactly one is valid."""
-    m, control = slot.motif, slot.ordinal % 2 == 1
-    valid_v, fake_v = _decoy_pair(slot, same_size=True)
+    """F2: a near (same-skin) and a far (other-skin) candidate; exactly one is valid.
+
+    Items come in pairs of ordinals that share one seeded choice per bench and motif: the valid
+    structure (the true one or a same-size decoy) with its minimal-pair partner, and which of
+    the two items has the control layout. So in either layout a candidate's structure (and how
+    often it recurs in the bench) is valid as often as not."""
+    m = slot.motif
+    pick = random.Random(f"f2|{ctx.dealer.seed}|{m.name}|{slot.ordinal // 2}")
+    sized = [d.name for d in m.decoys if d.edit.kind in SAME_SIZE] or [d.name for d in m.decoys]
+    decoy = pick.choice(sized)
+    valid_v, fake_v = ("true", decoy) if pick.random() < 0.5 else (decoy, "true")
+    control = (slot.ordinal + pick.randrange(2)) % 2 == 1
     t_case = ctx.case(m, valid_v, ctx.skin(m, nonce=slot.nonce))
     far_skin = ctx.skin(m, avoid=(t_case.skin,))
     near_variant, far_variant = (valid_v, fake_v) if control else (fake_v, valid_v)
-    want_shared, want_overlap = ctx.rng.randrange(1, 3), ctx.rng.uniform(0.3, 0.5)
-    near_fix = ctx.stored_fix(m, near_variant)
-    tries = [ctx.case(m, near_variant, t_case.skin, t_case.lexicon, near_fix)
-             for _ in range(NEAR_TRIES)]
-    near_case = min(tries, key=lambda c: (abs(_shared(c.text, t_case.text) - want_shared),
-                                          abs(jaccard(c.text, t_case.text) - want_overlap)))
-    far_case = ctx.case(m, far_variant, far_skin, fix=ctx.stored_fix(m, far_variant))
+    # each candidate's wording is matched to a closeness level drawn from renderings of both
+    # structures (in its own skin), so the valid one does not read closer to the target
+    near_case = matched_case(ctx, m, near_variant, far_variant, lambda: t_case.skin, t_case.text,
+                             NEAR_TRIES, t_case.lexicon, ctx.stored_fix(m, near_variant))
+    far_case = matched_case(ctx, m, far_variant, near_variant, lambda: far_skin, t_case.text,
+                            NEAR_TRIES, fix=ctx.stored_fix(m, far_variant))
     near, far = (episode(c, ctx.rng, ctx.taken) for c in (near_case, far_case))
     tgt = target(t_case, ctx.rng, ctx.taken)
     valid, fake = (near, far) if control else (far, near)
@@ -227,12 +264,11 @@ def build_f6(ctx: Context, slot: Slot) -> Item:
     s_var = pick.choice(("true", decoy))
     valid = (slot.ordinal + pick.randrange(2)) % 2 == 0
     t_var = s_var if valid else decoy if s_var == "true" else "true"
-    # the source's wording is matched to a drawn overlap level from a few renderings (other
-    # skins), so a source of the target's own structure does not read closer to it
+    # the source's wording is matched to a closeness level drawn from renderings (other skins)
+    # of both structures, so a source of the target's own structure does not read closer to it
     t_case = ctx.case(m, t_var, ctx.skin(m, nonce=slot.nonce))
-    want = ctx.rng.uniform(*F6_OVERLAP)
-    tries = [ctx.case(m, s_var, ctx.skin(m, avoid=(t_case.skin,))) for _ in range(2 * NEAR_TRIES)]
-    s_case = min(tries, key=lambda c: abs(jaccard(c.text, t_case.text) - want))
+    s_case = matched_case(ctx, m, s_var, decoy if s_var == "true" else "true",
+                          lambda: ctx.skin(m, avoid=(t_case.skin,)), t_case.text, F6_TRIES)
     source, tgt = episode(s_case, ctx.rng, ctx.taken), target(t_case, ctx.rng, ctx.taken)
     key = {"gold_source": source.record["id"] if valid else None, "keyed_matches": [],
            "has_valid_source": valid, "offered_is_valid": valid,
