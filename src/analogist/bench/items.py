@@ -87,12 +87,14 @@ class Context:
 
     def case(self, motif: Motif, variant: str, skin: Skin, lexicon: int | None = None,
              fix: str | None = None, extra: Extra | None = None,
-             like: tuple[str, ...] | None = None, least: int = 0) -> Case:
+             like: tuple[str, ...] | None = None, least: int = 0,
+             seed: int | None = None) -> Case:
         """A case with a fresh seed and fresh asides from the bench's dealer (how many does
         not depend on the variant); pass ``lexicon`` to share an invented world's words and
         ``like`` to tell the same events as those asides (a same-domain surface trap);
-        ``least`` is the fewest asides to deal."""
-        seed = self.rng.randrange(10**9)
+        ``least`` is the fewest asides to deal; ``seed`` renders a wording chosen beforehand
+        (with :func:`~analogist.bench.cases.make_case`, no asides dealt)."""
+        seed = self.rng.randrange(10**9) if seed is None else seed
         n = max(least, self.rng.randrange(MAX_ASIDES + 1))
         if like:
             asides = tuple(self.dealer.deal_like(skin.domain, skin.kind, like))
