@@ -62,3 +62,17 @@ def test_analogizer_config_without_critic_records_none(memory, spec_example, voc
     run = Analogizer(memory, AnalogizerConfig(critic=None)).run(parse_signature(spec_example, vocab))
     assert run.record is not None and run.critic is None
     assert memory.store.get_run(run.run_id)["critic"] is None
+
+
+def test_sme_support_and_extrapolation_reach_the_gate_and_the_record(memory, spec_example, vocab):  # noqa: F811
+    """The source's fix is SME's ``(fix ...)`` candidate inference: its scores travel with it."""
+    spec_example.pop("fix_operator")
+    run = Analogizer(memory).run(parse_signature(spec_example, vocab))
+    assert run.record is not None
+    action = next(t for t in run.record.transfer if t.kind == "action")
+    assert action.support is not None and action.support > 0
+    assert action.extrapolation is not None and 0.0 < action.extrapolation <= 1.0
+    (stored,) = [t for t in memory.store.get_run(run.run_id)["record"]["transfer"]
+                 if t["kind"] == "action"]
+    assert (stored["support"], stored["extrapolation"]) == (action.support, action.extrapolation)
+    assert AnalogyRun.from_json(memory.store.get_run(run.run_id)).record == run.record

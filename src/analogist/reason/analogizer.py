@@ -270,7 +270,7 @@ class Analogizer:
     # ------------------------------------------------------------------------
     def _assess(self, attempt: _Attempt, m: RoleMapping, check: CheckFn) -> _Assessed:
         target, source = attempt.target, attempt.sources[m.source_id]
-        inferences = candidate_inferences(source, m.checks.alignment)
+        inferences = candidate_inferences(source, m.checks.alignment, m.inferences)
         if self.config.gate is not None:
             decisions = self.config.gate.decide(source, target, m.checks, inferences, self.vocab)
         else:

@@ -8,6 +8,5 @@ at the signature level), :mod:`support` (the causal support of a transferred act
 :class:`CriticVerdict`), :mod:`predict` (prediction and check hook), :mod:`assessment` (the
 typed likeness / difference / unknown record of one analogy).
 
-Modules are imported by name (``from analogist.verify.gate import CausalGate``), so importing
-one check does not load the structure mapper.
+Modules are imported by name (``from analogist.verify.gate import CausalGate``).
 """

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from analogist.signature.describe import term_expr
+from analogist.signature.description import Expr
 from analogist.signature.model import CausalLink, Relation, Signature
 from analogist.signature.terms import Term
 from analogist.signature.vocabulary import Vocabulary
@@ -37,6 +39,10 @@ class RelationFact:
 
     def renamed(self, m: RoleMap) -> RelationFact:
         return RelationFact(self.predicate, tuple(m.get(a, a) for a in self.args))
+
+    def expr(self) -> Expr:
+        """The fact as the mapper's Description states it (:mod:`analogist.signature.describe`)."""
+        return Expr(self.predicate, self.args)
 
     def key(self, vocab: Vocabulary | None = None) -> tuple[object, ...]:
         """Identity ignoring the predicate: what makes two facts 'about the same things'."""
@@ -62,6 +68,10 @@ class LinkFact:
 
     def renamed(self, m: RoleMap) -> LinkFact:
         return LinkFact(self.predicate, self.cause.rename(dict(m)), self.effect.rename(dict(m)))
+
+    def expr(self) -> Expr:
+        """The link as the mapper's Description states it: a higher-order fact."""
+        return Expr(self.predicate, (term_expr(self.cause), term_expr(self.effect)))
 
     def key(self, vocab: Vocabulary | None = None) -> tuple[object, ...]:
         """Identity ignoring the link kind: the same cause and effect."""

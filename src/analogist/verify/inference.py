@@ -8,8 +8,11 @@ of these may transfer is the causal gate's decision, not this module's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from analogist.mapping.inferences import CandidateInference as SMEInference
+from analogist.signature.describe import FIX
 from analogist.signature.model import Signature
 from analogist.signature.terms import Term
 from analogist.verify.align import Alignment, Fact
@@ -54,19 +57,32 @@ def _with_skolems(roles: tuple[str, ...], m: dict[str, str]) -> tuple[dict[str, 
     return full, missing
 
 
-def candidate_inferences(source: Signature, alignment: Alignment) -> list[CandidateInference]:
-    """Project unmatched source facts and the source fix through the alignment's mapping."""
+def candidate_inferences(source: Signature, alignment: Alignment,
+                         sme: Sequence[SMEInference] = ()) -> list[CandidateInference]:
+    """Project unmatched source facts and the source fix through the alignment's mapping.
+
+    ``sme`` are the structure mapper's inferences for the same interpretation
+    (:attr:`analogist.verify.roles.RoleMapping.inferences`); an inference projected from the
+    same source statement carries their support and extrapolation scores.
+    """
     m = alignment.mapping
+    by_root = {ci.source: ci for ci in sme if not ci.reverse}
+    fix = next((ci for ci in sme if not ci.reverse and ci.source.functor == FIX), None)
     out = []
     for f in alignment.source_only + alignment.non_alignable_source:
         full, missing = _with_skolems(f.roles(), m)
-        out.append(CandidateInference("fact", str(f), str(f.renamed(full)), fact=f, skolems=missing))
+        scored = by_root.get(f.expr())
+        out.append(CandidateInference(
+            "fact", str(f), str(f.renamed(full)), fact=f, skolems=missing,
+            support=scored.support if scored else None,
+            extrapolation=scored.extrapolation if scored else None))
     if source.fix_operator is not None:
         term = source.fix_operator.term
         full, missing = _with_skolems(term.roles(), m)
         projected = term.rename(full)
         text = f"{projected.canonical()} {source.fix_operator.qualifier}".strip()
         out.append(CandidateInference(
-            "action", str(source.fix_operator), text, action=projected, skolems=missing
-        ))
+            "action", str(source.fix_operator), text, action=projected, skolems=missing,
+            support=fix.support if fix else None,
+            extrapolation=fix.extrapolation if fix else None))
     return out

@@ -13,6 +13,7 @@ from collections.abc import Mapping as TMapping
 from dataclasses import dataclass
 
 from analogist.mapping.engine import DEFAULT_PARAMS, match
+from analogist.mapping.inferences import CandidateInference as SMEInference
 from analogist.mapping.params import SMEParams
 from analogist.signature.describe import describe
 from analogist.signature.model import Signature
@@ -31,6 +32,8 @@ class RoleMapping:
         sme_normalized: SME's score over the mean self-match score.
         checks: the §8.2 checks on this role map.
         proposer: "sme", "model" or "gold".
+        inferences: SME's candidate inferences of this interpretation (with their support and
+            extrapolation scores); empty for a mapping SME did not propose.
     """
 
     source_id: str
@@ -40,6 +43,7 @@ class RoleMapping:
     sme_normalized: float | None
     checks: StructuralChecks
     proposer: str = "sme"
+    inferences: tuple[SMEInference, ...] = ()
 
     @property
     def mapping(self) -> dict[str, str]:
@@ -76,6 +80,7 @@ def map_signatures(source: Signature, target: Signature, vocab: Vocabulary,
         role_map = {str(h.base): str(h.target) for h in m.entity_mhs}
         checks = run_checks(source, target, role_map, vocab)
         out.append(RoleMapping(source.episode_id, target.episode_id, tuple(sorted(role_map.items())),
-                               m.score, m.normalized_score, checks))
+                               m.score, m.normalized_score, checks,
+                               inferences=m.candidate_inferences))
     out.sort(key=lambda r: (-r.score, -(r.sme_score or 0.0)))
     return out
