@@ -298,12 +298,27 @@ def _choice_accuracy(ex: Example, raw: np.ndarray, rows: np.ndarray) -> float:
     return float(np.mean(vals)) if vals else 0.0
 
 
+Predict = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _learned(learner: str, x: np.ndarray, label: np.ndarray, seed: int) -> Predict:
+    return lambda tr, te: _fit_predict(learner, x[tr], label[tr], x[te], seed)
+
+
+def _named(ex: Example, name: str) -> Predict:
+    return lambda tr, te: _named_scores(ex, name, tr, te)
+
+
+def _given(scores: np.ndarray) -> Predict:
+    return lambda tr, te: scores[te]
+
+
 def audit_task(ex: Example, bench_seed: Sequence[int], train_seeds: set[int], *,
                learners: Sequence[str] = LEARNERS, seed: int = 0) -> list[AdversaryResult]:
     """Every adversary on one task's examples."""
     folds = _folds(ex, bench_seed, train_seeds)
     n = len(ex.label)
-    plans: list[tuple[str, str, Callable[[np.ndarray, np.ndarray], np.ndarray]]] = []
+    plans: list[tuple[str, str, Predict]] = []
     for learner in learners:
         for group in (*GROUPS, "text-structure"):
             x = _columns(ex, group)
@@ -312,12 +327,11 @@ def audit_task(ex: Example, bench_seed: Sequence[int], train_seeds: set[int], *,
                 continue
             plans.append((f"{learner}:{group}",
                           "reference" if group == "text-structure" else "learned",
-                          lambda tr, te, x=x, learner=learner: _fit_predict(
-                              learner, x[tr], ex.label[tr], x[te], seed)))
+                          _learned(learner, x, ex.label, seed)))
     for name in ex.named:
-        plans.append((name, "named", lambda tr, te, name=name: _named_scores(ex, name, tr, te)))
+        plans.append((name, "named", _named(ex, name)))
     if ex.reference is not None:
-        plans.append(("iso_exact", "reference", lambda tr, te: ex.reference[te]))
+        plans.append(("iso_exact", "reference", _given(ex.reference)))
     out = []
     for adversary, kind, predict in plans:
         scores = np.zeros(n)
