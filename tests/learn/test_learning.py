@@ -47,7 +47,8 @@ def test_tiny_learning_run_is_stored_and_reported():
     run_id = run_learning(store, config)
     doc = latest_learning(store, n_boot=100)
     assert doc is not None and doc["run_id"] == run_id
-    conds = {"learned", "heldout", "learned+pad", "heldout+pad"}
+    base = {"learned", "heldout", "learned+pad", "heldout+pad"}
+    conds = base | {f"{c} map1" for c in base}
     assert set(doc["conditions"]) == conds
     for c in doc["conditions"].values():
         assert c["n_items"] == 2
@@ -72,3 +73,12 @@ def test_padding_adds_only_other_motifs_clusters():
         others = {r["id"]: it.motif for it in items if it.motif != before.motif
                   for r in it.inputs["memory"]}
         assert all(r["id"] in others for r in extra)
+
+
+def test_budget_arm_maps_only_the_first_candidates():
+    from analogist.bench.arms import ARMS
+    from analogist.bench.learning import E_S, budgeted
+
+    arm = budgeted(E_S, 1)
+    assert arm.pipeline.fac_candidates == 1 and ARMS["E"].pipeline.fac_candidates == 8
+    assert arm.name == "E+S" and arm.pipeline.gate is not None  # otherwise E+S unchanged

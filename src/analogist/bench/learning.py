@@ -28,11 +28,11 @@ import hashlib
 import json
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from analogist.bench.answer import Answer, target_signature
-from analogist.bench.arms import ARMS
+from analogist.bench.arms import ARMS, Arm
 from analogist.bench.asides import Dealer
 from analogist.bench.check import check_fix
 from analogist.bench.engine_answer import EngineAnswerer
@@ -46,6 +46,7 @@ from analogist.bench.stats import bootstrap, paired_difference
 from analogist.errors import BenchError
 from analogist.learn import ConsolidationPolicy, InductionPolicy
 from analogist.memory import Memory
+from analogist.reason.analogizer import AnalogizerConfig
 from analogist.store.runs import TransferOutcome
 
 KIND = "learning"
@@ -68,6 +69,7 @@ class LearningConfig:
     threshold: float = 0.7
     n_boot: int = 1000
     pad: int = 40
+    budget: int = 1
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -101,11 +103,26 @@ def _probe(item: Item) -> Callable[[str, Sequence[str]], str] | None:
     return (lambda op, args: check_fix(check, op, args).result) if check else None
 
 
+@dataclass(frozen=True)
+class BudgetArm(Arm):
+    """An arm whose mapper maps only the first ``fac`` pool candidates (a mapping budget)."""
+
+    fac: int = 8
+
+    @property
+    def pipeline(self) -> AnalogizerConfig:
+        return replace(Arm.pipeline.fget(self), fac_candidates=self.fac)  # type: ignore[attr-defined]
+
+
+def budgeted(arm: Arm, fac: int) -> BudgetArm:
+    return BudgetArm(**{f.name: getattr(arm, f.name) for f in fields(Arm)}, fac=fac)
+
+
 class SchemaAnswerer(EngineAnswerer):
     """E+S: arm E's machinery with a schema library installed in every item memory."""
 
-    def __init__(self, schemas: Sequence[dict], seed: int = 0):
-        super().__init__(E_S, seed)
+    def __init__(self, schemas: Sequence[dict], seed: int = 0, arm: Arm = E_S):
+        super().__init__(arm, seed)
         self.schemas = list(schemas)
 
     def memory(self, inputs: Any) -> Memory:
@@ -178,8 +195,10 @@ def _padded(items: Sequence[Item], n: int, seed: int) -> list[Item]:
 
 def run_learning(store: Any, config: LearningConfig = LearningConfig()) -> str:
     """Run the learning phase, store every test score as a bench run of kind ``learning``
-    (conditions ``learned`` / ``heldout``, and with ``pad`` > 0 the same items in larger
-    memories, ``learned+pad`` / ``heldout+pad``) and return its run id."""
+    (conditions ``learned`` / ``heldout``; with ``pad`` > 0 the same items in larger
+    memories, ``learned+pad`` / ``heldout+pad``; with ``budget`` > 0 every condition again
+    with a mapper that maps only the first ``budget`` candidates, ``… map1``) and return its
+    run id."""
     pool = split_motifs(config.split)
     order = list(pool)
     random.Random(f"learning|motifs|{config.seed}").shuffle(order)
@@ -193,7 +212,9 @@ def run_learning(store: Any, config: LearningConfig = LearningConfig()) -> str:
            "heldout_motifs": [m.name for m in held], "consolidation": summary,
            "schemas": len(schemas)}
     store.start_bench_run(run_id, run_id, cfg)
-    e, es = EngineAnswerer(ARMS["E"], config.seed), SchemaAnswerer(schemas, config.seed)
+    plain = (EngineAnswerer(ARMS["E"], config.seed), SchemaAnswerer(schemas, config.seed))
+    tight = (EngineAnswerer(budgeted(ARMS["E"], config.budget), config.seed),
+             SchemaAnswerer(schemas, config.seed, budgeted(E_S, config.budget)))
     vocab = store.vocabulary
     tests = {cond: _items(motifs, pool, config.test_items, f"test-{cond}", config.seed + 1,
                           config.split) for cond, motifs in (("learned", learned), ("heldout", held))}
@@ -202,7 +223,11 @@ def run_learning(store: Any, config: LearningConfig = LearningConfig()) -> str:
         padded = {it.item_id: it for it in _padded(both, config.pad, config.seed)}
         for cond in ("learned", "heldout"):
             tests[f"{cond}+pad"] = [padded[it.item_id] for it in tests[cond]]
+    if config.budget:
+        for cond in list(tests):
+            tests[f"{cond} map{config.budget}"] = tests[cond]
     for cond, items in tests.items():
+        e, es = tight if " map" in cond else plain
         for item in items:
             target = _target(item, vocab)
             for arm, who in (("E", e), ("E+S", es)):
@@ -228,11 +253,18 @@ TIME_TO_SOURCE = Metric("time_to_first_correct_source", ("position", "found"), l
     float(s.gold_source in s.retrieved)), lambda t: float(t[0] / t[1]) if t[1] else float("nan"),
     False, description="mean position of the keyed source in the mapping order")
 FALSE_ACCEPT = _rate("false_accept_rate", lambda s: (s.false_accept, 1.0), higher=False)
-MAPPED = _rate("source_mapped", lambda s: (
-    s.gold_source in s.retrieved[: ARMS["E"].pipeline.fac_candidates],
-    s.has_valid_source and bool(s.gold_source)))
+def mapped(k: int) -> Metric:
+    """The keyed source is among the first ``k`` candidates (those the mapper maps)."""
+    return _rate("source_mapped", lambda s: (s.gold_source in s.retrieved[:k],
+                                             s.has_valid_source and bool(s.gold_source)))
+
+
 NAV = nav()
-METRICS = (NAV, FIRST_CANDIDATE, MAPPED, TIME_TO_SOURCE, FALSE_ACCEPT)
+
+
+def metrics_for(condition: str, budget: int) -> tuple[Metric, ...]:
+    k = budget if " map" in condition else ARMS["E"].pipeline.fac_candidates
+    return (NAV, FIRST_CANDIDATE, mapped(k), TIME_TO_SOURCE, FALSE_ACCEPT)
 
 
 def latest_learning(store: Any, n_boot: int = 1000, seed: int = 0) -> dict | None:
@@ -244,7 +276,8 @@ def latest_learning(store: Any, n_boot: int = 1000, seed: int = 0) -> dict | Non
     run = store.get_bench_run(runs[0]["run_id"])
     rows = store.bench_results(run["run_id"])
     out: dict[str, Any] = {"run_id": run["run_id"], "config": run["config"], "conditions": {}}
-    conds = dict.fromkeys(r.condition for r in rows)
+    conds = sorted({r.condition for r in rows},
+                   key=lambda c: (c.startswith("heldout"), "+pad" in c, " map" in c))
     for cond in conds:
         by_arm: dict[str, list[Score]] = {"E": [], "E+S": []}
         s3, fired = [0, 0], 0
@@ -260,7 +293,7 @@ def latest_learning(store: Any, n_boot: int = 1000, seed: int = 0) -> dict | Non
         c: dict[str, Any] = {"n_items": len(by_arm["E"]), "s3_recall_at_1": s3[0] / s3[1]
                              if s3[1] else None, "s3_n": s3[1], "s3_fired": fired,
                              "metrics": {}}
-        for metric in METRICS:
+        for metric in metrics_for(cond, int(run["config"].get("budget") or 0)):
             c["metrics"][metric.name] = {
                 arm: bootstrap(metric, by_arm[arm], n_boot=n_boot, seed=seed).to_json()
                 for arm in by_arm}

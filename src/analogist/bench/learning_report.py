@@ -54,7 +54,9 @@ def _learned(doc: dict) -> str:
             f"{cfg['schemas']} schema(s) induced (assimilation threshold {cfg['threshold']}, "
             f"only runs whose world check passed). Embedder {cfg.get('embedder', '?')}; "
             f"'+pad' conditions: the same items with {cfg.get('pad', 0)} more structured "
-            "distractors (other motifs' sources and decoys) in each memory.")
+            "distractors (other motifs' sources and decoys) in each memory; 'map"
+            f"{cfg.get('budget', 0)}': both arms map only the first {cfg.get('budget', 0)} "
+            "candidate(s).")
 
 
 HEAD = ["metric", "E", "E+S", "E+S − E (paired)"]
