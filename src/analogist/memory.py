@@ -111,8 +111,13 @@ class Memory:
         return ch
 
     def close(self) -> None:
-        if self._owns_store:
-            self.store.close()
+        """Persist the retrieval indexes when enough is new (see ``Indexes.save_if_worthwhile``),
+        then close the store if this memory opened it."""
+        try:
+            self.indexes.save_if_worthwhile()
+        finally:
+            if self._owns_store:
+                self.store.close()
 
     def __enter__(self) -> Self:
         return self
@@ -227,6 +232,7 @@ class Memory:
         llm: Any = None,
         check: CheckFn | None = None,
         log: bool = True,
+        blend: bool = False,
     ) -> AnalogyRun:
         """Run the analogy loop on ``target`` and log the run (spec §1; see
         :class:`~analogist.reason.analogizer.Analogizer`).
@@ -241,6 +247,10 @@ class Memory:
             llm: the model a model critic or re-representation needs.
             check: the hook that tests the prediction (default: none; it stays unchecked).
             log: write the run to the analogy log.
+            blend: also propose generated blends of retrieved sources (and, with ``llm``,
+                cross-domain cases from the model); each goes through the same mapping,
+                gate, critic and check (docs/blending.md). A ``config`` with its own
+                ``blend`` policy keeps it.
 
         Returns:
             The run: its pool, mapping, :class:`~analogist.verify.assessment.Assessment`,
@@ -249,7 +259,14 @@ class Memory:
         from analogist.reason.analogizer import MANUAL, Analogizer, AnalogizerConfig
 
         sig, exclude = self._analogy_target(target)
-        analogizer = Analogizer(self, config or AnalogizerConfig(), llm=llm, check=check, log=log)
+        config = config or AnalogizerConfig()
+        if blend and config.blend is None:
+            from dataclasses import replace
+
+            from analogist.reason.blend import BlendPolicy
+
+            config = replace(config, blend=BlendPolicy())
+        analogizer = Analogizer(self, config, llm=llm, check=check, log=log)
         return analogizer.run(sig, trigger=trigger or MANUAL, exclude=exclude)
 
     def _analogy_target(self, target: str | Signature | Mapping[str, Any]

@@ -68,7 +68,7 @@ class Hnsw:
         idx = Index.restore(str(path), view=True)
         if idx is None:
             raise ValueError(f"{path} is not a usearch index")
-        idx.expansion_search = EXPANSION_SEARCH
+        idx.expansion_search = EXPANSION_SEARCH  # type: ignore[misc]  # settable at run time
         return cls(idx, path)
 
     def candidates(self, query: np.ndarray, k: int) -> np.ndarray:

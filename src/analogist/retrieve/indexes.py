@@ -1,18 +1,27 @@
-"""The in-memory indexes every channel reads, built lazily from the store, kept current on add.
+"""The indexes every channel reads: opened from a snapshot beside the database, kept current.
 
 One :class:`Indexes` object belongs to a :class:`~analogist.memory.Memory`. Each index is
-loaded from the store the first time a channel needs it (streamed in chunks), then updated
+opened the first time a channel needs it — memory-mapped from the live snapshot
+(:mod:`analogist.retrieve.persist`) when that is still valid for the database, then caught up
+with the rows added since; else built from the store (streamed in chunks) — and updated
 incrementally when the memory adds episodes, so a query never touches SQLite except for FTS5
 (M.bm25) and the small schemas table. Vector indexes are cached per (level, embedder name).
-Anything that may have changed the store behind the memory's back — another connection's
-commit, an episode added through the store directly — is noticed through
-:meth:`~analogist.store.StoreInterface.change_marker` and drops every cached index.
+A change behind the memory's back (another connection's commit) is noticed through
+:meth:`~analogist.store.StoreInterface.change_marker`: appends are folded in, a delete or
+replacement drops the indexes. :meth:`Indexes.save` writes a new snapshot
+(``Memory.close`` does when enough is new).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import time
+import warnings
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -21,12 +30,28 @@ from analogist.errors import AnalogistError
 from analogist.models.embedding import Embedder
 from analogist.retrieve.dense import VectorIndex
 from analogist.retrieve.mac import MacIndex, mac_features
+from analogist.retrieve.persist import (
+    FORMAT,
+    current_snapshot,
+    load_fingerprints,
+    load_mac,
+    load_vectors,
+    publish,
+    save_fingerprints,
+    save_mac,
+    save_vectors,
+    snapshot_root,
+    vector_prefix,
+)
 from analogist.retrieve.provenance import DerivativeIndex
 from analogist.retrieve.schemas import SchemaLibrary, parse_schema
 from analogist.retrieve.wl import FingerprintIndex
 from analogist.signature.fingerprint import Fingerprint, WLFingerprint, commutative_terms
 from analogist.signature.model import Signature, parse_signature
 from analogist.store import Derived, Store
+from analogist.store.index_sync import IndexState
+
+LEVELS = ("L0", "L2", "L3")
 
 
 class Indexes:
@@ -36,10 +61,21 @@ class Indexes:
         store: the store to read.
         embedder: the embedder whose stored vectors S2 and M.emb search.
         wl: the fingerprint algorithm (its version selects which stored fingerprints count).
+        persist: open and write snapshots beside the database (default: yes for a file
+            database, unless ``ANALOGIST_PERSIST_INDEXES=0``).
+        exact_vectors: scan every vector instead of asking the HNSW graph.
     """
 
-    def __init__(self, store: Store, embedder: Embedder, wl: WLFingerprint | None = None):
+    def __init__(self, store: Store, embedder: Embedder, wl: WLFingerprint | None = None,
+                 *, persist: bool | None = None, exact_vectors: bool = False):
         self.store = store
+        if persist is None:
+            persist = os.environ.get("ANALOGIST_PERSIST_INDEXES", "1") != "0"
+        self.root = snapshot_root(store.path) if persist else None
+        self.exact_vectors = exact_vectors
+        self.rebuilt: list[str] = []
+        self._covered: dict[str, int] = {}
+        self._state: IndexState | None = None
         self.embedder = embedder
         self.wl = wl or WLFingerprint()
         self._fp: FingerprintIndex | None = None
@@ -60,35 +96,149 @@ class Indexes:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts))
 
-    # lazily built indexes -----------------------------------------------------
+    # lazily built (or opened) indexes --------------------------------------------------
     def fingerprints(self) -> FingerprintIndex:
         if self._fp is None:
-            idx = FingerprintIndex(self.wl.version)
-            for rows in self.store.iter_fingerprints():
-                for eid, wl_hash, version, feats in rows:
-                    if version == idx.version:
-                        idx.add(eid, wl_hash, feats)
-                    else:
-                        idx.stale += 1
-            self._fp = idx
+            self._fp = self._open("fp", lambda d: load_fingerprints(d, self.wl.version),
+                                  lambda: FingerprintIndex(self.wl.version))
         return self._fp
 
     def mac(self) -> MacIndex:
         if self._mac is None:
-            idx, vocab, comm = MacIndex(), self.store.vocabulary, self.commutative
-            for rows in self.store.iter_signature_json():
-                for eid, raw in rows:
-                    idx.add(eid, mac_features(parse_signature(raw, vocab), comm))
-            self._mac = idx
+            self._mac = self._open("mac", load_mac, MacIndex)
         return self._mac
 
     def vectors(self, level: str) -> VectorIndex:
         key = (level, self.embedder.name)
         if key not in self._vectors:
-            idx = VectorIndex(self.embedder.dim)
-            idx.add_chunks(self.store.iter_vectors(level, self.embedder.name))
+            prefix, dim = vector_prefix(level, self.embedder.name), self.embedder.dim
+            idx = self._open(f"vec:{level}:{self.embedder.name}",
+                             lambda d: load_vectors(d, prefix, dim, not self.exact_vectors),
+                             lambda: VectorIndex(dim))
+            idx.exact = self.exact_vectors
             self._vectors[key] = idx
         return self._vectors[key]
+
+    def _open(self, key: str, load: Callable[[Path], Any], empty: Callable[[], Any]) -> Any:
+        """The index ``key`` from the live snapshot when it is still valid for the database,
+        else empty; then caught up with every source row past what it covers."""
+        with self.store.read_snapshot():
+            state = self.store.index_state()
+            snap = current_snapshot(self.root)
+            idx, covered = None, 0
+            entry = snap[1]["indexes"].get(key) if snap else None
+            if snap and entry is not None:
+                why = self._invalid(snap[1], state)
+                if why is None:
+                    idx, covered = load(snap[0]), int(entry["rowid"])
+                    if key == "fp":
+                        idx.stale = int(entry.get("stale", 0))
+                else:
+                    warnings.warn(f"analogist: persisted index {key} at {snap[0]} is out of step "
+                                  f"with the database ({why}); rebuilding it from the database",
+                                  RuntimeWarning, stacklevel=3)
+                    self.rebuilt.append(key)
+            idx = empty() if idx is None else idx
+            self._covered[key] = self._catch_up(key, idx, covered)
+            self._state = state
+        return idx
+
+    def _invalid(self, manifest: dict, state: IndexState) -> str | None:
+        if manifest["rebuilds"] != state.rebuilds:
+            return "episodes were deleted or index rows replaced since it was written"
+        if manifest["generation"] > state.generation:
+            return "it is newer than the database (a restored or replaced database file?)"
+        if manifest.get("wl_version") != self.wl.version:
+            return f"written for WL {manifest.get('wl_version')}, this is {self.wl.version}"
+        return None
+
+    def _catch_up(self, key: str, idx: Any, rowid: int) -> int:
+        """Fold source rows past ``rowid`` into ``idx`` (ids already present are skipped: a
+        replacement would have counted as a rebuild); return the last rowid read."""
+        if key == "fp":
+            for rows in self.store.fingerprints_after(rowid):
+                for _rid, eid, wl_hash, version, feats in rows:
+                    if version != idx.version:
+                        idx.stale += 1
+                    elif eid not in idx.ids:
+                        idx.add(eid, wl_hash, feats)
+                rowid = rows[-1][0]
+        elif key == "mac":
+            vocab, comm = self.store.vocabulary, self.commutative
+            for sigs in self.store.signatures_after(rowid):
+                for _rid, eid, raw in sigs:
+                    if eid not in idx.ids:
+                        idx.add(eid, mac_features(parse_signature(raw, vocab), comm))
+                rowid = sigs[-1][0]
+        else:
+            _, level, name = key.split(":", 2)
+            for last, ids, mat in self.store.vectors_after(rowid, level, name):
+                fresh = [i for i, e in enumerate(ids) if e not in idx.ids]
+                if fresh:
+                    idx.add([ids[i] for i in fresh], mat[fresh])
+                rowid = last
+        return rowid
+
+    def catch_up(self) -> None:
+        """Bring every built index up to the database: appends are folded in; a delete or
+        replacement since (another rebuild count) drops them all, to be rebuilt on next use."""
+        with self.store.read_snapshot():
+            state = self.store.index_state()
+            if self._state is not None and state.rebuilds != self._state.rebuilds:
+                self.invalidate()
+                return
+            built: dict[str, Any] = {"fp": self._fp, "mac": self._mac}
+            built.update({f"vec:{lv}:{n}": v for (lv, n), v in self._vectors.items()})
+            for key, idx in built.items():
+                if idx is not None:
+                    self._covered[key] = self._catch_up(key, idx, self._covered.get(key, 0))
+            self._state = state
+        self._marker = self.store.change_marker()
+
+    # persisting ------------------------------------------------------------------------
+    def tail_size(self) -> tuple[int, int]:
+        """(documents not yet in a snapshot, documents in all) over the built indexes."""
+        built = [self._fp, self._mac, *self._vectors.values()]
+        tail = sum(len(i.ids.tail) for i in built if i is not None)
+        return tail, sum(len(i) for i in built if i is not None)
+
+    def save(self) -> Path | None:
+        """Write every standard index (S0, S1, L0/L2/L3 vectors of this embedder) as a new
+        snapshot beside the database and make it the live one; None for an in-memory store."""
+        if self.root is None:
+            return None
+        self.fingerprints(), self.mac(), [self.vectors(lv) for lv in LEVELS]
+        self.catch_up()
+        if self._state is None or self._fp is None or self._mac is None:
+            return None
+        state = self._state
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / f".tmp-{state.generation}-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        entries: dict[str, dict] = {}
+        save_fingerprints(tmp, self._fp)
+        entries["fp"] = {"rowid": self._covered["fp"], "n": len(self._fp), "stale": self._fp.stale}
+        save_mac(tmp, self._mac)
+        entries["mac"] = {"rowid": self._covered["mac"], "n": len(self._mac)}
+        for (level, name), idx in self._vectors.items():
+            key = f"vec:{level}:{name}"
+            hnsw = save_vectors(tmp, idx, vector_prefix(level, name))
+            entries[key] = {"rowid": self._covered[key], "n": len(idx), "hnsw": hnsw}
+        folder = self.root / f"{state.generation}-{os.getpid()}-{time.time_ns()}"
+        shutil.rmtree(folder, ignore_errors=True)
+        os.rename(tmp, folder)
+        publish(self.root, folder, {"format": FORMAT, "generation": state.generation,
+                                    "rebuilds": state.rebuilds, "wl_version": self.wl.version,
+                                    "indexes": entries})
+        return folder
+
+    def save_if_worthwhile(self, min_tail: int = 1000) -> Path | None:
+        """Save when at least ``min_tail`` documents (and 5% of all) are not in a snapshot."""
+        tail, total = self.tail_size()
+        if self.root is None or self.store.read_only or tail < max(min_tail, total // 20):
+            return None
+        return self.save()
 
     def schemas(self) -> SchemaLibrary:
         state = self.store.schemas_state()
@@ -141,15 +291,21 @@ class Indexes:
         self._marker = self.store.change_marker()
 
     def invalidate(self) -> None:
-        """Drop every cached index; each is rebuilt from the store when next needed."""
+        """Drop every cached index; each is reopened (snapshot, if still valid) or rebuilt from
+        the store when next needed."""
         self._fp = self._mac = self._schemas = self._derivatives = None
         self._schemas_state = None
         self._vectors.clear()
+        self._covered.clear()
+        self._state = None
         self._marker = self.store.change_marker()
 
     def refresh_if_changed(self) -> bool:
-        """Invalidate when the store changed behind this object; True if it did."""
+        """Catch up when the store changed behind this object (appends are folded in, anything
+        else drops the indexes); True if it had changed."""
         if self.store.change_marker() != self._marker:
-            self.invalidate()
+            self._schemas = self._derivatives = None
+            self._schemas_state = None
+            self.catch_up()
             return True
         return False

@@ -201,8 +201,15 @@ def _m0003_consolidation(conn: sqlite3.Connection) -> None:
     )
 
 
+def _m0004_index_state(conn: sqlite3.Connection) -> None:
+    from analogist.store.index_sync import index_state_sql
+
+    _run(conn, *index_state_sql())
+
+
 MIGRATIONS: list[Migration] = [
     Migration("0001_core", _m0001_core),
     Migration("0002_ledger_and_bench", _m0002_ledger_and_bench),
     Migration("0003_consolidation", _m0003_consolidation),
+    Migration("0004_index_state", _m0004_index_state),
 ]

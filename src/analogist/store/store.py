@@ -26,6 +26,7 @@ from analogist.store.calls import CallLog
 from analogist.store.consolidation import ConsolidationRows
 from analogist.store.db import Connection, Connections, transaction
 from analogist.store.index_reads import IndexReads
+from analogist.store.index_sync import IndexSync
 from analogist.store.runs import RunLog
 from analogist.store.schemas import SchemaRows
 from analogist.store.vocab import load_vocabulary, save_vocabulary, term_counts
@@ -58,7 +59,7 @@ class AddReport:
         }
 
 
-class Store(RunLog, BenchRows, SchemaRows, IndexReads, ConsolidationRows):
+class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationRows):
     """The SQLite backend of :class:`~analogist.store.interface.StoreInterface`: one database
     file holding memory, the analogy log, the model-call log and bench results.
 

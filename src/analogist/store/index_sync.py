@@ -1,0 +1,117 @@
+"""What persisted retrieval indexes need from the database to stay in step with it.
+
+Migration ``0004_index_state`` adds a one-row table ``index_state(generation, rebuilds)`` and
+triggers that bump it inside the very transaction that changes an index source table
+(signatures, sig_fingerprint, sig_vectors, episodes): ``generation`` on every change,
+``rebuilds`` on every change an index cannot fold in by appending (a delete, an update, an
+``INSERT OR REPLACE`` of an existing row). A snapshot on disk records the values it was built
+at (:mod:`analogist.retrieve.persist`); on open, equal values mean it is current, a different
+``generation`` with the same ``rebuilds`` means only appends happened (read the rows past the
+snapshot's rowids), and a different ``rebuilds`` means rebuild.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from analogist.store.db import UsesConnection
+
+SOURCES = ("signatures", "sig_fingerprint", "sig_vectors")
+_KEYS = {"signatures": ("episode_id",), "sig_fingerprint": ("episode_id",),
+         "sig_vectors": ("episode_id", "level", "embedder")}
+
+
+def index_state_sql() -> list[str]:
+    """The table and triggers of migration 0004_index_state."""
+    bump = "UPDATE index_state SET generation = generation + 1"
+    rebuild = "UPDATE index_state SET generation = generation + 1, rebuilds = rebuilds + 1"
+    sql = ["CREATE TABLE index_state (id INTEGER PRIMARY KEY CHECK (id = 1), "
+           "generation INTEGER NOT NULL, rebuilds INTEGER NOT NULL)",
+           "INSERT INTO index_state VALUES (1, 0, 0)"]
+    for t in SOURCES:
+        same = " AND ".join(f"{k} = NEW.{k}" for k in _KEYS[t])
+        sql += [
+            f"CREATE TRIGGER {t}_replace BEFORE INSERT ON {t} "
+            f"WHEN EXISTS (SELECT 1 FROM {t} WHERE {same}) BEGIN {rebuild}; END",
+            f"CREATE TRIGGER {t}_insert AFTER INSERT ON {t} BEGIN {bump}; END",
+            f"CREATE TRIGGER {t}_update AFTER UPDATE ON {t} BEGIN {rebuild}; END",
+            f"CREATE TRIGGER {t}_delete AFTER DELETE ON {t} BEGIN {rebuild}; END",
+        ]
+    sql.append(f"CREATE TRIGGER episodes_delete_state AFTER DELETE ON episodes BEGIN {rebuild}; END")
+    return sql
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """The database's index generation, rebuild count, and each source table's largest rowid."""
+
+    generation: int
+    rebuilds: int
+    top_rowid: dict[str, int]
+
+
+class IndexSync(UsesConnection):
+    """Reads for persisted indexes (mixed into :class:`~analogist.store.Store`)."""
+
+    def index_state(self) -> IndexState:
+        g, r = self.conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()
+        tops = {t: int(self.conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {t}").fetchone()[0])
+                for t in SOURCES}
+        return IndexState(int(g), int(r), tops)
+
+    @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Every read inside sees one consistent state of the database (a read transaction)."""
+        conn = self.conn
+        if conn.in_transaction:
+            yield
+            return
+        conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    def _after(self, sql: str, args: tuple[Any, ...], size: int) -> Iterator[list[Any]]:
+        last = args[0]
+        while True:
+            rows = self.conn.execute(sql, (last, *args[1:], size)).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield rows
+
+    def fingerprints_after(
+        self, rowid: int, size: int = 20000
+    ) -> Iterator[list[tuple[int, str, str, str, dict[str, int]]]]:
+        """Chunks of (rowid, episode_id, wl_hash, wl_version, features) past ``rowid``."""
+        sql = ("SELECT rowid, episode_id, wl_hash, wl_version, features_json FROM sig_fingerprint "
+               "WHERE rowid > ? ORDER BY rowid LIMIT ?")
+        for rows in self._after(sql, (rowid,), size):
+            yield [(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    def signatures_after(
+        self, rowid: int, size: int = 20000
+    ) -> Iterator[list[tuple[int, str, dict[str, Any]]]]:
+        """Chunks of (rowid, episode_id, signature JSON) past ``rowid``."""
+        sql = ("SELECT rowid, episode_id, signature_json FROM signatures WHERE rowid > ? "
+               "ORDER BY rowid LIMIT ?")
+        for rows in self._after(sql, (rowid,), size):
+            yield [(r[0], r[1], json.loads(r[2])) for r in rows]
+
+    def vectors_after(
+        self, rowid: int, level: str, embedder: str, size: int = 20000
+    ) -> Iterator[tuple[int, list[str], np.ndarray]]:
+        """Chunks of (last rowid, ids, (n, dim) float32 matrix) past ``rowid``."""
+        sql = ("SELECT rowid, episode_id, dim, vector FROM sig_vectors WHERE rowid > ? AND "
+               "level = ? AND embedder = ? ORDER BY rowid LIMIT ?")
+        for rows in self._after(sql, (rowid, level, embedder), size):
+            mat = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
+            yield rows[-1][0], [r[1] for r in rows], mat.reshape(len(rows), rows[0][2])
