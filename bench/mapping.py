@@ -14,7 +14,11 @@ engines, so load from other processes disturbs the ratio less.
 ``--compare-sme [ORACLE]``: also runs the same pairs through the real SME v4 (the
 ``sme4-oracle`` driver, needs sbcl; one sbcl process, one core): SME's CPU time per pair for
 building both descriptions, matching and building its result, after loading, best of
-``--repeat`` passes; prints SME's rate and the ratio analogist / SME.
+``--repeat`` passes; prints SME's rate and the ratio analogist / SME. The two engines are
+timed in turn, ``--rounds`` times per size (analogist, SME, analogist, SME, ...), so that both
+see the same machine load; each rate is the best over all rounds, and the ratio printed is
+the median of the per-round ratios (with its range). The load average is printed with it.
+The first line says which mapper runs: the compiled core, or pure Python and why.
 
 ``--huge``: self-maps a 1,600- and a 10,000-relation signature-like description under the
 default match-hypothesis budget and prints time, peak memory (RSS) and the outcome.
@@ -28,17 +32,20 @@ import argparse
 import importlib.machinery
 import importlib.util
 import json
+import os
 import random
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from analogist.errors import MappingError
-from analogist.mapping import match, to_fixture_json
+from analogist.mapping import compiled, match, to_fixture_json
 from analogist.mapping.hypotheses import DEFAULT_MH_BUDGET
 from analogist.signature.description import Description, Entity, Expr, PredicateInfo
 
@@ -205,6 +212,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--pairs", type=int, default=400, help="pairs at 5-15 (fewer at 30, 80)")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs per size")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="with --compare-sme: alternate the two engines N times per size")
     parser.add_argument("--compare-sme", metavar="ORACLE", nargs="?",
                         const=str(Path(__file__).resolve().parents[2] / "shared" / "reference"
                                   / "sme4-oracle" / "sme4-oracle"),
@@ -217,26 +226,39 @@ def main() -> None:
     if args.huge_child:
         huge_child(args.huge_child, args.budget)
         return
-    results: dict[str, dict] = {}
+    results: dict[str, Any] = {"core": {"compiled": compiled.status().compiled,
+                                        "describe": compiled.status().describe()},
+                               "load_before": list(os.getloadavg())}
     for label, low, high in SIZES:
         n = max(20, args.pairs // (1 if high <= 15 else 4 if high <= 30 else 16))
         pairs = batch(args.seed, low, high, n)
-        row: dict = {"pairs": n, "analogist": time_python(pairs, args.repeat)}
-        if args.compare_sme:
-            row["sme4"] = time_sme(args.compare_sme, pairs, args.repeat)
-            row["sme4"]["mappings_per_s"] = (row["sme4"]["matches_per_s"]
-                                             * row["analogist"]["mappings_per_match"])
-            row["ratio"] = row["analogist"]["matches_per_s"] / row["sme4"]["matches_per_s"]
+        if not args.compare_sme:
+            results[label] = {"pairs": n, "analogist": time_python(pairs, args.repeat)}
+            continue
+        ours, theirs = [], []
+        for _ in range(max(1, args.rounds)):  # in turn, so both see the same load
+            ours.append(time_python(pairs, args.repeat))
+            theirs.append(time_sme(args.compare_sme, pairs, args.repeat))
+        ratios = [a["matches_per_s"] / s["matches_per_s"] for a, s in zip(ours, theirs)]
+        row: dict = {"pairs": n, "analogist": max(ours, key=lambda r: r["matches_per_s"]),
+                     "sme4": max(theirs, key=lambda r: r["matches_per_s"]),
+                     "ratio": statistics.median(ratios), "ratios": ratios}
+        row["sme4"]["mappings_per_s"] = (row["sme4"]["matches_per_s"]
+                                         * row["analogist"]["mappings_per_match"])
         results[label] = row
+    results["load_after"] = list(os.getloadavg())
     if args.huge:
-        results["huge"] = {str(n): huge(n, args.budget) for n in (1600, 10000)}  # type: ignore
+        results["huge"] = {str(n): huge(n, args.budget) for n in (1600, 10000)}
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"structure mapping, one core, seed {args.seed}, fresh descriptions per pair")
+    print(compiled.status().describe())
+    print(f"structure mapping, one core, seed {args.seed}, fresh descriptions per pair; load "
+          f"average {results['load_before'][0]:.1f} before, {results['load_after'][0]:.1f} after")
     head = f"{'relations':>10} {'pairs':>6} {'ms/match':>9} {'matches/s':>10} {'mappings/s':>11}"
     if args.compare_sme:
-        head += f" {'SME v4/s':>9} {'SME maps/s':>11} {'ratio':>6}"
+        head += (f" {'SME v4/s':>9} {'SME maps/s':>11} {'ratio':>6}  "
+                 f"(median of {args.rounds} rounds; range)")
     print(head)
     for label, _, _ in SIZES:
         r = results[label]
@@ -245,7 +267,8 @@ def main() -> None:
                 f"{a['matches_per_s']:>10.0f} {a['mappings_per_s']:>11.0f}")
         if args.compare_sme:
             s = r["sme4"]
-            line += f" {s['matches_per_s']:>9.0f} {s['mappings_per_s']:>11.0f} {r['ratio']:>5.2f}x"
+            line += (f" {s['matches_per_s']:>9.0f} {s['mappings_per_s']:>11.0f} "
+                     f"{r['ratio']:>5.2f}x  ({min(r['ratios']):.2f}-{max(r['ratios']):.2f})")
         print(line)
     if args.huge:
         print(f"huge self-maps (match-hypothesis budget {args.budget:,}):")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from operator import attrgetter
+from typing import cast
 
 from analogist.mapping.consistency import check_consistency
 from analogist.mapping.expressions import DescriptionIndex, index_description
@@ -139,12 +140,16 @@ class _Run:
         end of the list, so the first one is written last)."""
         by_node: dict[int, MH] = {}
         by_functor: dict[str, MH] = {}
-        key, value = (attrgetter("target"), attrgetter("base")) if reverse else \
-            (attrgetter("base"), attrgetter("target"))
+        node_map: dict[int, int] = {}
+        functor_map: dict[str, str] = {}
         for mh in reversed(pm.mhs):
-            (by_functor if mh.kind == FUNCTOR else by_node)[key(mh)] = mh
-        node_map = {k: value(m) for k, m in by_node.items()}
-        functor_map = {k: value(m) for k, m in by_functor.items()}
+            src_item, dst_item = (mh.target, mh.base) if reverse else (mh.base, mh.target)
+            if mh.kind == FUNCTOR:
+                by_functor[cast(str, src_item)] = mh
+                functor_map[cast(str, src_item)] = cast(str, dst_item)
+            else:
+                by_node[cast(int, src_item)] = mh
+                node_map[cast(int, src_item)] = cast(int, dst_item)
         src, dst = (self.t, self.b) if reverse else (self.b, self.t)
         proj = Projection(src, dst, node_map, functor_map)
         return find_inferences(proj, self.params, self._scores(by_node, by_functor, reverse),

@@ -40,7 +40,7 @@ ENTITY: Final = 0
 EXPRESSION: Final = 1
 FUNCTOR: Final = 2
 _ID = attrgetter("id")
-_NO_CHILDREN: Final[list] = []  # shared by every non-commutative hypothesis, never filled
+_NO_CHILDREN: Final[list] = []  # shared while a hypothesis has no arguments or children
 
 #: Default cap on the number of match hypotheses one comparison may create; beyond it the
 #: comparison fails with :class:`~analogist.errors.MappingError` instead of exhausting memory.
@@ -87,7 +87,7 @@ class MH:
         self.comm = False
         self.nary = False
         self.parents: list[MH] = []
-        self.args: list[MH] = []
+        self.args: list[MH] = _NO_CHILDREN  # a list of its own once it has arguments
         self.possible: list[MH] = _NO_CHILDREN  # a list of its own once commutative
         self.functor_mh: MH | None = None
         self.incomplete = False
@@ -260,7 +260,7 @@ class _Builder:
             else:
                 self.counter += 1
                 copy = MH(self.counter, bn, tn, EXPRESSION, order)
-                copy_args = copy.args
+                copy_args = copy.args = []
                 for arg in args:
                     if arg not in copy_args:
                         copy_args.append(arg)
@@ -323,6 +323,7 @@ class _Builder:
         out = []
         for combo in combos:
             copy = self._make(bn, tn, EXPRESSION, template.order)
+            copy.args = []
             for arg in combo:
                 if arg not in copy.args:
                     copy.args.append(arg)
