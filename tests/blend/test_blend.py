@@ -209,3 +209,12 @@ def test_without_a_model_the_record_says_so(memory, target):
     run = Analogizer(memory, AnalogizerConfig(blend=BlendPolicy()), log=False).run(
         target, run_id="r_nomodel")
     assert run.attempts[0]["blend_note"] == "model sources: no model configured"
+
+
+def test_memory_analogize_blend_flag(memory, spec_example):
+    raw = {k: v for k, v in spec_example.items() if k != "fix_operator"}
+    run = memory.analogize({**raw, "episode_id": "tgt"}, blend=True, log=False)
+    assert any(c.found_by == (BLD,) for c in run.candidates)
+    assert run.config["blend"]["inputs"] == BlendPolicy().inputs
+    plain = memory.analogize({**raw, "episode_id": "tgt"}, log=False)
+    assert not any(BLD in c.found_by for c in plain.candidates)
