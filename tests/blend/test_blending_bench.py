@@ -12,14 +12,12 @@ from analogist.bench.blending import (
     fragment_motif,
     items,
     rebuilds_target,
-    run_blending,
     splits,
 )
 from analogist.bench.blending_report import blending_text, latest_blending, with_blending
 from analogist.bench.motifs import motif
 from analogist.bench.signatures import gold_signature
 from analogist.bench.world import World
-from analogist.memory import Memory
 
 
 def test_fragments_are_honest_worlds():
@@ -72,26 +70,43 @@ def test_a_blend_is_valid_only_if_it_rebuilds_the_target(split_items):
     assert not rebuilds_target(gold, to_eid, key)
 
 
-def test_tiny_run_stores_scores_and_decides_h6():
-    memory = Memory(":memory:")
-    store = memory.store
-    run_id = run_blending(store, BlendingConfig(items=1, n_boot=50))
-    rows = store.bench_results(run_id)
-    assert {(r.arm, r.condition) for r in rows} == {
-        (a, c) for a in ("E", "E+Bld") for c in ("split", "split_decoy", "plain")}
-    assert all(r.answer["blending"]["proposed"] == 0 for r in rows if r.arm == "E")
-    doc = latest_blending(store, n_boot=50)
-    assert doc is not None and doc["run_id"] == run_id
-    assert doc["h6"]["status"] == "insufficient data" and "197 needed" in doc["h6"]["reason"]
-    assert "H6 (E+Bld vs E, pooled)" in blending_text(doc)
-    html = with_blending("<main></main>", doc)
-    assert '<section id="blending">' in html and html.endswith("</main>")
-    memory.close()
-
-
 def test_novel_needs_a_useful_blend(split_items):
     from analogist.bench.answer import Answer
 
     it = split_items[0]
     sc = blend_score(it, Answer(claimed_source="bld:x:y", run={"attempts": []}), "E+Bld", 0)
     assert not sc.novel and sc.false_accept  # an unknown blend is no keyed match
+
+
+def test_bench_run_suite_blending_cli(tmp_path, monkeypatch):
+    import json
+
+    from click.testing import CliRunner
+
+    import analogist.bench.blending as blending
+    from analogist.cli.main import cli
+
+    monkeypatch.setitem(blending.SIZES, "small", 1)  # one item per condition: seconds, not minutes
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.sqlite"), "bench", "run", "--suite",
+                                   "blending", "--size", "small", "--n-boot", "50", "--out",
+                                   str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output[res.output.index("{"):])
+    assert doc["summary"]["h6"] == "insufficient data"
+    assert (out / "blending.txt").read_text().count("H6") == 1
+    assert '<section id="blending">' in (out / "blending.html").read_text()
+    from analogist.store import Store
+
+    store = Store(str(tmp_path / "b.sqlite"))
+    run_id = doc["run_id"]
+    rows = store.bench_results(run_id)
+    assert {(r.arm, r.condition) for r in rows} == {
+        (a, c) for a in ("E", "E+Bld") for c in ("split", "split_decoy", "plain")}
+    assert all(r.answer["blending"]["proposed"] == 0 for r in rows if r.arm == "E")
+    agg = latest_blending(store, n_boot=50)
+    assert agg is not None and agg["run_id"] == run_id and "197 needed" in agg["h6"]["reason"]
+    assert "H6 (E+Bld vs E, pooled)" in blending_text(agg)
+    html = with_blending("<main></main>", agg)
+    assert '<section id="blending">' in html and html.endswith("</main>")
+    store.close()
