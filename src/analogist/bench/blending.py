@@ -31,6 +31,7 @@ import json
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import cache
 from typing import Any
 
 from analogist.bench.answer import Answer, target_signature
@@ -42,7 +43,7 @@ from analogist.bench.engine_answer import EngineAnswerer
 from analogist.bench.families_memory import _retrieval, build_f3
 from analogist.bench.items import CHECK_SEEDS, Context, Item, Slot, variants
 from analogist.bench.motif import Motif
-from analogist.bench.motifs import split_motifs
+from analogist.bench.motifs import motif, split_motifs
 from analogist.bench.score import Score
 from analogist.bench.scoring import score
 from analogist.bench.signatures import gold_signature
@@ -107,6 +108,11 @@ def fragment_motif(motif: Motif, keep: Sequence[str]) -> Motif:
                    facts={k: tuple(renumber.get(e, e) for e in motif.facts[k]) for k in kept})
 
 
+@cache
+def _fix_of(motif_name: str, keep: tuple[str, ...]) -> str | None:
+    return fragment_fix(fragment_motif(motif(motif_name), keep))
+
+
 def fragment_fix(frag: Motif, seed: int = 0) -> str | None:
     """A fix that resolves the fragment's own world under every check seed: the motif's fix,
     else its alternatives (None: none does, so the fragment is not an honest episode)."""
@@ -138,7 +144,7 @@ def _fragments(ctx: Context, source: Shown, avoid: tuple) -> tuple[Shown, Shown]
     ctx.rng.shuffle(options)
     for keep_a, keep_b in options:
         fa, fb = fragment_motif(m, keep_a), fragment_motif(m, keep_b)
-        fix_a, fix_b = fragment_fix(fa), fragment_fix(fb)
+        fix_a, fix_b = _fix_of(m.name, keep_a), _fix_of(m.name, keep_b)
         if fix_a is None or fix_b is None:
             continue
         skins = [s for s in m.skins if s.kind == "ordinary" and s not in avoid]
@@ -183,8 +189,7 @@ def items(config: BlendingConfig, condition: str) -> list[Item]:
     """``config.items`` items of one condition over the split's motifs (seeded)."""
     pool = split_motifs(config.split)
     if condition != "plain":  # motifs that can be told as two honest fragments
-        pool = tuple(m for m in pool if any(fragment_fix(fragment_motif(m, a)) and
-                                            fragment_fix(fragment_motif(m, b))
+        pool = tuple(m for m in pool if any(_fix_of(m.name, a) and _fix_of(m.name, b)
                                             for a, b in splits(m)))
     tag = f"blending|{condition}|{config.seed}"
     taken: set[str] = set()
