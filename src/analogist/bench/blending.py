@@ -273,9 +273,12 @@ def blend_score(item: Item, ans: Answer, arm: str, seed: int) -> Score:
 def run_blending(store: Any, config: BlendingConfig = BlendingConfig()) -> str:
     """Run E and E+Bld on every condition's items, store the scores as a bench run of kind
     ``blending`` (condition in the row key) and return its run id."""
-    run_id = "blend_" + hashlib.sha256(json.dumps(config.to_json()).encode()).hexdigest()[:12]
-    store.start_bench_run(run_id, run_id, {"kind": KIND, **config.to_json(),
-                                          "policy": E_BLD.blend.to_json()})
+    from analogist.retrieve.embedder_choice import configured_embedder
+
+    embedder = configured_embedder().name  # the item memories' (S2 text channels), both arms
+    cfg = {"kind": KIND, **config.to_json(), "policy": E_BLD.blend.to_json(), "embedder": embedder}
+    run_id = "blend_" + hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:12]
+    store.start_bench_run(run_id, run_id, cfg)
     arms = (("E", EngineAnswerer(ARMS["E"], config.seed)),
             ("E+Bld", EngineAnswerer(E_BLD, config.seed)))
     vocab = store.vocabulary

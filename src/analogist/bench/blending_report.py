@@ -145,7 +145,8 @@ def _table_text(c: dict) -> list[str]:
 def _intro(doc: dict) -> str:
     cfg = doc["config"]
     return (f"seed {cfg['seed']}, split {cfg['split']}, {cfg['items']} items per condition; "
-            f"engine answerer, gold target encoder; blend policy {cfg.get('policy')}.")
+            f"engine answerer, gold target encoder, embedder {cfg.get('embedder', '?')}; "
+            f"blend policy {cfg.get('policy')}.")
 
 
 def blending_text(doc: dict) -> str:
