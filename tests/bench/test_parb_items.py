@@ -13,7 +13,7 @@ from analogist.bench import check_fix
 from analogist.bench.edits import classify_edit
 from analogist.bench.motif import DECOY_EDITS, DROP_RELATION
 from analogist.bench.motifs import all_motifs
-from analogist.bench.structure import align
+from analogist.bench.structure import best_assignment
 from analogist.signature import default_vocabulary, parse_signature, parse_term
 
 from .parb_helpers import bench, named_terms
@@ -92,7 +92,7 @@ def test_f2_has_one_valid_and_one_decoy_one_edit_from_the_target():
         assert sorted(it.key["valid"].values()) == [False, True]
         decoy = next(c for c in it.inputs["candidates"] if c["id"] == it.key["decoy"])
         target = parse_signature(it.key["target_signature"], vocab)
-        mapping = align(decoy["signature"], it.key["target_signature"]).mapping
+        mapping = best_assignment(decoy["signature"], it.key["target_signature"]).mapping
         renamed = parse_signature(_rename(decoy["signature"], mapping), vocab)
         # the key names the decoy structure's edit; when the target is itself the decoy
         # structure, the invalid candidate is the true one and the edit runs the other way
@@ -125,7 +125,7 @@ def test_role_mapping_keys_agree_with_structure():
             continue
         src = it.inputs["source"]["signature"]
         by_role = {role: eid for eid, role in it.key["target_roles"].items()}
-        best = align(src, it.key["target_signature"]).mapping
+        best = best_assignment(src, it.key["target_signature"]).mapping
         assert {r: by_role[best[r]] for r in it.key["role_mapping"]} == it.key["role_mapping"]
 
 

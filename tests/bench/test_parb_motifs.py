@@ -14,7 +14,7 @@ from analogist.bench.motif import COPIED, DECOY_EDITS, DELETE, FLIP, MEDIATOR, R
 from analogist.bench.motifs import DEV_MOTIFS, HELDOUT_MOTIFS, all_motifs, motif, split_motifs
 from analogist.bench.render import render, words
 from analogist.bench.signatures import gold_raw, gold_signature
-from analogist.bench.structure import align
+from analogist.bench.structure import best_assignment
 from analogist.errors import BenchError
 
 from .parb_helpers import named_terms
@@ -87,7 +87,7 @@ def test_gold_signatures_parse_for_every_variant(m):
 def test_role_mapping_is_unambiguous(m):
     """The true structure aligns onto itself only by the identity, so a mapping key is unique."""
     raw = gold_raw(m)
-    best = align(raw, raw)
+    best = best_assignment(raw, raw)
     assert best.score == 1.0 and best.mapping == {r: r for r in m.roles}
     from itertools import permutations
 

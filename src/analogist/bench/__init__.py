@@ -17,7 +17,7 @@ from analogist.bench.files import Bench, load_bench
 from analogist.bench.generate import GENERATOR_VERSION, SIZES, generate_bench
 from analogist.bench.items import FAMILIES, Item
 from analogist.bench.motifs import DEV_MOTIFS, HELDOUT_MOTIFS, all_motifs, motif, split_motifs
-from analogist.bench.structure import Alignment, align
+from analogist.bench.structure import RoleAssignment, best_assignment
 from analogist.bench.world import Outcome, World, world_for
 
 __all__ = [
@@ -26,12 +26,12 @@ __all__ = [
     "GENERATOR_VERSION",
     "HELDOUT_MOTIFS",
     "SIZES",
-    "Alignment",
+    "RoleAssignment",
     "Bench",
     "Item",
     "Outcome",
     "World",
-    "align",
+    "best_assignment",
     "all_motifs",
     "check_fix",
     "generate_bench",

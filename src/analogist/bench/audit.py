@@ -15,7 +15,7 @@ Run by :func:`~analogist.bench.generate.generate_bench` and stored in the manife
   over every (true analogue, decoy) pair in the bench (F2 candidates, memory decoys vs source),
   and tell F2's two candidates apart by the size of their stored signatures;
 - **structure** (must be well above chance): the same choices made from gold signatures by
-  :func:`~analogist.bench.structure.align` — proof the information is there for a system that
+  :func:`~analogist.bench.structure.best_assignment` — proof the information is there for a system that
   reads structure.
 
 "Chance" allows sampling noise: a baseline passes when it is at most chance plus
@@ -37,7 +37,7 @@ import numpy as np
 
 from analogist.bench.items import Item
 from analogist.bench.render import jaccard, negations
-from analogist.bench.structure import align, collapse
+from analogist.bench.structure import best_assignment, collapse
 from analogist.models.embedding import HashingEmbedder
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -73,7 +73,7 @@ def _f2(items: list[Item]) -> dict[str, Any]:
         acc["overlap"].append(_pick(t, cands, lambda a, c: jaccard(a, c["text"]))["id"] == gold)
         acc["cosine"].append(_pick(t, cands, lambda a, c: _cos(a, c["text"]))["id"] == gold)
         sig = it.key["target_signature"]
-        acc["structure"].append(_pick(sig, cands, lambda s, c: align(c["signature"], s).score)["id"] == gold)
+        acc["structure"].append(_pick(sig, cands, lambda s, c: best_assignment(c["signature"], s).score)["id"] == gold)
     out: dict[str, Any] = {k: _mean([float(x) for x in v]) for k, v in acc.items()}
     out["n"] = len(rows)
     return out
@@ -173,7 +173,7 @@ def _role_row(it: Item) -> tuple[float, float, float, float]:
     def by_context(r: str, e: str) -> float:
         return _cos(s_ctx[bindings[r]], t_ctx[entities[e]])
 
-    aligned = align(src["signature"], it.key["target_signature"]).mapping
+    aligned = best_assignment(src["signature"], it.key["target_signature"]).mapping
     by_role = {role: eid for eid, role in it.key["target_roles"].items()}
     structure = sum(by_role.get(aligned.get(r, ""), "") == key[r] for r in roles) / len(roles)
     return (_assignment_accuracy(roles, ents, by_name, key),
@@ -197,7 +197,7 @@ def _recall(rows: list[Item], signature_of: Callable[[Item], Any]) -> dict[str, 
         hits["overlap"].append(_pick(t, mem, lambda a, c: jaccard(a, c["text"]))["id"] == gold)
         hits["cosine"].append(_pick(t, mem, lambda a, c: _cos(a, c["text"]))["id"] == gold)
         sig = signature_of(it)
-        hits["structure"].append(_pick(sig, mem, lambda s, c: align(c["signature"], s).score)["id"] == gold)
+        hits["structure"].append(_pick(sig, mem, lambda s, c: best_assignment(c["signature"], s).score)["id"] == gold)
     p = _mean([1 / len(it.inputs["memory"]) for it in rows])
     out = {k: _mean([float(x) for x in v]) for k, v in hits.items()}
     out.update(n=len(rows), chance=p, surface_limit=round(p + _tol(p, len(rows)), 4))

@@ -32,6 +32,7 @@ from functools import lru_cache
 
 from analogist.errors import BenchError
 from analogist.signature import Signature, Term, Vocabulary, default_vocabulary
+from analogist.signature.canonical import canonical_term as canonical  # a node key
 
 DRIVERS = frozenset({"causes", "propagates", "confounds"})
 FEEDBACK = frozenset({"amplifies"})
@@ -73,16 +74,6 @@ class Intervention:
     kind: str
     node: str
     value: float = 0.0
-
-
-def canonical(term: Term, vocab: Vocabulary) -> str:
-    """A node key: the term's canonical spelling, commutative arguments sorted."""
-    entry = vocab.resolve(term.functor)
-    args = [a if isinstance(a, str) else canonical(a, vocab) for a in term.args]
-    if entry is not None and entry.commutative:
-        args.sort()
-    name = entry.term if entry is not None else term.functor
-    return f"{name}({','.join(args)})"
 
 
 @dataclass(frozen=True)

@@ -11,33 +11,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from itertools import permutations
 from typing import Any
 
 from analogist.bench.engine import vocabulary
 from analogist.signature import Term, parse_term
+from analogist.signature.canonical import canonical_term
 
 
 @dataclass(frozen=True)
-class Alignment:
-    """The best role assignment ``mapping`` (a role -> b role) and its fact overlap ``score``."""
+class RoleAssignment:
+    """The best role assignment ``mapping`` (a role -> b role) and its fact overlap ``score``.
+
+    Not an :class:`analogist.verify.align.Alignment` (which sorts facts under a given mapping):
+    this is the search for the mapping, scored by overlap alone.
+    """
 
     score: float
     mapping: dict[str, str]
 
 
-@cache
-def _commutative(pred: str) -> bool:
-    entry = vocabulary().resolve(pred)
-    return bool(entry and entry.commutative)
-
-
 def _canon(t: Term, names: Mapping[str, str]) -> str:
-    args = [names.get(a, a) if isinstance(a, str) else _canon(a, names) for a in t.args]
-    if _commutative(t.functor):
-        args.sort()
-    return f"{t.functor}({','.join(args)})"
+    return canonical_term(t, vocabulary(), names)
 
 
 @lru_cache(maxsize=4096)
@@ -57,11 +53,12 @@ def fact_set(sig: Mapping[str, Any], names: Mapping[str, str] | None = None) -> 
     return _facts(sig, names or {})
 
 
-def align(a: Mapping[str, Any], b: Mapping[str, Any]) -> Alignment:
-    """Best alignment of signature JSON ``a`` onto ``b`` (roles of the smaller into the larger)."""
+def best_assignment(a: Mapping[str, Any], b: Mapping[str, Any]) -> RoleAssignment:
+    """Best role assignment of signature JSON ``a`` onto ``b`` (roles of the smaller into the
+    larger)."""
     ra, rb = sorted(a["roles"]), sorted(b["roles"])
     fb = _facts(b, {})
-    best = Alignment(-1.0, {})
+    best = RoleAssignment(-1.0, {})
     if len(ra) <= len(rb):
         candidates = (dict(zip(ra, p)) for p in permutations(rb, len(ra)))
     else:
@@ -71,7 +68,7 @@ def align(a: Mapping[str, Any], b: Mapping[str, Any]) -> Alignment:
         union = fa | fb
         score = len(fa & fb) / len(union) if union else 1.0
         if score > best.score:
-            best = Alignment(score, mapping)
+            best = RoleAssignment(score, mapping)
     return best
 
 
