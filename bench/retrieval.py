@@ -1,19 +1,24 @@
-"""Retrieval at scale: ingest rate, per-channel query latency and memory at 10k-1M signatures.
+"""Retrieval at scale: ingest rate, open-to-first-answer, per-channel latency, recall, RSS, disk.
 
-Each size runs in its own child process (so RSS is that size's alone). The child generates
-seeded random but structured signatures — one of twelve motif templates (proxy, starvation,
-retry storm, race, masking, ...) with its roles renamed, its relations shuffled, 0-3 random
-extra relations and sometimes an extra causal link, plus pseudo-word L0/L2/L3 text — as JSON
-lines, and times :meth:`analogist.memory.Memory.add` on them in batches (pre-encoded
-signatures: parsing, WL fingerprint, L0/L2/L3 embeddings, the SQLite transaction and the
-in-memory index updates; generation is not timed). It then times each channel's ``search``
-(k=10) on fresh targets from the same generator and reports p50/p95 per channel, plus the
-time to rebuild the indexes from the store in a new process-local Memory (sizes <= 100k).
+Each size runs in two child processes, so each stage's RSS is its own. The *ingest* child
+generates seeded random but structured signatures — one of twelve motif templates (proxy,
+starvation, retry storm, race, masking, ...) with its roles renamed, its relations shuffled,
+0-3 random extra relations and sometimes an extra causal link, plus pseudo-word L0/L2/L3 text
+— as JSON lines, and times :meth:`analogist.memory.Memory.add` on them in batches of 5,000
+(pre-encoded signatures: parsing, WL fingerprint, L0/L2/L3 embeddings, one SQLite transaction
+per chunk with FTS and index rows, in-memory index updates; generation is not timed), then
+writes the persisted snapshot (``Indexes.save``: arrays + HNSW graphs) and times that.
+The *query* child opens the memory cold and times open + the first answer (S0, S1, S2, M),
+then each channel's ``search`` (k=10) on fresh targets from the same generator (p50/p95), the
+HNSW recall@10 against exact search per level with exact search's own latency, and a numpy
+brute-force floor measured in the same process: ``rows @ q`` + ``argpartition`` over the L2
+vectors held in RAM. Every latency is also printed as a ratio to that floor.
 
-Targets on one core: S0 <= 1 ms, S1 <= 30 ms at 1M, S2 <= 30 ms at 100k, ingest >= 2,000/s.
+Targets (issue 16, one core, 1M): open + first answer <= 2 s, S1 <= 10 ms, S0 near <= 5 ms,
+S2/M.emb <= 10 ms with recall@10 >= 0.95, RSS <= 1.5 GB, ingest >= 5,000/s.
 
-Usage: ``python bench/retrieval.py [--sizes 10000,100000,1000000] [--quick]
-[--embedder hashing|random] [--queries N] [--json]``
+Usage: ``nice -n 15 python bench/retrieval.py [--sizes 10000,100000,1000000,10000000]
+[--quick] [--embedder hashing|random] [--queries N] [--keep DIR] [--json]``
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -146,46 +152,126 @@ def rss_mb() -> tuple[float, float]:
     return now, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_size(n: int, queries: int, embedder_name: str, seed: int, batch: int = 5000) -> dict:
-    emb = HashingEmbedder() if embedder_name == "hashing" else RandomEmbedder()
-    with tempfile.TemporaryDirectory() as tmp:
-        memory = Memory(os.path.join(tmp, "bench.db"), embedder=emb)
-        idx = memory.indexes
-        idx.fingerprints(), idx.mac(), [idx.vectors(lv) for lv in ("L0", "L2", "L3")]
-        rng, spent = random.Random(seed), 0.0
-        for start in range(0, n, batch):
-            lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(start, min(n, start + batch))]
-            t0 = time.perf_counter()
-            report = memory.add(lines)
-            spent += time.perf_counter() - t0
-            assert not report.rejected, report.rejected[:2]
-        out = {"size": n, "embedder": emb.name, "ingest_per_s": n / spent, "ingest_s": spent}
-        vocab, qrng = memory.store.vocabulary, random.Random(seed + 1)
-        targets = [parse_signature(generate(qrng, f"q_{i}"), vocab) for i in range(queries)]
-        channels = {
-            "S0.exact": FingerprintChannel(near=False), "S0": FingerprintChannel(),
-            "S1": MacChannel(), "S2.L2": EmbeddingChannel("L2", "S2.L2"),
-            "S2.L3": EmbeddingChannel("L3", "S2.L3"),
-            "M.emb": EmbeddingChannel("L0", "M.emb", needs="text"), "M.bm25": BM25Channel(),
-        }
-        out["latency_ms"], out["hits"] = {}, {}
-        for name, ch in channels.items():
-            ch, times, found = memory._bind(ch), [], 0
-            for sig in targets:
-                t = Target(sig.level("L0"), sig)
-                t0 = time.perf_counter()
-                found += len(ch.search(t, 10, frozenset()))
-                times.append((time.perf_counter() - t0) * 1000)
-            out["latency_ms"][name] = percentiles(times)
-            out["hits"][name] = found / len(targets)
-        out["rss_mb"], out["peak_rss_mb"] = rss_mb()
-        out["db_mb"] = os.path.getsize(os.path.join(tmp, "bench.db")) / 2**20
-        if n <= 100_000:
-            t0 = time.perf_counter()
-            cold = Memory(memory.store, embedder=emb).indexes
-            cold.fingerprints(), cold.mac(), [cold.vectors(lv) for lv in ("L0", "L2", "L3")]
-            out["index_load_s"] = time.perf_counter() - t0
-        memory.close()
+def make_embedder(name: str):
+    return HashingEmbedder() if name == "hashing" else RandomEmbedder()
+
+
+def dir_mb(path: str) -> float:
+    total = 0
+    for root, _, files in os.walk(path):
+        total += sum(os.path.getsize(os.path.join(root, f)) for f in files
+                     if not os.path.islink(os.path.join(root, f)))
+    return total / 2**20
+
+
+def ingest(db: str, n: int, embedder_name: str, seed: int, batch: int = 5000) -> dict:
+    """Child 1: ingest ``n`` pre-encoded signatures in batches, then write the snapshot."""
+    memory = Memory(db, embedder=make_embedder(embedder_name))
+    idx = memory.indexes
+    idx.fingerprints(), idx.mac(), [idx.vectors(lv) for lv in ("L0", "L2", "L3")]
+    rng, spent = random.Random(seed), 0.0
+    for start in range(0, n, batch):
+        lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(start, min(n, start + batch))]
+        t0 = time.perf_counter()
+        report = memory.add(lines)
+        spent += time.perf_counter() - t0
+        assert not report.rejected, report.rejected[:2]
+    t0 = time.perf_counter()
+    memory.indexes.save()
+    save_s = time.perf_counter() - t0
+    memory.store.close()
+    return {"ingest_per_s": n / spent, "ingest_s": spent, "save_s": save_s,
+            "ingest_peak_rss_mb": rss_mb()[1]}
+
+
+CHANNELS = ("S0.exact", "S0", "S1", "S2.L2", "S2.L3", "M.emb", "M.bm25")
+
+
+def make_channels() -> dict:
+    return {
+        "S0.exact": FingerprintChannel(near=False), "S0": FingerprintChannel(),
+        "S1": MacChannel(), "S2.L2": EmbeddingChannel("L2", "S2.L2"),
+        "S2.L3": EmbeddingChannel("L3", "S2.L3"),
+        "M.emb": EmbeddingChannel("L0", "M.emb", needs="text"), "M.bm25": BM25Channel(),
+    }
+
+
+def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
+    """Child 2: open the memory from its snapshot, answer a first query (timed from before the
+    open), then per-channel latencies, HNSW recall@10 against exact, and the numpy floor."""
+    emb = make_embedder(embedder_name)
+    vocab_rng = random.Random(seed + 1)
+    raw = [generate(vocab_rng, f"q_{i}") for i in range(queries)]
+    t0 = time.perf_counter()
+    memory = Memory(db, embedder=emb)
+    first = parse_signature(raw[0], memory.store.vocabulary)
+    pool = memory.search(Target(first.level("L0"), first), channels=["S0", "S1", "S2", "M"], k=10)
+    out: dict = {"open_first_answer_s": time.perf_counter() - t0, "first_skipped": pool.skipped,
+                 "rebuilt": list(memory.indexes.rebuilt)}
+    targets = [parse_signature(r, memory.store.vocabulary) for r in raw]
+    out["latency_ms"], out["hits"] = {}, {}
+    for name, ch in make_channels().items():
+        bound, times, found = memory._bind(ch), [], 0
+        for sig in targets:
+            t = Target(sig.level("L0"), sig)
+            t1 = time.perf_counter()
+            found += len(bound.search(t, 10, frozenset()))
+            times.append((time.perf_counter() - t1) * 1000)
+        out["latency_ms"][name] = percentiles(times)
+        out["hits"][name] = found / len(targets)
+    out["vector_mode"] = memory.indexes.vectors("L2").mode
+    out["rss_mb"], out["peak_rss_mb"] = rss_mb()
+    out["recall_at_10"], out["strict_recall_at_10"], out["exact_ms"] = {}, {}, {}
+    for level in ("L0", "L2", "L3"):
+        idx = memory.indexes.vectors(level)
+        qs = emb.embed([sig.level(level) or sig.level("L0") for sig in targets])
+        approx = [[e for e, _ in idx.search(q, 10)] for q in qs]
+        idx.exact, times, recall, strict = True, [], [], []
+        for q, got in zip(qs, approx):
+            t1 = time.perf_counter()
+            want = idx.search(q, 10)
+            times.append((time.perf_counter() - t1) * 1000)
+            exact = idx.scores(q)
+            # tie-aware: a hit counts when its exact cosine reaches the 10th best (near-duplicate
+            # texts give many rows the same score; which of them fill the last places is arbitrary)
+            kth = want[-1][1] if want else 0.0
+            hits = sum(bool(exact[idx.ids.get(e) or 0] >= kth - 1e-5) for e in got)
+            recall.append(hits / max(1, len(want)))
+            strict.append(len({e for e, _ in want} & set(got)) / max(1, len(want)))
+        idx.exact = False
+        out["recall_at_10"][level] = float(np.mean(recall))
+        out["strict_recall_at_10"][level] = float(np.mean(strict))
+        out["exact_ms"][level] = percentiles(times)[0]
+    rows = np.array(memory.indexes.vectors("L2").matrix)  # the floor's matrix, in RAM
+    qs, times = emb.embed([sig.level("L2") for sig in targets]), []
+    for q in qs:
+        t1 = time.perf_counter()
+        scores = rows @ q
+        np.argpartition(-scores, 9)[:10]
+        times.append((time.perf_counter() - t1) * 1000)
+    out["floor_ms"] = percentiles(times)[0]
+    memory.store.close()
+    return out
+
+
+def run_size(n: int, queries: int, embedder_name: str, seed: int, keep: str | None) -> dict:
+    """Ingest and query in two child processes (RSS is each stage's own)."""
+    tmp = keep or tempfile.mkdtemp(prefix="analogist-bench-")
+    db = os.path.join(tmp, "bench.db")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    out: dict = {"size": n, "embedder": make_embedder(embedder_name).name}
+    for stage in ("ingest", "query"):
+        cmd = [sys.executable, __file__, f"--{stage}", db, "--one-size", str(n), "--queries",
+               str(queries), "--embedder", embedder_name, "--seed", str(seed)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            raise SystemExit(f"{stage} at {n:,} failed:\n{proc.stderr[-3000:]}")
+        out.update(json.loads(proc.stdout.strip().splitlines()[-1]))
+    out["db_mb"] = sum(os.path.getsize(p) for p in (db, db + "-wal") if os.path.exists(p)) / 2**20
+    out["idx_mb"] = dir_mb(db + ".idx")
+    out["disk_kb_per_episode"] = (out["db_mb"] + out["idx_mb"]) * 1024 / n
+    if not keep:
+        shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 
@@ -197,20 +283,26 @@ def main() -> None:
     ap.add_argument("--embedder", choices=("hashing", "random"), default="hashing")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--keep", help="keep the database and snapshot in this folder (one size)")
     ap.add_argument("--one-size", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--ingest", help=argparse.SUPPRESS)
+    ap.add_argument("--query", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.one_size:
-        print(json.dumps(run_size(args.one_size, args.queries, args.embedder, args.seed)))
+    if args.ingest:
+        print(json.dumps(ingest(args.ingest, args.one_size, args.embedder, args.seed)))
+        return
+    if args.query:
+        print(json.dumps(query(args.query, args.one_size, args.queries, args.embedder, args.seed)))
         return
     sizes = [2000, 10000] if args.quick else [int(s) for s in args.sizes.split(",")]
     queries = 50 if args.quick else args.queries
     results = []
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     for n in sizes:
-        cmd = [sys.executable, __file__, "--one-size", str(n), "--queries", str(queries),
-               "--embedder", args.embedder, "--seed", str(args.seed)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=True,
-                              env={**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
-        results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        keep = os.path.join(args.keep, str(n)) if args.keep else None
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+        results.append(run_size(n, queries, args.embedder, args.seed, keep))
         if not args.json:
             report(results[-1])
     if args.json:
@@ -218,13 +310,21 @@ def main() -> None:
 
 
 def report(r: dict) -> None:
-    load = f", index load {r['index_load_s']:.1f} s" if "index_load_s" in r else ""
     print(f"\n{r['size']:,} signatures ({r['embedder']}): ingest {r['ingest_per_s']:,.0f}/s "
-          f"({r['ingest_s']:.0f} s){load}; RSS {r['rss_mb']:,.0f} MB (peak {r['peak_rss_mb']:,.0f}); "
-          f"db {r['db_mb']:,.0f} MB")
-    print(f"  {'channel':<9}{'p50 ms':>9}{'p95 ms':>9}{'hits/q':>8}")
+          f"({r['ingest_s']:.0f} s), snapshot write {r['save_s']:.1f} s; open + first answer "
+          f"{r['open_first_answer_s']:.2f} s{' (REBUILT ' + ','.join(r['rebuilt']) + ')' if r['rebuilt'] else ''}; "
+          f"RSS after queries {r['rss_mb']:,.0f} MB (peak {r['peak_rss_mb']:,.0f}, ingest peak "
+          f"{r['ingest_peak_rss_mb']:,.0f}); disk: db {r['db_mb']:,.0f} MB + indexes "
+          f"{r['idx_mb']:,.0f} MB = {r['disk_kb_per_episode']:.1f} KB/episode")
+    floor = r["floor_ms"]
+    print(f"  numpy floor (L2 rows @ q + argpartition, in RAM): {floor:.2f} ms; vectors: {r['vector_mode']}")
+    print(f"  {'channel':<9}{'p50 ms':>9}{'p95 ms':>9}{'/floor':>8}{'hits/q':>8}")
     for ch, (p50, p95) in r["latency_ms"].items():
-        print(f"  {ch:<9}{p50:>9.2f}{p95:>9.2f}{r['hits'][ch]:>8.1f}")
+        print(f"  {ch:<9}{p50:>9.2f}{p95:>9.2f}{p50 / floor:>8.2f}{r['hits'][ch]:>8.1f}")
+    for lv in ("L0", "L2", "L3"):
+        print(f"  {lv} vectors: recall@10 (HNSW vs exact, ties counted) {r['recall_at_10'][lv]:.3f} "
+              f"(strict id overlap {r['strict_recall_at_10'][lv]:.3f}); exact p50 "
+              f"{r['exact_ms'][lv]:.2f} ms ({r['exact_ms'][lv] / floor:.2f} x floor)")
 
 
 if __name__ == "__main__":

@@ -124,7 +124,7 @@ class Indexes:
         else empty; then caught up with every source row past what it covers."""
         with self.store.read_snapshot():
             state = self.store.index_state()
-            snap = current_snapshot(self.root)
+            snap = current_snapshot(self.root) if state.generation >= 0 else None
             idx, covered = None, 0
             entry = snap[1]["indexes"].get(key) if snap else None
             if snap and entry is not None:
@@ -209,7 +209,7 @@ class Indexes:
             return None
         self.fingerprints(), self.mac(), [self.vectors(lv) for lv in LEVELS]
         self.catch_up()
-        if self._state is None or self._fp is None or self._mac is None:
+        if self._state is None or self._fp is None or self._mac is None or self._state.generation < 0:
             return None
         state = self._state
         self.root.mkdir(parents=True, exist_ok=True)
@@ -238,7 +238,13 @@ class Indexes:
         tail, total = self.tail_size()
         if self.root is None or self.store.read_only or tail < max(min_tail, total // 20):
             return None
-        return self.save()
+        try:
+            return self.save()
+        except OSError as e:
+            warnings.warn(f"analogist: could not write the index snapshot in {self.root} ({e}); "
+                          "the next open catches up from the database instead", RuntimeWarning,
+                          stacklevel=2)
+            return None
 
     def schemas(self) -> SchemaLibrary:
         state = self.store.schemas_state()

@@ -13,8 +13,9 @@ snapshot's rowids), and a different ``rebuilds`` means rebuild.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +61,12 @@ class IndexSync(UsesConnection):
     """Reads for persisted indexes (mixed into :class:`~analogist.store.Store`)."""
 
     def index_state(self) -> IndexState:
-        g, r = self.conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()
+        """The current state; generation -1 when the database predates migration 0004 and is
+        opened read-only (no snapshot can be trusted then)."""
+        try:
+            g, r = self.conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()
+        except sqlite3.OperationalError:
+            g, r = -1, -1
         tops = {t: int(self.conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {t}").fetchone()[0])
                 for t in SOURCES}
         return IndexState(int(g), int(r), tops)
@@ -69,15 +75,17 @@ class IndexSync(UsesConnection):
     def read_snapshot(self) -> Iterator[None]:
         """Every read inside sees one consistent state of the database (a read transaction)."""
         conn = self.conn
-        if conn.in_transaction:
-            yield
-            return
-        conn.execute("BEGIN")
-        try:
-            yield
-        finally:
+        lock = getattr(conn, "shared_lock", None)
+        with lock if lock is not None else nullcontext():
             if conn.in_transaction:
-                conn.execute("COMMIT")
+                yield
+                return
+            conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
 
     def _after(self, sql: str, args: tuple[Any, ...], size: int) -> Iterator[list[Any]]:
         last = args[0]
