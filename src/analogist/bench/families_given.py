@@ -59,8 +59,8 @@ from analogist.errors import BenchError
 from analogist.signature import parse_term
 
 SAME_SIZE = (REVERSE, FLIP, MEDIATOR)
-NEAR_TRIES = 8  # renderings of each structure an F2 candidate's wording is matched from
-F6_TRIES = 12  # the same for F6's offered source
+NEAR_TRIES = 24  # renderings of each structure an F2 candidate's wording is matched from
+F6_TRIES = 24  # the same for F6's offered source
 F5_FIX_SEEDS = 12  # seeds on which a fix must behave alike for F5 to offer it
 F4_KINDS = ("same", "source_extra", "target_extra_link", "target_extra_mechanism")
 
@@ -176,9 +176,16 @@ def _shared(a: str, b: str) -> int:
     return sum(1 for x in b.split(". ") if x.strip() in sa)
 
 
-def _closeness(text: str, target_text: str) -> tuple[int, float]:
-    """How close a rendering reads to the target: shared sentences and word overlap."""
-    return _shared(text, target_text), jaccard(text, target_text)
+def _bigrams(text: str) -> set[tuple[str, str]]:
+    w = re.findall(r"[a-z0-9']+", text.lower())
+    return set(zip(w, w[1:], strict=False))
+
+
+def _closeness(text: str, target_text: str) -> tuple[float, float, float]:
+    """How close a rendering reads to the target: shared sentences (one weighs as much as 0.05
+    of overlap), word overlap and word-pair overlap (Jaccard)."""
+    a, b = _bigrams(text), _bigrams(target_text)
+    return _shared(text, target_text) / 20, jaccard(text, target_text), len(a & b) / max(1, len(a | b))
 
 
 def matched_case(ctx: Context, m: Motif, variant: str, other: str, skins: Callable[[], Skin],
@@ -189,16 +196,15 @@ def matched_case(ctx: Context, m: Motif, variant: str, other: str, skins: Callab
     ``skins``, without asides), one of the pooled renderings sets the closeness level, and the
     ``variant`` rendering nearest to that level is rendered again with the seed it was drawn
     with (with asides). A rendering of the target's own structure shares more wording with it;
-    matched to a level drawn from both, it does not (one shared sentence weighs as much as 0.05
-    of word overlap)."""
-    def probe(v: str) -> tuple[Skin, int, tuple[int, float]]:
+    matched to a level drawn from both, it does not."""
+    def probe(v: str) -> tuple[Skin, int, tuple[float, float, float]]:
         skin, seed = skins(), ctx.rng.randrange(10**9)
         return skin, seed, _closeness(make_case(m, v, skin, seed, lexicon, fix).text, target_text)
 
     own = [probe(variant) for _ in range(tries)]
     pool = own + [probe(other) for _ in range(tries)]
     level = pool[ctx.rng.randrange(len(pool))][2]
-    skin, seed, _ = min(own, key=lambda p: abs(p[2][0] - level[0]) / 20 + abs(p[2][1] - level[1]))
+    skin, seed, _ = min(own, key=lambda p: sum(abs(x - y) for x, y in zip(p[2], level, strict=True)))
     return ctx.case(m, variant, skin, lexicon, fix, seed=seed)
 
 
