@@ -19,6 +19,7 @@ Scores are not clamped unless ``max-local-score`` is set.
 
 from __future__ import annotations
 
+import math
 import struct
 from array import array
 from operator import attrgetter
@@ -51,20 +52,65 @@ def f32(x: float) -> float:
 def sum_scores(mhs: list[MH]) -> float:
     """A mapping's score: its hypotheses' scores added left to right in single precision.
 
-    A one-slot single-float array rounds each partial sum as it is stored (the same rounding
-    as :func:`f32`, without the memo, whose misses cost more; local to the call, so threads
-    do not share it); numpy's ``add.accumulate`` on float32, the same sequential sum, is
-    cheaper for long lists."""
-    if len(mhs) > 256:
+    Each partial sum is the double sum rounded to single precision (round to nearest, ties
+    to even), as a single-float store rounds it (:func:`sum_into_single`), but without
+    leaving floating point: while the partial sums stay in one binade ``[2**e, 2**(e+1))``,
+    ``(x + C) - C`` with ``C = 1.5 * 2**(e+29)`` rounds ``x`` to a multiple of the
+    single-precision spacing ``2**(e-23)`` exactly, ties to even (the double spacing at
+    ``C`` is that spacing, and ``C`` is an even multiple of it). Scores are not negative,
+    so the sums only grow and the binade is tracked by doubling; anything else (a negative
+    score, a sum leaving single precision's normal range) is left to
+    :func:`sum_into_single`. numpy's ``add.accumulate`` on float32, the same sequential
+    sum, is cheaper for long lists."""
+    n = len(mhs)
+    if n > 256:
         scores = np.array([m.score for m in mhs], dtype=np.float32)
         return float(np.add.accumulate(scores)[-1])
-    acc = array("f", _ZERO)
-    for m in mhs:
-        acc[0] += m.score
+    total = 0.0
+    top = 0.0  # 2**(e+1) once a partial sum is positive: partial sums lie in [top/2, top)
+    magic = 0.0
+    for i in range(n):
+        x = total + mhs[i].score
+        if x >= top:
+            if top == 0.0:
+                if x == 0.0:
+                    total = x
+                    continue
+                top, magic = _binade(x)
+                if top == 0.0:
+                    return sum_into_single(total, mhs, i)
+            else:
+                while x >= top:
+                    top *= 2.0
+                    magic *= 2.0
+                if top > _TOP_MAX:
+                    return sum_into_single(total, mhs, i)
+        elif x < 0.5 * top:
+            return sum_into_single(total, mhs, i)
+        total = (x + magic) - magic
+    return total
+
+
+_TOP_MAX = 2.0 ** 127  # partial sums stay below 2**127, as singles do (below 2**128)
+_X_MIN = 2.0 ** -126
+
+
+def _binade(x: float) -> tuple[float, float]:
+    """``(2**(e+1), 1.5 * 2**(e+29))`` for ``2**e <= x < 2**(e+1)``; ``(0, 0)`` outside
+    single precision's normal range (or for a negative ``x``)."""
+    if not _X_MIN <= x < 2.0 ** 126:
+        return 0.0, 0.0
+    mantissa, exponent = math.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= mantissa < 1
+    return math.ldexp(1.0, exponent), math.ldexp(1.5, exponent + 28)
+
+
+def sum_into_single(total: float, mhs: list[MH], start: int = 0) -> float:
+    """``total`` plus the scores of ``mhs[start:]``, left to right, each partial sum stored in
+    a one-slot single-float array (which rounds it as :func:`f32` does)."""
+    acc = array("f", (total,))
+    for i in range(start, len(mhs)):
+        acc[0] += mhs[i].score
     return acc[0]
-
-
-_ZERO = (0.0,)
 
 
 def local_score(mh: MH, forest: Forest, params: SMEParams) -> float:
