@@ -56,9 +56,10 @@ class CachedEmbedder:
                     self._rows.popitem(last=False)
         with self._lock:
             rows = [self._rows.get(t) for t in texts]
-        if any(r is None for r in rows):  # evicted meanwhile (cache smaller than the batch)
+        present = [r for r in rows if r is not None]
+        if len(present) < len(rows):  # evicted meanwhile (cache smaller than the batch)
             return self.inner.embed(list(texts))
-        return np.stack(rows) if rows else np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack(present) if present else np.zeros((0, self.dim), dtype=np.float32)
 
 
 @dataclass(frozen=True)

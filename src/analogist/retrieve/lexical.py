@@ -9,7 +9,7 @@ from the top of ordinary memory.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from analogist.retrieve.base import ChannelUnavailable, Hit, Target, ranked
 
@@ -35,5 +35,6 @@ class BM25Channel:
         if not target.text.strip():
             raise ChannelUnavailable("the target has no text to search for")
         rows = self.source.store.bm25(target.text, limit=k + len(exclude))
-        found = [(eid, score, {}) for eid, score in rows if eid not in exclude]
+        found: list[tuple[str, float, dict[str, Any]]] = [
+            (eid, score, {}) for eid, score in rows if eid not in exclude]
         return ranked(self.name, found, k)

@@ -367,6 +367,7 @@ def parse_signature(
         raise c.err(clip(unknown[0]),
                     f"unknown field; signature fields are {', '.join(sorted(_KNOWN))}")
     eid = c.text("episode_id", required=True)
+    assert eid is not None  # required=True raised otherwise
     c.length("episode_id", eid, "MAX_ID_CHARS")
     if not _ID.match(eid):
         raise c.err("episode_id", "use letters, digits and _ . : - (no spaces)")
