@@ -142,7 +142,8 @@ class SchemaChannel:
     Attributes:
         min_coverage: minimum share of the schema's structure present in the target.
         min_instance: minimum share of the schema's structure a stored episode must have to
-            be returned as an instance (None: members only).
+            be returned as an instance, lowered to the target's own share when that is less
+            (None: members only).
         verified_only: consider only schemas marked verified.
         skip_if_member_excluded: drop a schema having any excluded member (leak guard).
         name: channel name in the pool.
@@ -182,7 +183,7 @@ class SchemaChannel:
         for cov, _, schema in matched:
             vec = lib.vectors[lib.schemas.index(schema)]
             for eid, via, fit in [*((m, "member", 1.0) for m in schema.members),
-                                  *self._instances(vec, query, k)]:
+                                  *self._instances(vec, query, k, cov)]:
                 if eid not in seen:
                     seen.add(eid)
                     detail = {"schema_id": schema.schema_id, "coverage": round(cov, 6),
@@ -191,9 +192,10 @@ class SchemaChannel:
                     found.append((eid, cov, detail))
         return ranked(self.name, found, k)
 
-    def _instances(self, schema: Counter, query: Counter, k: int) -> list[tuple[str, str, float]]:
-        """Stored episodes covering at least ``min_instance`` of the schema, those that
-        instantiate it *as the target does* first.
+    def _instances(self, schema: Counter, query: Counter, k: int,
+                   target_fit: float) -> list[tuple[str, str, float]]:
+        """Stored episodes covering at least ``min_instance`` of the schema (or as much as the
+        target does, when that is less), those that instantiate it *as the target does* first.
 
         Agreement is B / max(A, T) with A = Σ min(e, s), T = Σ min(t, s) and
         B = Σ min(e, t, s) over the schema's features s (episode e, target t): 1 exactly when
@@ -208,12 +210,13 @@ class SchemaChannel:
             return []
         a = index.postings.accumulate(schema, "min")
         fit = a / np.float32(total)
-        docs = np.flatnonzero(fit >= np.float32(self.min_instance) - np.float32(1e-6))
+        floor = min(self.min_instance, target_fit)
+        docs = np.flatnonzero(fit >= np.float32(floor) - np.float32(1e-6))
         shared = Counter({f: min(n, query.get(f, 0)) for f, n in schema.items()})
         t = float(sum(shared.values()))
         b = index.postings.accumulate(+shared, "min")
         near = index.cosine(query)
-        rows = [(index.ids[d], round(float(b[d]) / max(float(a[d]), t, 1e-9), 6),
+        rows = [(index.ids[int(d)], round(float(b[d]) / max(float(a[d]), t, 1e-9), 6),
                  round(float(fit[d]), 6), float(near[d])) for d in docs]
         rows.sort(key=lambda r: (-r[1], -r[2], -r[3], r[0]))
         return [(eid, "instance", f) for eid, _, f, _ in rows[: max(k, 1) * 4]]
