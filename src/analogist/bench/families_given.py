@@ -181,6 +181,13 @@ def _bigrams(text: str) -> set[tuple[str, str]]:
     return set(zip(w, w[1:], strict=False))
 
 
+def _layout_bit(ctx: Context, slot: Slot) -> int:
+    """One seeded bit per bench, family and pair of ordinals (not per motif), so each pair of
+    ordinals holds one item of each layout in a bench of any size (F2's standard/control, F6's
+    valid/false) while which ordinal gets which changes from bench to bench."""
+    return random.Random(f"layout|{ctx.dealer.seed}|{slot.family}|{slot.ordinal // 2}").randrange(2)
+
+
 def _closeness(text: str, target_text: str) -> tuple[float, float, float]:
     """How close a rendering reads to the target: shared sentences (one weighs as much as 0.05
     of overlap), word overlap and word-pair overlap (Jaccard)."""
@@ -220,7 +227,7 @@ def build_f2(ctx: Context, slot: Slot) -> Item:
     sized = [d.name for d in m.decoys if d.edit.kind in SAME_SIZE] or [d.name for d in m.decoys]
     decoy = pick.choice(sized)
     valid_v, fake_v = ("true", decoy) if pick.random() < 0.5 else (decoy, "true")
-    control = (slot.ordinal + pick.randrange(2)) % 2 == 1
+    control = (slot.ordinal + _layout_bit(ctx, slot)) % 2 == 1
     t_case = ctx.case(m, valid_v, ctx.skin(m, nonce=slot.nonce))
     far_skin = ctx.skin(m, avoid=(t_case.skin,))
     near_variant, far_variant = (valid_v, fake_v) if control else (fake_v, valid_v)
@@ -268,7 +275,7 @@ def build_f6(ctx: Context, slot: Slot) -> Item:
         [d.name for d in m.decoys]
     decoy = pick.choice(decoys)
     s_var = pick.choice(("true", decoy))
-    valid = (slot.ordinal + pick.randrange(2)) % 2 == 0
+    valid = (slot.ordinal + _layout_bit(ctx, slot)) % 2 == 0
     t_var = s_var if valid else decoy if s_var == "true" else "true"
     # the source's wording is matched to a closeness level drawn from renderings (other skins)
     # of both structures, so a source of the target's own structure does not read closer to it
