@@ -218,3 +218,26 @@ def test_memory_analogize_blend_flag(memory, spec_example):
     assert run.config["blend"]["inputs"] == BlendPolicy().inputs
     plain = memory.analogize({**raw, "episode_id": "tgt"}, log=False)
     assert not any(BLD in c.found_by for c in plain.candidates)
+
+
+def test_confirm_keeps_only_blends_whose_projection_the_target_shows(memory, target):
+    from analogist.reason.blend import blend_stage
+
+    vocab = memory.store.vocabulary
+    front, back = _sig(memory, FRONT), _sig(memory, BACK)
+    loose = blend_stage(target, [front, back], vocab)
+    strict = blend_stage(target, [front, back], vocab, policy=BlendPolicy(confirm=True))
+    assert {b.episode_id for b in strict.blends} <= {b.episode_id for b in loose.blends}
+    # the target (the spec example) holds diverges_from, which FRONT+BACK projects: kept
+    assert "bld:ep_front:ep_back" in {b.episode_id for b in strict.blends}
+    half = {**spec_target_without(target, "diverges_from")}
+    strict2 = blend_stage(_sig(memory, half), [front, back], vocab,
+                          policy=BlendPolicy(confirm=True))
+    assert "bld:ep_front:ep_back" not in {b.episode_id for b in strict2.blends}
+
+
+def spec_target_without(target, predicate):
+    raw = target.to_json()
+    raw["relations"] = [r for r in raw["relations"] if r[0] != predicate]
+    raw["causal_chain"] = [c for c in raw["causal_chain"] if not c[0].startswith(predicate)]
+    return raw

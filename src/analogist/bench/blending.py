@@ -81,6 +81,7 @@ class BlendingConfig:
     split: str = "dev"
     items: int = 24
     n_boot: int = 1000
+    confirm: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -276,11 +277,12 @@ def run_blending(store: Any, config: BlendingConfig = BlendingConfig()) -> str:
     from analogist.retrieve.embedder_choice import configured_embedder
 
     embedder = configured_embedder().name  # the item memories' (S2 text channels), both arms
-    cfg = {"kind": KIND, **config.to_json(), "policy": E_BLD.blend.to_json(), "embedder": embedder}
+    bld = replace(E_BLD, blend=replace(E_BLD.blend, confirm=config.confirm))
+    cfg = {"kind": KIND, **config.to_json(), "policy": bld.blend.to_json(), "embedder": embedder}
     run_id = "blend_" + hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:12]
     store.start_bench_run(run_id, run_id, cfg)
     arms = (("E", EngineAnswerer(ARMS["E"], config.seed)),
-            ("E+Bld", EngineAnswerer(E_BLD, config.seed)))
+            ("E+Bld", EngineAnswerer(bld, config.seed)))
     vocab = store.vocabulary
     for cond in CONDITIONS:
         for item in items(config, cond):
