@@ -36,3 +36,19 @@ def test_growth_beyond_the_budget_also_fails():
     with pytest.raises(MappingError, match="needs more than 120 match hypotheses"):
         match(d, d, mh_budget=120)
     assert match(d, d, mh_budget=full).mh_count == full
+
+
+def test_a_10000_relation_self_map_fails_fast_in_bounded_memory():
+    """The issue's huge input (10,000 relations; it used to be killed for memory): the seed
+    count alone exceeds the default budget, so the comparison fails before building anything."""
+    import tracemalloc
+
+    d = desc("huge", *[["hits", f"e{i % 1250}", f"e{(i * 7 + 1) % 1250}"] for i in range(10_000)])
+    tracemalloc.start()
+    try:
+        with pytest.raises(MappingError, match="needs more than 50,000 match hypotheses"):
+            match(d, d)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20
