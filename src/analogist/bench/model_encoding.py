@@ -27,6 +27,7 @@ from analogist.encode.encoder import EncodeResult
 from analogist.encode.evaluate import process_summary
 from analogist.encode.fidelity import rejected, score_signature, summarise
 from analogist.encode.staged import StagedEncoder
+from analogist.encode.steps import STAGED_PROMPT_VERSION
 from analogist.episode import Episode
 from analogist.signature import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary
@@ -49,8 +50,9 @@ class ItemEncoder:
     """Encodes items with a model; thread-safe, one encoding per record. Past ``deadline``
     (``time.monotonic()``) no new encoding starts: :class:`RunStopped` is raised instead."""
 
-    def __init__(self, llm: Any, vocab: Vocabulary, deadline: float | None = None):
-        self.encoder = StagedEncoder(llm, vocab)
+    def __init__(self, llm: Any, vocab: Vocabulary, deadline: float | None = None,
+                 version: str = STAGED_PROMPT_VERSION):
+        self.encoder = StagedEncoder(llm, vocab, version=version)
         self.deadline = deadline
         self.vocab = vocab
         self._lock = threading.Lock()
@@ -94,6 +96,10 @@ class ItemEncoder:
             self._items[item.item_id] = encoded
         return encoded
 
+    def use_version(self, version: str) -> None:
+        """Encode with another prompt version from now on (a replay of a run recorded with it)."""
+        self.encoder = StagedEncoder(self.encoder.llm, self.vocab, version=version)
+
     def _check_time(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise RunStopped("the run's time is up")
@@ -124,7 +130,7 @@ class ItemEncoder:
             t_scores.append(score_signature(enc.target, gold_t, self.vocab)
                             if enc.target is not None
                             else rejected(it.item_id, gold_t, enc.target_result.reason or ""))
-        out = {}
+        out: dict[str, Any] = {}
         for name, scores, results in (("episodes", ep_scores, ep_results),
                                       ("targets", t_scores, t_results)):
             rep = summarise(scores, self.encoder.writer)

@@ -192,11 +192,26 @@ def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
             f"{run['size']} differs from the recorded one (the generator changed since); "
             "record the run again with `bench run --record`")
     names = {f.name for f in fields(RunConfig)}
-    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in run["config"].items()
-          if k in names}
+    kw: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                          for k, v in run["config"].items() if k in names}
     config = RunConfig(**{**kw, "settings": ArmSettings(**run["config"]["settings"])})
     store = Store(":memory:")
     load_calls(store, records)
     llm = TrackedLLM(open_llm(f"replay:{header['model']}", store=store))
     runner = Runner(store, bench, config, llm=llm, only=[tuple(k) for k in run["jobs"]])
+    version = recorded_encoder_version(records)
+    if runner.encoding is not None and version is not None:
+        runner.encoding.use_version(version)
     return store, runner.run(), header, runner
+
+
+def recorded_encoder_version(records: list[CallRecord]) -> str | None:
+    """The staged encoder's prompt version the recorded calls were made with (``staged-v4``
+    from ``staged-v4:roles``), so a replay asks exactly the recorded requests; None when the
+    run encoded nothing with it."""
+    versions = {(r.prompt_version or "").split(":", 1)[0] for r in records}
+    staged = sorted(v for v in versions if v.startswith("staged-"))
+    if len(staged) > 1:
+        raise BenchError(f"the replay file mixes encoder versions {', '.join(staged)}; "
+                         "record the run again with one code version")
+    return staged[0] if staged else None

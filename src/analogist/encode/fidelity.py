@@ -83,7 +83,7 @@ def _facts(sig: Signature, vocab: Vocabulary | None) -> list[Fact]:
 
 def _matches(written: Sequence[Fact], gold: Counter, mapping: dict[str, str],
              vocab: Vocabulary | None) -> Counter:
-    mapped = Counter()
+    mapped: Counter = Counter()
     for pred, args in written:
         new = tuple(mapping.get(a, f"?{a}") for a in args)
         t = vocab.resolve(pred) if vocab is not None else None

@@ -97,6 +97,12 @@ _EX_PARTS = {_norm(r["part"]) for r in S.EXAMPLE["roles"]["roles"]}
 _EX_ENTITIES = [r["entity"] for r in S.EXAMPLE["roles"]["roles"]]
 
 
+def _canon(vocab: Vocabulary, row: Sequence[str]) -> tuple[str, ...]:
+    """A relation with the arguments of a commutative term sorted (one fact, either order)."""
+    t = vocab.resolve(row[0])
+    return (row[0], *sorted(row[1:])) if t is not None and t.commutative else tuple(row)
+
+
 def _shape(relations: Sequence[Sequence[str]]) -> list[tuple]:
     return sorted((r[0], *r[1:]) for r in relations)
 
@@ -127,17 +133,24 @@ class StagedEncoder:
         settings: sampling; ``repair`` allows the one re-ask per step.
         repair_temperature: the temperature of a repair re-ask (it must differ from the first).
         clock: gives ``written_at``.
+        version: the prompt version (:data:`~analogist.encode.steps.PROMPT_VERSIONS`); an older
+            one only to replay a run recorded with it.
     """
 
     def __init__(self, llm: LLM, vocab: Vocabulary | None = None,
                  settings: EncoderSettings = STAGED_SETTINGS, *,
-                 repair_temperature: float = 0.4, clock: Callable[[], str] = utcnow):
+                 repair_temperature: float = 0.4, clock: Callable[[], str] = utcnow,
+                 version: str = S.STAGED_PROMPT_VERSION):
+        if version not in S.PROMPT_VERSIONS:
+            raise ValueError(f"unknown staged encoder version {version!r}; one of "
+                             f"{', '.join(S.PROMPT_VERSIONS)}")
         self.llm = llm
         self.vocab = vocab or default_vocabulary()
         self.settings = settings
         self.repair_temperature = repair_temperature
         self.clock = clock
-        self.writer = writer_tag(llm, S.STAGED_PROMPT_VERSION)
+        self.version = version
+        self.writer = writer_tag(llm, version)
 
     # ------------------------------------------------------------------------ public
     def encode(self, episode: Episode) -> EncodeResult:
@@ -169,7 +182,8 @@ class StagedEncoder:
                 return self._result(st, None, st.trace[-1].problems)
             self._chain(st)
             self._levels(st, seen)
-        except _Unusable as e:
+        except _Unusable as e:  # the step that failed is the last one in the trace
+            st.trace.append(StepTrace(e.step, False, (str(e),)))
             return self._result(st, None, (str(e),))
         doc = {"episode_id": st.eid, "kind": st.kind,
                "roles": dict(zip(st.names, st.parts)), "relations": st.relations,
@@ -195,12 +209,14 @@ class StagedEncoder:
              repair_schema: dict | None = None) -> tuple[Any, list[str], bool, int]:
         """One step with at most one repair: (answer, remaining problems, repaired, calls)."""
         s = self.settings
-        msgs = S.step_messages(self.vocab, step, st.head, st.so_far())
+        msgs = S.step_messages(self.vocab, step, st.head, st.so_far(),
+                               version=self.version)
         first = self._call(msgs, schema, s.temperature, s.seed, step)
         problems = check(first)
         if not problems or not s.repair:
             return first, problems, False, 1
-        msgs = S.step_messages(self.vocab, step, st.head, st.so_far(), problems, first)
+        msgs = S.step_messages(self.vocab, step, st.head, st.so_far(), problems, first,
+                               version=self.version)
         second = self._call(msgs, repair_schema or schema, self.repair_temperature, s.seed + 1,
                             step)
         if second == first:
@@ -213,14 +229,14 @@ class StagedEncoder:
         try:
             c = self.llm.complete(messages, schema=schema, temperature=temperature,
                                   max_tokens=s.max_tokens, seed=seed,
-                                  prompt_version=f"{S.STAGED_PROMPT_VERSION}:{step}",
+                                  prompt_version=f"{self.version}:{step}",
                                   replicate=s.replicate)
         except CacheMissError:
             raise
         except ModelError as e:
-            raise _Unusable(f"{step}: model answer unusable: {e}") from None
+            raise _Unusable(step, f"{step}: model answer unusable: {e}") from None
         if not isinstance(c.parsed, dict):
-            raise _Unusable(f"{step}: the answer is not one JSON object")
+            raise _Unusable(step, f"{step}: the answer is not one JSON object")
         return c.parsed
 
     def _roles(self, st: _State, seen: str, table: dict[str, str] | None) -> bool:
@@ -264,6 +280,43 @@ class StagedEncoder:
         return ok
 
     def _relations(self, st: _State) -> bool:
+        if self.version == "staged-v4":
+            return self._relation_slots(st)
+        sentences = S.fact_sentences(self.vocab, list(zip(st.names, st.entities)))
+
+        def rows(ans: Any) -> list[list[str]]:
+            out: list[list[str]] = []
+            for r in st.names:
+                row = sentences[r].get(ans.get(r)) if isinstance(ans.get(r), str) else None
+                if row is not None and _canon(self.vocab, row) not in map(
+                        lambda x: _canon(self.vocab, x), out):
+                    out.append(list(row))
+            return out
+
+        def check(ans: Any) -> list[str]:
+            rels = rows(ans)
+            if not rels:
+                return ["no role has a fact; give each role's main relation to another role"]
+            if copies_example(rels):
+                return [("these relations copy the worked example's structure; write the "
+                         "relations of THIS episode")]
+            return []
+
+        ans, problems, repaired, calls = self._ask(
+            "relations", st, S.relations_schema(sentences), check)
+        kept = rows(ans)
+        ok = not check(ans)
+        if ok:
+            st.relations = kept
+        dropped = tuple(
+            f"{r} (same fact as another role's)" if ans.get(r) in sentences[r]
+            else f"{r} (not one of its sentences)"
+            for r in st.names if not any(k[1] == r for k in kept))
+        st.trace.append(StepTrace("relations", ok, tuple(problems), repaired, calls, dropped))
+        return ok
+
+    def _relation_slots(self, st: _State) -> bool:
+        """staged-v4 (replay only): one slot per role, a placeholder definition and a role."""
         terms = S.relation_phrases(self.vocab)
 
         def rows(ans: Any) -> list[list[str]]:
@@ -285,13 +338,12 @@ class StagedEncoder:
             return []
 
         ans, problems, repaired, calls = self._ask(
-            "relations", st, S.relations_schema(self.vocab, st.names), check)
+            "relations", st, S.relation_slots_schema(self.vocab, st.names), check)
         kept = rows(ans)
         ok = not check(ans)
         if ok:
             st.relations = kept
-        dropped = tuple(f"{r} (none)" for r in st.names
-                        if not any(k[1] == r for k in kept))
+        dropped = tuple(f"{r} (none)" for r in st.names if not any(k[1] == r for k in kept))
         st.trace.append(StepTrace("relations", ok, tuple(problems), repaired, calls, dropped))
         return ok
 
@@ -351,4 +403,8 @@ class StagedEncoder:
 
 class _Unusable(Exception):
     """A step's answer could not be used at all (model error, not JSON)."""
+
+    def __init__(self, step: str, message: str):
+        super().__init__(message)
+        self.step = step
 

@@ -26,12 +26,19 @@ assume the other will act) — a mechanism that matches none of PARB's motifs (`
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from analogist.signature.vocabulary import Vocabulary
 
+# Two ways to ask for relations, both measured on the example memory (docs/results.md):
+# staged-v4 (the default): one slot per role, a definition with placeholders A and B, and the
+# other role; staged-v5: one slot per role, an enum of concrete sentences about the episode's own
+# parts. With the 1.5B model v5 scored worse (it repeats one predicate for every role), so v4
+# stays the default; v5 is kept, opt-in, so the measurement can be repeated with other models.
 STAGED_PROMPT_VERSION = "staged-v4"
+PROMPT_VERSIONS = ("staged-v4", "staged-v5")
 STEPS = ("roles", "relations", "causal_chain", "levels")
 MAX_STEP_ROLES, MAX_STEP_LINKS, MAX_FIX_ARGS = 5, 4, 3
 
@@ -41,7 +48,7 @@ EXAMPLE_TEXT = (
     "security team believed renewals belonged to whoever ran the portal; neither had the renewal "
     "on its list."
 )
-EXAMPLE = {
+EXAMPLE: dict[str, Any] = {
     "roles": {"domain": "web operations", "roles": [
         {"entity": "the platform team", "part": "party that counts on another party to act"},
         {"entity": "the security team", "part": "second party that counts on the first to act"},
@@ -72,11 +79,14 @@ States of one role X:
 Causal links: {links}"""
 
 
-def _example_block() -> str:
+def _example_block(vocab: Vocabulary, version: str) -> str:
     ex = EXAMPLE
     roles = "; ".join(f"R{i} = {r['entity']} ({r['part']})"
                       for i, r in enumerate(ex["roles"]["roles"], 1))
-    rels = "; ".join(fact(r) for r in ex["relations"]["relations"])
+    names = {f"R{i}": r["entity"] for i, r in enumerate(ex["roles"]["roles"], 1)}
+    rels = "; ".join(fact(r) if version == "staged-v4"
+                     else f"{fact(r)}: {_example_sentence(vocab, r, names)}"
+                     for r in ex["relations"]["relations"])
     chain = "; ".join(link_text(x) for x in ex["causal_chain"]["links"])
     lv = ex["levels"]
     return (
@@ -89,7 +99,7 @@ def _example_block() -> str:
     )
 
 
-def system_prompt(vocab: Vocabulary) -> str:
+def system_prompt(vocab: Vocabulary, version: str = STAGED_PROMPT_VERSION) -> str:
     """The one system prompt every step shares (so its KV cache is reused)."""
     live = [t for t in vocab if t.merged_into is None]
     binary = "\n".join(f"- {t.term}(A,B): {t.definition}" for t in live
@@ -98,7 +108,12 @@ def system_prompt(vocab: Vocabulary) -> str:
                                if t.arity == 2 and t.kind == "causal")
     unary = "\n".join(f"- {t.term}(X): {t.definition}" for t in live if t.arity == 1)
     links = ", ".join(t.term for t in live if t.kind == "causal")
-    return _RULES.format(binary=binary, unary=unary, links=links) + "\n\n" + _example_block()
+    return _RULES.format(binary=binary, unary=unary, links=links) + "\n\n" + _example_block(vocab, version)
+
+
+def _example_sentence(vocab: Vocabulary, rel: Sequence[str], names: Mapping[str, str]) -> str:
+    t = vocab.resolve(rel[0])
+    return sentence(t.definition, names[rel[1]], names[rel[2]]) if t is not None else fact(rel)
 
 
 def fact(rel: Sequence[str]) -> str:
@@ -113,8 +128,9 @@ _INSTRUCTIONS = {
     "roles": ("Step 1: list the 2 to 5 parts that play a role in this episode's mechanism. "
               "entity: its name as the episode writes it; part: what it does in the mechanism, "
               "in general words. Also give the domain in one or two words."),
-    "relations": ("Step 2: for each role A, the relation from A to one other role B that the "
-                  "episode states most clearly (\"to\" is B)."),
+    "relations": ("Step 2: for each role, the one fact about how it acts on another role that "
+                  "the episode states most clearly: a relation from the list, written as its "
+                  "definition with A replaced by that role's name and B by the other role's."),
     "causal_chain": ("Step 3: write the causal chain, 1 to 4 links from the first cause to what "
                      "went wrong (or what was achieved), using the relations and states above."),
     "levels": ("Step 4: the symptom and the violated invariant (general words), the fix as an "
@@ -124,16 +140,25 @@ _INSTRUCTIONS = {
 }
 
 
+_V4_INSTRUCTIONS = {
+    **_INSTRUCTIONS,
+    "relations": ("Step 2: for each role A, the relation from A to one other role B that the "
+                  "episode states most clearly (\"to\" is B)."),
+}
+
+
 def step_messages(vocab: Vocabulary, step: str, head: str, so_far: Sequence[str],
-                  problems: Sequence[str] = (), previous: Any = None) -> list[dict]:
+                  problems: Sequence[str] = (), previous: Any = None,
+                  version: str = STAGED_PROMPT_VERSION) -> list[dict]:
     """The request for one step: the shared system prompt, then the episode (``head``), what the
     earlier steps produced, the step's instruction and, in a repair, the rejected answer and
     exactly what to fix."""
-    parts = [head, *so_far, _INSTRUCTIONS[step]]
+    instructions = _V4_INSTRUCTIONS if version == "staged-v4" else _INSTRUCTIONS
+    parts = [head, *so_far, instructions[step]]
     if problems:
         parts.append("Your previous answer was " + json.dumps(previous, sort_keys=True)[:600]
                      + "\nIt was rejected. Fix exactly this:\n" + "\n".join(f"- {p}" for p in problems))
-    return [{"role": "system", "content": system_prompt(vocab)},
+    return [{"role": "system", "content": system_prompt(vocab, version)},
             {"role": "user", "content": "\n\n".join(parts)}]
 
 
@@ -166,11 +191,48 @@ def roles_schema(entities: Sequence[str] | None = None) -> dict:
                     "properties": {"entity": entity, "part": _text(80)}}}}}
 
 
+_PLACEHOLDER = re.compile(r"\b[AB]\b")
+
+
+def sentence(definition: str, a: str, b: str) -> str:
+    """A binary term's definition with its placeholders A and B replaced by two roles' names:
+    'A needs B to be working ...' -> 'the web tier needs the database to be working ...'."""
+    body = definition.strip().rstrip(".")
+    return _PLACEHOLDER.sub(lambda m: a if m.group(0) == "A" else b, body)
+
+
+def fact_sentences(vocab: Vocabulary, roles: Sequence[tuple[str, str]]
+                   ) -> dict[str, dict[str, list[str]]]:
+    """Per role A, every relation from A to another declared role as a concrete sentence ->
+    ``[term, A, B]``.
+
+    ``roles``: (role name, entity) pairs in declaration order. A small model judges a sentence
+    about the episode's own parts ("the requests use up capacity or supply of Postgres") far
+    better than a term name or a definition with placeholders (staged-v4 picked those in listed
+    order); the sentences are the vocabulary's own definitions, so mapping one back guesses
+    nothing. A sentence that two facts share keeps the first."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for ra, ea in roles:
+        mine: dict[str, list[str]] = out.setdefault(ra, {})
+        for t in vocab:
+            if t.merged_into is not None or t.arity != 2:
+                continue
+            for rb, eb in roles:
+                if rb != ra:
+                    mine.setdefault(sentence(t.definition, ea, eb), [t.term, ra, rb])
+    return out
+
+
+def relations_schema(sentences: Mapping[str, Mapping[str, Sequence[str]]]) -> dict:
+    """Step 2: one slot per role (so nothing repeats and nothing is padded): the fact about that
+    role that the episode states most clearly, an enum of the sentences whose subject it is."""
+    return {"type": "object", "additionalProperties": False, "required": list(sentences),
+            "properties": {r: {"enum": list(opts)} for r, opts in sentences.items()}}
+
+
 def relation_phrases(vocab: Vocabulary) -> dict[str, str]:
-    """Each binary term as the sentence its definition gives ("A needs B to be working ...") ->
-    the term. A small model chooses among sentences it can read far better than among
-    snake_case names; the sentence is the vocabulary's own definition, so nothing is guessed.
-    A definition that two terms share falls back to the term's name."""
+    """staged-v4: each binary term as its definition with placeholders ("A needs B to be
+    working ...") -> the term (a definition that two terms share falls back to the name)."""
     out: dict[str, str] = {}
     for t in vocab:
         if t.merged_into is None and t.arity == 2:
@@ -179,9 +241,8 @@ def relation_phrases(vocab: Vocabulary) -> dict[str, str]:
     return out
 
 
-def relations_schema(vocab: Vocabulary, roles: Sequence[str]) -> dict:
-    """Step 2: one slot per role A: the relation from A (a vocabulary definition) and the other
-    role B, both enums."""
+def relation_slots_schema(vocab: Vocabulary, roles: Sequence[str]) -> dict:
+    """staged-v4: one slot per role A: the relation from A and the other role B, both enums."""
     preds = list(relation_phrases(vocab))
     slot = {r: {"type": "object", "additionalProperties": False, "required": ["relation", "to"],
                 "properties": {"relation": {"enum": preds},
