@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 #: Graph parameters: M (connectivity), ef_construction, ef_search.
-CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 128, 96
+CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 128, 200
 
 
 def available() -> str | None:
