@@ -174,3 +174,29 @@ def test_hnsw_recall_at_10_against_exact():
         truth = dict(exact.search(q, len(rows)))
         assert all(abs(s - truth[e]) < 1e-5 for e, s in got)  # scores are exact cosines
     assert float(np.mean(recall)) >= 0.95
+
+
+def test_exact_search_is_kept_as_an_option(tmp_path, monkeypatch):
+    db = tmp_path / "m.db"
+    m = open_memory(db)
+    m.add(lines(6, 0, 30))
+    m.indexes.save()
+    m.store.close()
+    m = Memory(db, embedder=HashingEmbedder())
+    expected = "hnsw" if ann_available() is None else "exact"
+    assert m.indexes.vectors("L2").mode == expected
+    m.store.close()
+    monkeypatch.setenv("ANALOGIST_EXACT_VECTORS", "1")
+    m = Memory(db, embedder=HashingEmbedder())
+    assert m.indexes.vectors("L2").mode == "exact"
+    m.store.close()
+
+
+def test_persistence_can_be_turned_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANALOGIST_PERSIST_INDEXES", "0")
+    db = tmp_path / "m.db"
+    m = Memory(db, embedder=HashingEmbedder())
+    m.add(lines(7, 0, 20))
+    assert m.indexes.save() is None
+    m.close()
+    assert not (tmp_path / "m.db.idx").exists()

@@ -141,8 +141,12 @@ def publish(root: Path, folder: Path, manifest: dict[str, Any]) -> None:
         tmp.unlink()
     os.symlink(folder.name, tmp)
     os.replace(tmp, root / "current")
+    try:
+        live = os.readlink(root / "current")  # another writer may have published since
+    except OSError:
+        live = folder.name
     for old in root.iterdir():
-        if not old.is_dir() or old.is_symlink() or old.name == folder.name:
+        if not old.is_dir() or old.is_symlink() or old.name in (folder.name, live):
             continue
         if old.name.startswith(".tmp-") and _alive(old.name.rsplit("-", 1)[-1]):
             continue  # another process is writing its snapshot
