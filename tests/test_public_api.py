@@ -21,3 +21,19 @@ def test_the_top_level_api_is_small_and_user_level():
         assert internal not in analogist.__all__
     assert analogist.write_report.__name__ == "write_report"
     assert callable(analogist.Memory.analogize)
+
+
+def test_subpackages_export_the_types_their_functions_return():
+    import analogist.encode
+    import analogist.reason
+    import analogist.retrieve
+    import analogist.store
+    import analogist.verify
+
+    for pkg, names in ((analogist.verify, ("RoleMapping", "Assessment", "CriticVerdict")),
+                       (analogist.retrieve, ("Pool", "Candidate")),
+                       (analogist.encode, ("EncodeResult",)),
+                       (analogist.reason, ("AnalogyRun", "Trigger")),
+                       (analogist.store, ("StoreInterface", "LedgerRow"))):
+        for name in names:
+            assert name in pkg.__all__ and getattr(pkg, name) is not None, (pkg.__name__, name)
