@@ -175,14 +175,43 @@ class Shown:
     """gold role -> the name it is shown under (a neutral role name or an entity id)."""
 
 
-def episode(case: Case, rng: random.Random, taken: set[str]) -> Shown:
-    """``case`` as a stored episode with a role-renamed, re-described gold signature."""
+def _shown_strings(sig: dict[str, Any]) -> set[str]:
+    """The role-named strings of a shown signature (invariant, L1, L3, role descriptions)."""
+    levels = sig.get("levels") or {}
+    out = {str(sig.get("violated_invariant", "")), str(levels.get("L1", "")),
+           str(levels.get("L3", ""))}
+    return (out | {str(d) for d in (sig.get("roles") or {}).values()}) - {""}
+
+
+RENAME_TRIES = 24
+
+
+def episode(case: Case, rng: random.Random, taken: set[str],
+            shown: set[str] | None = None) -> Shown:
+    """``case`` as a stored episode with a role-renamed, re-described gold signature.
+
+    ``shown`` holds the role-named strings of the episodes already in the same snapshot (it is
+    updated): the role order is drawn again, up to :data:`RENAME_TRIES` times, until none of
+    them repeats, so two episodes of one motif share no invariant or role description by
+    the chance of numbering their roles alike, as episodes of different motifs rarely do.
+    """
     eid = new_id(rng, "ep", taken)
     raw = case.raw_signature(eid)
-    order = list(raw["roles"])
-    rng.shuffle(order)
-    mapping = {role: f"R{i + 1}" for i, role in enumerate(order)}
-    sig = rename_roles(raw, mapping)
+    best: tuple[int, dict[str, str], dict[str, Any]] | None = None
+    for _ in range(RENAME_TRIES if shown is not None else 1):
+        order = list(raw["roles"])
+        rng.shuffle(order)
+        mapping = {role: f"R{i + 1}" for i, role in enumerate(order)}
+        sig = rename_roles(raw, mapping)
+        clash = len(_shown_strings(sig) & shown) if shown is not None else 0
+        if best is None or clash < best[0]:
+            best = (clash, mapping, sig)
+        if clash == 0:
+            break
+    assert best is not None
+    _, mapping, sig = best
+    if shown is not None:
+        shown |= _shown_strings(sig)
     if rng.random() < 0.5:
         sig["fix_operator"] = f"{sig['fix_operator']} {QUALIFIERS[rng.randrange(len(QUALIFIERS))]}"
     record = {

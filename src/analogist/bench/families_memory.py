@@ -26,10 +26,13 @@ motif's fix with the part put in place of a role where the plain fix no longer r
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from analogist.bench.cases import Case, Shown, episode, target, twin_overlap
+from analogist.bench.asides import MAX_ASIDES
+from analogist.bench.cases import Case, Shown, episode, make_case, target, twin_overlap
 from analogist.bench.items import (
     Context,
     Item,
@@ -40,16 +43,36 @@ from analogist.bench.items import (
     partner,
     role_mapping,
     target_key,
-    target_variant,
     variants,
 )
 from analogist.bench.library import LIBRARY
-from analogist.bench.motif import Motif
+from analogist.bench.motif import Motif, Skin
+from analogist.bench.render import jaccard
 from analogist.bench.signatures import gold_raw
 from analogist.bench.world import world_for
 from analogist.signature import parse_term
 
 MEMORY_SIZE = 10
+Structures = Callable[[Motif], list[str]]
+
+
+LEVEL = (0.10, 0.12)
+"""Word overlap (Jaccard, with the target's text, asides left out) each episode is drawn to."""
+RENDERINGS = 24
+"""Renderings tried for each stored episode (spread over its skins and seeds); twice as many
+for the target's motif, whose notes share more words with the target and need more tries to
+come down to the level."""
+TRAPS = 3
+NONCE_TRAPS = 1
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One stored episode to be: the (motif, structure, skin) renderings it may take."""
+
+    options: tuple[tuple[Motif, str, Skin], ...]
+    label: str
+    lexicon: int | None = None
 
 
 def _others(ctx: Context, motif: Motif) -> list[Motif]:
@@ -58,74 +81,123 @@ def _others(ctx: Context, motif: Motif) -> list[Motif]:
     return rest
 
 
+def _trap_skins(m: Motif, t_case: Case) -> tuple[Skin, ...]:
+    """``m``'s skins in the target's domain (its nonce skin for a nonce target)."""
+    return tuple(s for s in m.skins if (s.kind == "nonce" if t_case.skin.kind == "nonce"
+                                        else s.domain == t_case.domain))
+
+
+def _plan(ctx: Context, t_case: Case, with_source: bool, ordinal: int,
+          structures: Structures) -> list[_Spec]:
+    """What the snapshot holds, as clusters of one motif each: every structure of the target's
+    motif (the target's own only when there is a match), then other motifs with as many
+    structures each (so no motif stands out by how many episodes it has), the first up to
+    :data:`TRAPS` episodes in the target's domain (surface traps), the rest in other domains;
+    no (motif, structure) twice. Other motifs come in random order: choosing them by word
+    overlap with the target would favour wordy motifs, which the source's motif is not."""
+    m = t_case.motif
+    own = "true" if t_case.variant == "split" else t_case.variant.removeprefix("split:")
+    rest = [v for v in structures(m) if v != own]
+    ctx.rng.shuffle(rest)
+    second = partner(m, own, ordinal) if own == "true" else \
+        next((v for v in rest if v != "true"), "true")
+    ordinary = [s for s in m.skins if s is not t_case.skin and s.kind == "ordinary"]
+    cluster = ([(own, "source")] if with_source else []) + \
+        [(v, "decoy_near" if v == second else "decoy_far") for v in rest]
+    specs = [_Spec(tuple((m, v, s) for s in ordinary), label) for v, label in cluster]
+    size = len(structures(m))
+    traps = NONCE_TRAPS if t_case.skin.kind == "nonce" else TRAPS
+    for o in _others(ctx, m):
+        vs = structures(o)
+        if not vs:
+            continue
+        ctx.rng.shuffle(vs)
+        skins = _trap_skins(o, t_case)
+        if skins and traps > 0:
+            take = min(size, traps)
+            traps -= take
+            specs += [_Spec(tuple((o, v, s) for s in skins), "same_domain", t_case.lexicon)
+                      for v in vs[:take]]
+        else:
+            skins = tuple(s for s in o.skins if s.kind == "ordinary" and s.domain != t_case.domain)
+            specs += [_Spec(tuple((o, v, s) for s in skins), "other") for v in vs[:size]]
+        if len(specs) >= MEMORY_SIZE:
+            break
+    return specs[:MEMORY_SIZE]
+
+
 def _any_variant(ctx: Context, m: Motif) -> str:
     vs = variants(m)
     return vs[ctx.rng.randrange(len(vs))]
 
 
-def _same_domain(ctx: Context, motif: Motif, t_case: Case) -> list[Case]:
-    out = []
-    for m in _others(ctx, motif):
-        skins = [s for s in m.skins if (s.kind == "nonce" if t_case.skin.kind == "nonce"
-                                        else s.domain == t_case.domain)]
-        if skins:
-            v = _any_variant(ctx, m)
-            out.append(ctx.case(m, v, skins[0], t_case.lexicon, ctx.stored_fix(m, v),
-                                like=t_case.asides))
-    return out[:3]
+def _pick(ctx: Context, spec: _Spec, t_bare: str, taken_symptoms: set[str]
+          ) -> tuple[Motif, str, Skin, int]:
+    """The rendering (motif, structure, skin, seed) whose words overlap the target's (asides
+    left out) closest to a level drawn afresh for every episode, whatever its role: so how
+    much a stored episode shares with the target says nothing about whether it is the
+    source."""
+    level = ctx.rng.uniform(*LEVEL)
+    best: tuple[float, Motif, str, Skin, int] | None = None
+    budget = RENDERINGS * (2 if spec.label in ("source", "decoy_near", "decoy_far") else 1)
+    tries = max(2, budget // len(spec.options))
+    for motif, variant, skin in spec.options:
+        for _ in range(tries):
+            seed = ctx.rng.randrange(10**9)
+            bare = make_case(motif, variant, skin, seed, spec.lexicon)
+            if bare.rendering.symptom in taken_symptoms:
+                continue
+            gap = abs(jaccard(bare.text, t_bare) - level)
+            if best is None or gap < best[0]:
+                best = (gap, motif, variant, skin, seed)
+    if best is None:  # every rendering repeats a symptom sentence already in the snapshot
+        motif, variant, skin = spec.options[0]
+        return motif, variant, skin, ctx.rng.randrange(10**9)
+    return best[1:]
 
 
-def _filler(ctx: Context, motif: Motif, n: int, avoid_domain: str) -> list[Case]:
-    out: list[Case] = []
-    others = _others(ctx, motif)
-    while len(out) < n:
-        m = others[len(out) % len(others)]
-        skin = ctx.skin(m, avoid=tuple(s for s in m.skins if s.domain == avoid_domain))
-        v = _any_variant(ctx, m)
-        out.append(ctx.case(m, v, skin, fix=ctx.stored_fix(m, v)))
-    return out
-
-
-def memory(ctx: Context, t_case: Case, *, with_source: bool,
-           ordinal: int = 0) -> tuple[list[Shown], dict[str, str]]:
+def memory(ctx: Context, t_case: Case, *, with_source: bool, ordinal: int = 0,
+           structures: Structures = variants) -> tuple[list[Shown], dict[str, str]]:
     """A snapshot for ``t_case`` and the key-side role of every episode in it.
 
-    The target's motif contributes two episodes, both in skins other than the target's: the
-    valid source (the target's structure) and its minimal-pair partner — or, with no source,
-    the partner and the motif's other structure. No stored episode shares the target's skin, so
-    no entity name singles out the target's motif; the surface traps are the other motifs
-    rendered in the target's domain.
+    The target's motif contributes one episode of each of its structures, in skins other than
+    the target's: the valid source (the target's structure) and every other structure of the
+    motif (``structures`` lists a motif's, by default all; the same for every motif in the
+    snapshot) — or, with no source, the other structures only. The rest are the other motifs
+    rendered in the target's domain (surface traps) and other motifs in other domains. Every
+    episode is rendered to a word overlap with the target drawn from one range
+    (:func:`_pick`), so neither the motif's episodes nor the source stand out by shared words.
+    No stored episode shares the target's skin.
     """
-    m = t_case.motif
-    own = "true" if t_case.variant == "split" else t_case.variant.removeprefix("split:")
-    rest = [v for v in variants(m) if v != own]
-    # the second structure: for a true target its minimal-pair decoy; for a decoy target the
-    # motif's other decoy where there is one (so the true structure is in half the snapshots,
-    # with a match or without)
-    second = partner(m, own, ordinal) if own == "true" else \
-        next((v for v in rest if v != "true"), "true")
-    if with_source:
-        cluster = [(own, "source"), (second, "decoy_near")]
-    else:
-        cluster = [(v, "decoy_near" if v == second else "decoy_far") for v in rest[:2]]
-    # ordinary skins only: fillers are ordinary too, so a skin's kind never marks the motif
-    skins = [s for s in m.skins if s is not t_case.skin and s.kind == "ordinary"]
-    ctx.rng.shuffle(skins)
+    t_bare = make_case(t_case.motif, t_case.variant, t_case.skin, t_case.seed,
+                       t_case.lexicon).text
     labelled: list[tuple[Case, str]] = []
-    for (v, label), skin in zip(cluster, skins):
-        labelled.append((ctx.case(m, v, skin, fix=ctx.stored_fix(m, v)), label))
-    labelled += [(c, "same_domain") for c in _same_domain(ctx, m, t_case)]
-    labelled += [(c, "other") for c in _filler(ctx, m, MEMORY_SIZE - len(labelled), t_case.domain)]
-    shown = [(episode(c, ctx.rng, ctx.taken), label) for c, label in labelled]
+    symptoms: set[str] = set()
+    used: set[tuple[str, str]] = set()
+    for spec in _plan(ctx, t_case, with_source, ordinal, structures):
+        fresh = tuple(o for o in spec.options if (o[0].name, o[1]) not in used)
+        motif, variant, skin, seed = _pick(ctx, replace(spec, options=fresh or spec.options),
+                                           t_bare, symptoms)
+        used.add((motif.name, variant))
+        n = ctx.rng.randrange(MAX_ASIDES + 1)
+        asides = tuple(ctx.dealer.deal(skin.domain, skin.kind, n))
+        c = make_case(motif, variant, skin, seed, spec.lexicon, ctx.stored_fix(motif, variant),
+                      asides)
+        symptoms.add(c.rendering.symptom)
+        labelled.append((c, spec.label))
+    strings: set[str] = set()
+    shown = [(episode(c, ctx.rng, ctx.taken, strings), label) for c, label in labelled]
     shown.sort(key=lambda s: (s[0].record["time"], s[0].record["id"]))
     return [s for s, _ in shown], {s.record["id"]: label for s, label in shown}
 
 
-def _retrieval(ctx: Context, slot: Slot, variant: str, with_source: bool):
+def _retrieval(ctx: Context, slot: Slot, variant: str, with_source: bool,
+               structures: Structures = variants):
     m = slot.motif
     # a memory target tells at least two asides, which its same-domain traps retell
     t_case = ctx.case(m, variant, ctx.skin(m, nonce=slot.nonce), least=2)
-    snapshot, labels = memory(ctx, t_case, with_source=with_source, ordinal=slot.ordinal)
+    snapshot, labels = memory(ctx, t_case, with_source=with_source, ordinal=slot.ordinal,
+                              structures=structures)
     tgt = target(t_case, ctx.rng, ctx.taken)
     source = next((s for s in snapshot if labels[s.record["id"]] == "source"), None)
     key: dict[str, Any] = {
@@ -142,10 +214,16 @@ def _retrieval(ctx: Context, slot: Slot, variant: str, with_source: bool):
     return snapshot, tgt, key
 
 
+def _memory_target(ctx: Context, structures: list[str]) -> str:
+    """A memory target's structure, uniform over the motif's structures: the snapshot holds
+    each of them once, so no structure (the true one included) is the source more often."""
+    return structures[ctx.rng.randrange(len(structures))]
+
+
 def build_f3(ctx: Context, slot: Slot) -> Item:
     """F3: target only plus a memory snapshot; every third item has no valid source (the key
     still holds the target's check and own fix)."""
-    variant = target_variant(slot.motif, slot.ordinal)
+    variant = _memory_target(ctx, variants(slot.motif))
     snapshot, tgt, key = _retrieval(ctx, slot, variant, with_source=slot.ordinal % 3 != 1)
     inputs = {"target": tgt.record, "memory": [s.record for s in snapshot]}
     return ctx.item(slot, inputs, key)
@@ -154,7 +232,7 @@ def build_f3(ctx: Context, slot: Slot) -> Item:
 def build_f7(ctx: Context, slot: Slot) -> Item:
     """F7: a nonce-skinned target, end to end: retrieve, map, and pick a fix from the menu."""
     nonce_slot = Slot(slot.family, slot.motif, slot.ordinal, True)
-    variant = target_variant(slot.motif, slot.ordinal)
+    variant = _memory_target(ctx, variants(slot.motif))
     snapshot, tgt, key = _retrieval(ctx, nonce_slot, variant, with_source=True)
     menu = operator_menu([slot.motif] + [s.case.motif for s in snapshot], ctx.rng, extra=2)
     inputs = {"target": tgt.record, "memory": [s.record for s in snapshot], "operators": menu}
@@ -236,21 +314,41 @@ def build_f8(ctx: Context, slot: Slot) -> Item:
         usable = [x for x in ctx.pool if split_fix(x.name) is not None]
         m = usable[(ctx.pool.index(m) + slot.ordinal) % len(usable)]
         slot = Slot(slot.family, m, slot.ordinal, slot.nonce)
-    # half the targets are a decoy structure written at the finer grain, so the valid source is
-    # not always the motif's true structure
-    decoys = split_decoys(m.name)
-    variant = "split"
-    if decoys and (slot.ordinal // 2 + slot.ordinal) % 2 == 1:
-        variant = f"split:{decoys[(slot.ordinal // 4) % len(decoys)]}"
-    snapshot, tgt, key = _retrieval(ctx, slot, variant, with_source=True)
+    # the target is the true structure or a decoy written at the finer grain, uniformly; the
+    # snapshot holds exactly the structures an F8 target can take, so each is the source as often
+    variant = _memory_target(ctx, [f"split:{v}" if v != "true" else "split"
+                                   for v in _f8_structures(m)])
+    snapshot, tgt, key = _retrieval(ctx, slot, variant, with_source=True,
+                                    structures=_f8_structures)
     a, b = _ends(m.split.relation)
-    fix = split_fix(m.name) if variant == "split" else m.variant(variant[6:]).fix
+    fix = (split_fix(m.name) or m.fix) if variant == "split" else m.variant(variant[6:]).fix
     key.update(level=m.split.level,
                split={"part": tgt.roles[m.split.part], "between": [tgt.roles[a], tgt.roles[b]]},
                fix=fix_in_target(fix, tgt))
     menu = operator_menu([m] + [s.case.motif for s in snapshot], ctx.rng, extra=2)
     inputs = {"target": tgt.record, "memory": [s.record for s in snapshot], "operators": menu}
     return ctx.item(slot, inputs, key)
+
+
+def _f8_structures(m: Motif) -> list[str]:
+    """The structures an F8 target of ``m`` can take, unsplit (none: F8 never targets ``m``);
+    an F8 snapshot shows every motif in these only, so no structure is the source more often."""
+    if split_fix(m.name) is None:
+        return []
+    return ["true", *split_decoys(m.name), *(["partial"] if split_partial(m.name) else [])]
+
+
+@cache
+def split_partial(name: str) -> bool:
+    """Whether motif ``name``'s partial variant can also be written at the finer grain: its
+    edit and the split rewrite different facts, and its fix resolves the split world."""
+    from analogist.bench.motifs import motif as by_name
+
+    m = by_name(name)
+    if m.fact_of(m.partial.edit.element) == m.fact_of(m.split.relation):
+        return False
+    w = world_for(m, "split:partial")
+    return all(w.simulate(m.partial.fix, s).result == "resolved" for s in range(6))
 
 
 def _ends(relation: str) -> tuple[str, str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from analogist.bench.motif import Motif, Skin
@@ -168,7 +168,14 @@ def articles(text: str) -> str:
 
 
 def fill(template: str, values: dict[str, str]) -> str:
-    """A template filled in, with subject-verb agreement and articles fixed, capitalised."""
+    """A template filled in, with subject-verb agreement and articles fixed, capitalised
+    (memoised: a skin fills the same sentences with the same names again and again)."""
+    return _fill(template, tuple(sorted(values.items())))
+
+
+@lru_cache(maxsize=65536)
+def _fill(template: str, items: tuple[tuple[str, str], ...]) -> str:
+    values = dict(items)
     try:
         text = _agree(template, values).format(**values)
     except (KeyError, IndexError) as e:
@@ -217,10 +224,13 @@ def render(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | Non
         overrides = {**skin.variants.get("split", {}), **skin.variants.get(variant[6:], {})}
     else:
         overrides = {} if variant == "true" else skin.variants.get(variant, {})
+    # stock words that skins share for one kind of link are swapped, per rendering, for a
+    # synonym from one pool (drawn apart from the main sequence, the same for every variant)
+    chosen = _word_choice(random.Random(f"wording|{seed}"))
     body: list[str] = []
     for key in motif.facts:
         options = overrides.get(key) or skin.facts[key]
-        body.append(fill(options[picks[key] % len(options)], values))
+        body.append(wording(fill(options[picks[key] % len(options)], values), chosen))
     for aside, slot in sorted(zip(asides, slots), key=lambda x: -x[1]):
         body.insert(slot, fill(aside, values))
     setting = fill(skin.setting[setting_pick % len(skin.setting)], values)
@@ -230,6 +240,29 @@ def render(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | Non
         opening.append(fill(skin.glossary[setting_pick % len(skin.glossary)], values))
     order = [*opening, symptom, *body] if symptom_early else [*opening, *body, symptom]
     return Rendering(" ".join(order), bindings, skin.domain.format(**words_), symptom)
+
+
+WORD_POOLS: tuple[tuple[str, ...], ...] = (
+    ("unrelated", "irrelevant", "immaterial"),
+    ("afterwards", "later on", "after that"),
+    ("came first", "came before", "was there first"),
+)
+"""Interchangeable stock words of fact sentences: the same edit is worded with the same few
+words in every skin, so a note and another skin's note of the same structure would share them.
+Each rendering picks one of each pool (whole words; lower case only)."""
+_POOL_RE = tuple(re.compile(r"\b(" + "|".join(map(re.escape, pool)) + r")\b") for pool in WORD_POOLS)
+
+
+def _word_choice(rng: random.Random) -> tuple[str, ...]:
+    return tuple(pool[rng.randrange(len(pool))] for pool in WORD_POOLS)
+
+
+def wording(sentence: str, chosen: tuple[str, ...]) -> str:
+    """``sentence`` with every stock word of :data:`WORD_POOLS` replaced by this rendering's
+    choice from its pool."""
+    for pattern, word in zip(_POOL_RE, chosen):
+        sentence = pattern.sub(word, sentence)
+    return sentence
 
 
 def negations(text: str) -> int:
