@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -220,6 +221,7 @@ def render(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | Non
     picks = {key: rng.randrange(1000) for key in motif.facts}
     symptom_early = rng.random() < 0.5
     slots = [rng.randrange(len(motif.facts) + 1) for _ in range(len(asides))]
+    overrides: Mapping[str, tuple[str, ...]]
     if variant.startswith("split:"):  # a decoy at a finer grain: both rewrites (disjoint facts)
         overrides = {**skin.variants.get("split", {}), **skin.variants.get(variant[6:], {})}
     else:
