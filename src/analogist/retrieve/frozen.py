@@ -22,7 +22,7 @@ from hashlib import blake2b
 
 import numpy as np
 
-from analogist.retrieve.postings import Postings
+from analogist.retrieve.postings import Postings, _add_dense
 
 
 def key64(s: str) -> int:
@@ -39,11 +39,15 @@ class FrozenPostings:
     ``docs`` (int32, increasing within a feature), ``weights`` (float32), ``sums``, ``norms``."""
 
     def __init__(self, keys: np.ndarray, offsets: np.ndarray, docs: np.ndarray,
-                 weights: np.ndarray, sums: np.ndarray, norms: np.ndarray):
+                 weights: np.ndarray, sums: np.ndarray, norms: np.ndarray,
+                 hot_slots: np.ndarray | None = None, hot: np.ndarray | None = None):
         self.keys, self.offsets, self.docs, self.weights = keys, offsets, docs, weights
         self.sums, self.norms = sums, norms
+        self.hot_slots = hot_slots if hot_slots is not None else np.zeros(0, np.int64)
+        self.hot = hot if hot is not None else np.zeros((0, len(sums)), np.uint8)
+        self._hot_row = {int(s): i for i, s in enumerate(self.hot_slots)}
 
-    ARRAYS = ("keys", "offsets", "docs", "weights", "sums", "norms")
+    ARRAYS = ("keys", "offsets", "docs", "weights", "sums", "norms", "hot_slots", "hot")
 
     @property
     def n_docs(self) -> int:
@@ -74,6 +78,10 @@ class FrozenPostings:
         acc = np.zeros(self.n_docs, dtype=np.float32)
         for f, qw in query.items():
             if not qw:
+                continue
+            row = self._hot_row.get(self._slot(f))
+            if row is not None:  # a feature in many documents: one dense uint8 column
+                _add_dense(acc, self.hot[row], qw, how)
                 continue
             d, w = self.column(f)
             if len(d):
@@ -169,8 +177,24 @@ class LayeredPostings:
         keys, docs, weights = keys[order], docs[order], weights[order]
         uniq, starts = np.unique(keys, return_index=True)
         offsets = np.append(starts, len(keys)).astype(np.int64)
-        return FrozenPostings(uniq, offsets, docs.astype(np.int32), weights.astype(np.float32),
-                              self.sums.astype(np.float32), self.norms.astype(np.float32))
+        docs, weights = docs.astype(np.int32), weights.astype(np.float32)
+        n = self.n_docs
+        df = np.diff(offsets)
+        slots = [i for i in np.flatnonzero(df >= max(HOT_MIN_DOCS, n * HOT_FRACTION))
+                 if _byte_sized(weights[offsets[i]:offsets[i + 1]])]
+        hot = np.zeros((len(slots), n), np.uint8)
+        for row, i in enumerate(slots):
+            hot[row, docs[offsets[i]:offsets[i + 1]]] = weights[offsets[i]:offsets[i + 1]]
+        return FrozenPostings(uniq, offsets, docs, weights, self.sums.astype(np.float32),
+                              self.norms.astype(np.float32), np.array(slots, np.int64), hot)
+
+
+#: A feature in at least this share of documents (and this many) is also kept as a dense column.
+HOT_FRACTION, HOT_MIN_DOCS = 1 / 32, 8192
+
+
+def _byte_sized(w: np.ndarray) -> bool:
+    return bool(len(w)) and bool(np.all((w > 0) & (w <= 255) & (w == np.round(w))))
 
 
 class IdTable:

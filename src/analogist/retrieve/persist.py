@@ -62,7 +62,8 @@ def _save_postings(d: Path, prefix: str, p: LayeredPostings | Postings) -> None:
 
 
 def _load_postings(d: Path, prefix: str) -> LayeredPostings:
-    arrays = [np.load(d / f"{prefix}{n}.npy", mmap_mode="r") for n in FrozenPostings.ARRAYS]
+    arrays = [np.load(d / f"{prefix}{n}.npy", mmap_mode="r") if (d / f"{prefix}{n}.npy").exists()
+              else None for n in FrozenPostings.ARRAYS]  # hot columns may be absent (none hot)
     return LayeredPostings(FrozenPostings(*arrays))
 
 

@@ -1,0 +1,66 @@
+"""Frozen (memory-mappable) posting lists and id tables answer exactly as the in-memory ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analogist.retrieve import frozen
+from analogist.retrieve.frozen import IdTable, LayeredPostings
+from analogist.retrieve.postings import Postings
+
+
+def random_postings(n: int, seed: int) -> tuple[Postings, list[dict]]:
+    rng = np.random.default_rng(seed)
+    p, docs = Postings(), []
+    for _ in range(n):
+        f = {f"h{j}": int(rng.integers(1, 4)) for j in range(4) if rng.random() < 0.7}
+        f.update({f"r{int(rng.integers(0, 400))}": float(rng.integers(1, 3)) for _ in range(4)})
+        f["frac"] = 0.5 if rng.random() < 0.3 else 0
+        docs.append(f)
+        p.add(f)
+    return p, docs
+
+
+@pytest.mark.parametrize("hot_min", [10, 10**9])  # with and without dense hot columns
+def test_frozen_postings_answer_as_the_in_memory_ones(monkeypatch, hot_min):
+    monkeypatch.setattr(frozen, "HOT_MIN_DOCS", hot_min)
+    p, _ = random_postings(600, 0)
+    fz = LayeredPostings(tail=p).freeze()
+    assert (len(fz.hot_slots) > 0) == (hot_min == 10)
+    queries = [{"h0": 2, "h1": 1, "r5": 1, "r77": 3, "frac": 0.5, "unseen": 1}, {"h3": 9}]
+    for q in queries:
+        for how in ("dot", "min"):
+            assert np.allclose(p.accumulate(q, how), fz.accumulate(q, how))
+        for f in q:
+            assert fz.df(f) == p.df(f)
+            docs = np.arange(0, 600, 7)
+            assert np.allclose(fz.weights_of(f, docs), p.weights_of(f, docs))
+    assert np.allclose(fz.sums, p.sums) and np.allclose(fz.norms, p.norms)
+
+
+def test_layered_postings_equal_one_index_over_base_and_tail():
+    whole, docs = random_postings(500, 1)
+    base = Postings()
+    for f in docs[:300]:
+        base.add(f)
+    layered = LayeredPostings(LayeredPostings(tail=base).freeze())
+    for f in docs[300:]:
+        layered.add(f)
+    q = {"h0": 1, "h2": 2, "r3": 1, "r100": 2}
+    for how in ("dot", "min"):
+        assert np.allclose(layered.accumulate(q, how), whole.accumulate(q, how))
+    assert layered.df("h0") == whole.df("h0") and np.allclose(layered.sums, whole.sums)
+    docs_q = np.array([1, 299, 300, 450])
+    assert np.allclose(layered.weights_of("h1", docs_q), whole.weights_of("h1", docs_q))
+    again = layered.freeze()
+    assert np.allclose(again.accumulate(q, "min"), whole.accumulate(q, "min"))
+
+
+def test_id_table_lookup_and_tail():
+    table = IdTable.build([f"ep_{i}" for i in range(50)])
+    assert table.get("ep_17") == 17 and table[17] == "ep_17" and "ep_99" not in table
+    assert table.append("new") == 50 and table.get("new") == 50 and len(table) == 51
+    assert table.positions(["ep_3", "nope", "new"]) == [3, 50]
+    merged = table.merged()
+    assert list(merged) == list(table) and not merged.tail
