@@ -62,9 +62,9 @@ def _save_postings(d: Path, prefix: str, p: LayeredPostings | Postings) -> None:
 
 
 def _load_postings(d: Path, prefix: str) -> LayeredPostings:
-    arrays = [np.load(d / f"{prefix}{n}.npy", mmap_mode="r") if (d / f"{prefix}{n}.npy").exists()
-              else None for n in FrozenPostings.ARRAYS]  # hot columns may be absent (none hot)
-    return LayeredPostings(FrozenPostings(*arrays))
+    arrays = {n: np.load(d / f"{prefix}{n}.npy", mmap_mode="r")
+              for n in FrozenPostings.ARRAYS if (d / f"{prefix}{n}.npy").exists()}
+    return LayeredPostings(FrozenPostings(**arrays))  # hot columns may be absent (none hot)
 
 
 def save_fingerprints(d: Path, idx: FingerprintIndex) -> None:
