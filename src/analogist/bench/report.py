@@ -18,8 +18,8 @@ from analogist.store import Store
 def write_report(store: Store, run_id: str, out: str | Path, *, n_boot: int = 2000,
                  seed: int = 0) -> dict:
     """Aggregate ``run_id`` and write the three files into ``out``; return the paths and text."""
-    from analogist.bench.html import render_html
     from analogist.bench.blending_report import latest_blending, with_blending
+    from analogist.bench.html import render_html
     from analogist.bench.learning import latest_learning
     from analogist.bench.learning_report import with_learning
     from analogist.bench.planning.report import with_planning
