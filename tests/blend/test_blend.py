@@ -23,10 +23,14 @@ from analogist.verify.predict import CheckResult
 
 # the stale-copy mechanism told in two halves, in two domains; they share derives_from
 FRONT = {
-    "episode_id": "ep_front", "kind": "failure",
+    "episode_id": "ep_front",
+    "kind": "failure",
     "roles": {"LEDGER": "bank ledger", "SHEET": "spreadsheet copy", "CLERK": "clerk"},
-    "relations": [["derives_from", "SHEET", "LEDGER"], ["trusts_as_authoritative", "CLERK", "SHEET"],
-                  ["skips_check", "CLERK", "LEDGER"]],
+    "relations": [
+        ["derives_from", "SHEET", "LEDGER"],
+        ["trusts_as_authoritative", "CLERK", "SHEET"],
+        ["skips_check", "CLERK", "LEDGER"],
+    ],
     "causal_chain": [["skips_check(CLERK,LEDGER)", "enables", "false_claim(CLERK)"]],
     "fix_operator": "reconcile(CLERK, SHEET, LEDGER) before reporting",
     "symptom": "reported balance wrong",
@@ -34,7 +38,8 @@ FRONT = {
     "surface": {"domain": "finance", "entities": []},
 }
 BACK = {
-    "episode_id": "ep_back", "kind": "failure",
+    "episode_id": "ep_back",
+    "kind": "failure",
     "roles": {"FEED": "sensor feed", "VIEW": "dashboard view", "OPS": "operator"},
     "relations": [["derives_from", "VIEW", "FEED"], ["diverges_from", "VIEW", "FEED"]],
     "causal_chain": [["diverges_from(VIEW,FEED)", "causes", "false_claim(OPS)"]],
@@ -44,7 +49,8 @@ BACK = {
     "surface": {"domain": "monitoring", "entities": []},
 }
 UNRELATED = {
-    "episode_id": "ep_pump", "kind": "failure",
+    "episode_id": "ep_pump",
+    "kind": "failure",
     "roles": {"A": "pump", "B": "tank"},
     "relations": [["consumes", "A", "B"]],
     "causal_chain": [["consumes(A,B)", "causes", "exhausted(B)"]],
@@ -90,9 +96,14 @@ def test_no_generic_space_no_blend(memory):
 
 
 def test_anchor_wins_a_contradiction(memory):
-    flipped = {**BACK, "episode_id": "ep_flip", "causal_chain": [
-        ["diverges_from(VIEW,FEED)", "prevents", "false_claim(OPS)"],
-        ["derives_from(VIEW,FEED)", "causes", "stale(VIEW)"]]}
+    flipped = {
+        **BACK,
+        "episode_id": "ep_flip",
+        "causal_chain": [
+            ["diverges_from(VIEW,FEED)", "prevents", "false_claim(OPS)"],
+            ["derives_from(VIEW,FEED)", "causes", "stale(VIEW)"],
+        ],
+    }
     anchor = {**BACK, "causal_chain": BACK["causal_chain"]}
     b = blend_pair(_sig(memory, anchor), _sig(memory, flipped), memory.store.vocabulary)
     assert b is not None
@@ -121,8 +132,9 @@ def test_blend_goes_through_the_pipeline_and_is_logged_not_stored(memory, target
 
     run = _run(memory, target, passes)
     blends = [c for c in run.candidates if c.found_by == (BLD,)]
-    assert blends and all(set(c.details[BLD]["inputs"]) <= {"ep_front", "ep_back", "ep_pump"}
-                          for c in blends)
+    assert blends and all(
+        set(c.details[BLD]["inputs"]) <= {"ep_front", "ep_back", "ep_pump"} for c in blends
+    )
     assert run.attempts[0]["blends"][0]["signature"]["writer_model"] == WRITER
     assert run.source is not None and is_blend(run.source)
     novelty = next(a["novelty"] for a in run.attempts if "novelty" in a)
@@ -165,8 +177,16 @@ def test_parsimony_keeps_stored_sources_that_map_as_well(memory, target):
     assert parsimonious([twin], 0.05, mapped=[stored, twin]) == []
 
 
-PROPOSALS = {"proposals": [{"case": "A dashboard drifted from its sensor feed", "domain": "ops",
-                            "why": "a copy trusted over its source", "confidence": 0.6}]}
+PROPOSALS = {
+    "proposals": [
+        {
+            "case": "A dashboard drifted from its sensor feed",
+            "domain": "ops",
+            "why": "a copy trusted over its source",
+            "confidence": 0.6,
+        }
+    ]
+}
 
 
 def test_the_model_proposes_cross_domain_sources_each_encoded_from_its_own_text(memory, target):
@@ -179,16 +199,19 @@ def test_the_model_proposes_cross_domain_sources_each_encoded_from_its_own_text(
 
     def encode(episode):  # stands in for the staged encoder: what it was given is recorded
         seen.append(episode)
-        return SimpleNamespace(signature=_sig(memory, {**BACK, "episode_id": episode.id}),
-                               reason="")
+        return SimpleNamespace(
+            signature=_sig(memory, {**BACK, "episode_id": episode.id}), reason=""
+        )
 
     llm = ScriptedLLM([PROPOSALS])
     blends, note = model_sources(target, llm, memory.store.vocabulary, 2, encode)
     assert llm.calls == 1 and [e.id for e in seen] == ["bld:model:1"]
     assert seen[0].text.startswith("A dashboard drifted") and "intel feed" not in seen[0].text
     (b,) = blends
-    assert b.episode_id == "bld:model:1" and b.inputs == ("model:scripted:scripted",
-                                                          "A dashboard drifted from its sensor feed")
+    assert b.episode_id == "bld:model:1" and b.inputs == (
+        "model:scripted:scripted",
+        "A dashboard drifted from its sensor feed",
+    )
     assert b.signature.writer_model == WRITER and not b.signature.verified
     assert note == "model:scripted:scripted: 1 of 1 proposed case(s) encoded"
 
@@ -207,7 +230,8 @@ def test_a_configured_model_is_asked_and_the_record_says_what_came_of_it(memory,
 
 def test_without_a_model_the_record_says_so(memory, target):
     run = Analogizer(memory, AnalogizerConfig(blend=BlendPolicy()), log=False).run(
-        target, run_id="r_nomodel")
+        target, run_id="r_nomodel"
+    )
     assert run.attempts[0]["blend_note"] == "model sources: no model configured"
 
 
@@ -231,8 +255,9 @@ def test_confirm_keeps_only_blends_whose_projection_the_target_shows(memory, tar
     # the target (the spec example) holds diverges_from, which FRONT+BACK projects: kept
     assert "bld:ep_front:ep_back" in {b.episode_id for b in strict.blends}
     half = {**spec_target_without(target, "diverges_from")}
-    strict2 = blend_stage(_sig(memory, half), [front, back], vocab,
-                          policy=BlendPolicy(confirm=True))
+    strict2 = blend_stage(
+        _sig(memory, half), [front, back], vocab, policy=BlendPolicy(confirm=True)
+    )
     assert "bld:ep_front:ep_back" not in {b.episode_id for b in strict2.blends}
 
 

@@ -32,8 +32,12 @@ def test_fragments_are_honest_worlds():
     assert set(frag.relations) <= set(m.relations) and set(frag.chain) <= set(m.chain)
     assert len(frag.chain) < len(m.chain) or len(frag.relations) < len(m.relations)
     fix = next(f for f in (fragment_fix(fragment_motif(m, x)) for pair in pairs for x in pair) if f)
-    good = next(fragment_motif(m, x) for pair in pairs for x in pair
-                if fragment_fix(fragment_motif(m, x)) == fix)
+    good = next(
+        fragment_motif(m, x)
+        for pair in pairs
+        for x in pair
+        if fragment_fix(fragment_motif(m, x)) == fix
+    )
     world = World(good, "true", gold_signature(good))
     assert all(world.simulate(fix, s).result == "resolved" for s in range(3))
 
@@ -52,8 +56,9 @@ def test_items_are_deterministic_and_split(split_items):
         assert sorted(frags) == sorted(it.key["blend_inputs"]) == sorted(it.key["keyed_matches"])
         assert it.key["has_valid_source"] and it.key["gold_source"] is None
         assert "source" not in labels.values()  # no stored episode holds the whole structure
-        n_target = len(it.key["target_signature"]["relations"]) + \
-            len(it.key["target_signature"]["causal_chain"])
+        n_target = len(it.key["target_signature"]["relations"]) + len(
+            it.key["target_signature"]["causal_chain"]
+        )
         for rec in it.inputs["memory"]:
             if rec["id"] in frags:
                 sig = rec["signature"]
@@ -88,11 +93,26 @@ def test_bench_run_suite_blending_cli(tmp_path, monkeypatch):
 
     monkeypatch.setitem(blending.SIZES, "small", 1)  # one item per condition: seconds, not minutes
     out = tmp_path / "out"
-    res = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.sqlite"), "bench", "run", "--suite",
-                                   "blending", "--size", "small", "--n-boot", "50", "--out",
-                                   str(out), "--json"])
+    res = CliRunner().invoke(
+        cli,
+        [
+            "--db",
+            str(tmp_path / "b.sqlite"),
+            "bench",
+            "run",
+            "--suite",
+            "blending",
+            "--size",
+            "small",
+            "--n-boot",
+            "50",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
-    doc = json.loads(res.output[res.output.index("{"):])
+    doc = json.loads(res.output[res.output.index("{") :])
     assert doc["summary"]["h6"] == "insufficient data"
     assert (out / "blending.txt").read_text().count("H6") == 1
     assert '<section id="blending">' in (out / "blending.html").read_text()
@@ -102,7 +122,8 @@ def test_bench_run_suite_blending_cli(tmp_path, monkeypatch):
     run_id = doc["run_id"]
     rows = store.bench_results(run_id)
     assert {(r.arm, r.condition) for r in rows} == {
-        (a, c) for a in ("E", "E+Bld") for c in ("split", "split_decoy", "plain")}
+        (a, c) for a in ("E", "E+Bld") for c in ("split", "split_decoy", "plain")
+    }
     assert all(r.answer["blending"]["proposed"] == 0 for r in rows if r.arm == "E")
     agg = latest_blending(store, n_boot=50)
     assert agg is not None and agg["run_id"] == run_id and "197 needed" in agg["h6"]["reason"]

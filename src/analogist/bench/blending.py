@@ -69,8 +69,13 @@ class BlendArm(Arm):
         return replace(super().pipeline, blend=self.blend)
 
 
-E_BLD = BlendArm(**{**asdict(ARMS["E"]), "name": "E+Bld",
-                    "purpose": "E plus the gated blend generator (spec §15, Phase 7)"})
+E_BLD = BlendArm(
+    **{
+        **asdict(ARMS["E"]),
+        "name": "E+Bld",
+        "purpose": "E plus the gated blend generator (spec §15, Phase 7)",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -104,9 +109,13 @@ def fragment_motif(motif: Motif, keep: Sequence[str]) -> Motif:
     chain = tuple(motif.chain[i] for i in links)
     causes = {c for c, _, _ in chain}
     sinks = [e for _, _, e in chain if e not in causes] or [chain[-1][2]]
-    return replace(motif, relations=tuple(r for r in motif.relations if r in elements),
-                   chain=chain, symptom_node=sinks[-1],
-                   facts={k: tuple(renumber.get(e, e) for e in motif.facts[k]) for k in kept})
+    return replace(
+        motif,
+        relations=tuple(r for r in motif.relations if r in elements),
+        chain=chain,
+        symptom_node=sinks[-1],
+        facts={k: tuple(renumber.get(e, e) for e in motif.facts[k]) for k in kept},
+    )
 
 
 @cache
@@ -132,12 +141,20 @@ def splits(motif: Motif) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
     """Pairs of proper, overlapping fact subsets that cover the motif and both keep a link
     into its symptom (so each fragment tells a real failure with the motif's symptom)."""
     keys = list(motif.facts)
-    into = {k for k in keys for e in motif.facts[k] if _is_link(e)
-            and motif.chain[int(e[1:]) - 1][2] == motif.symptom_node}
-    subsets = [s for n in range(1, len(keys)) for s in itertools.combinations(keys, n)
-               if into & set(s)]
-    return [(a, b) for a, b in itertools.combinations(subsets, 2)
-            if set(a) | set(b) == set(keys) and set(a) & set(b)]
+    into = {
+        k
+        for k in keys
+        for e in motif.facts[k]
+        if _is_link(e) and motif.chain[int(e[1:]) - 1][2] == motif.symptom_node
+    }
+    subsets = [
+        s for n in range(1, len(keys)) for s in itertools.combinations(keys, n) if into & set(s)
+    ]
+    return [
+        (a, b)
+        for a, b in itertools.combinations(subsets, 2)
+        if set(a) | set(b) == set(keys) and set(a) & set(b)
+    ]
 
 
 def _fragments(ctx: Context, source: Shown, avoid: tuple) -> tuple[Shown, Shown] | None:
@@ -155,7 +172,9 @@ def _fragments(ctx: Context, source: Shown, avoid: tuple) -> tuple[Shown, Shown]
         asides = tuple(ctx.dealer.deal(skin_b.domain, skin_b.kind, len(c.asides)))
         case_b = make_case(fb, "true", skin_b, ctx.rng.randrange(10**9), None, fix_b, asides)
         shown: set[str] = set()
-        return episode(case_a, ctx.rng, ctx.taken, shown), episode(case_b, ctx.rng, ctx.taken, shown)
+        return episode(case_a, ctx.rng, ctx.taken, shown), episode(
+            case_b, ctx.rng, ctx.taken, shown
+        )
     return None
 
 
@@ -176,12 +195,15 @@ def _split_item(ctx: Context, slot: Slot, decoy: bool) -> Item | None:
     kept = [s for s in snapshot if s is not whole and s is not filler] + list(frags)
     kept.sort(key=lambda s: (s.record["time"], s.record["id"]))
     labels = {s.record["id"]: labels.get(s.record["id"], "fragment") for s in kept}
-    key = {**key, "memory_roles": labels, "blend_inputs": [a, b], "condition":
-           "split_decoy" if decoy else "split"}
+    key = {
+        **key,
+        "memory_roles": labels,
+        "blend_inputs": [a, b],
+        "condition": "split_decoy" if decoy else "split",
+    }
     if not decoy:  # no stored episode is the source; each fragment is a partial match, and
         # a generated blend that rebuilds the target's structure is judged by scoring
-        key.update(gold_source=None, keyed_matches=[a, b], has_valid_source=True,
-                   role_mapping={})
+        key.update(gold_source=None, keyed_matches=[a, b], has_valid_source=True, role_mapping={})
     inputs = {"target": tgt.record, "memory": [s.record for s in kept]}
     return ctx.item(slot, inputs, key)
 
@@ -190,8 +212,9 @@ def items(config: BlendingConfig, condition: str) -> list[Item]:
     """``config.items`` items of one condition over the split's motifs (seeded)."""
     pool = split_motifs(config.split)
     if condition != "plain":  # motifs that can be told as two honest fragments
-        pool = tuple(m for m in pool if any(_fix_of(m.name, a) and _fix_of(m.name, b)
-                                            for a, b in splits(m)))
+        pool = tuple(
+            m for m in pool if any(_fix_of(m.name, a) and _fix_of(m.name, b) for a, b in splits(m))
+        )
     tag = f"blending|{condition}|{config.seed}"
     taken: set[str] = set()
     dealer = Dealer(tag)
@@ -202,8 +225,11 @@ def items(config: BlendingConfig, condition: str) -> list[Item]:
             raise BenchError(f"blending: only {len(out)} {condition} items could be built")
         ctx = Context(random.Random(f"{tag}|{i}"), config.split, pool, taken, dealer)
         slot = Slot("F3", pool[i % len(pool)], i, False)
-        item = build_f3(ctx, slot) if condition == "plain" else \
-            _split_item(ctx, slot, condition == "split_decoy")
+        item = (
+            build_f3(ctx, slot)
+            if condition == "plain"
+            else _split_item(ctx, slot, condition == "split_decoy")
+        )
         i += 1
         if item is not None:
             out.append(item)
@@ -222,8 +248,11 @@ def _blend_facts(run: dict) -> dict[str, Any]:
     attempts = run.get("attempts", [])
     proposed = sum(len(a.get("blends", [])) for a in attempts)
     nov = next((a["novelty"] for a in attempts if "novelty" in a), None)
-    return {"proposed": proposed, "chosen": run.get("source") if is_blend(run.get("source"))
-            else None, "novelty": nov}
+    return {
+        "proposed": proposed,
+        "chosen": run.get("source") if is_blend(run.get("source")) else None,
+        "novelty": nov,
+    }
 
 
 def _facts(raw: Mapping[str, Any], names: Mapping[str, str]) -> set[tuple[str, ...]]:
@@ -238,8 +267,9 @@ def _facts(raw: Mapping[str, Any], names: Mapping[str, str]) -> set[tuple[str, .
     return rels | links
 
 
-def rebuilds_target(blend: Mapping[str, Any], role_map: Mapping[str, str],
-                    key: Mapping[str, Any]) -> bool:
+def rebuilds_target(
+    blend: Mapping[str, Any], role_map: Mapping[str, str], key: Mapping[str, Any]
+) -> bool:
     """Scoring only: whether a claimed blend, read through the run's own role map (blend role
     -> target entity id), has exactly the target's gold structure (then it is a valid source;
     the key could not name it, since the system generated it)."""
@@ -266,8 +296,12 @@ def blend_score(item: Item, ans: Answer, arm: str, seed: int) -> Score:
     if is_blend(claimed):
         raw = _blend_signature(ans.run or {}, str(claimed))
         if raw is not None and rebuilds_target(raw, ans.role_map, item.key):
-            sc = replace(sc, has_valid_source=True, valid=True,
-                         keyed_matches=(*sc.keyed_matches, str(claimed)))
+            sc = replace(
+                sc,
+                has_valid_source=True,
+                valid=True,
+                keyed_matches=(*sc.keyed_matches, str(claimed)),
+            )
     return replace(sc, novel=sc.useful and is_blend(claimed))
 
 
@@ -281,8 +315,10 @@ def run_blending(store: Any, config: BlendingConfig = BlendingConfig()) -> str:
     cfg = {"kind": KIND, **config.to_json(), "policy": bld.blend.to_json(), "embedder": embedder}
     run_id = "blend_" + hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:12]
     store.start_bench_run(run_id, run_id, cfg)
-    arms = (("E", EngineAnswerer(ARMS["E"], config.seed)),
-            ("E+Bld", EngineAnswerer(bld, config.seed)))
+    arms = (
+        ("E", EngineAnswerer(ARMS["E"], config.seed)),
+        ("E+Bld", EngineAnswerer(bld, config.seed)),
+    )
     vocab = store.vocabulary
     for cond in CONDITIONS:
         for item in items(config, cond):
@@ -290,8 +326,11 @@ def run_blending(store: Any, config: BlendingConfig = BlendingConfig()) -> str:
             for arm, who in arms:
                 ans = who.answer(item.family, item.inputs, target, probe=_probe(item))
                 sc = blend_score(item, ans, arm, config.seed)
-                store.put_bench_result(run_id, (arm, "engine", item.item_id, config.seed, cond),
-                                       sc.to_json(),
-                                       {**ans.to_json(), "blending": _blend_facts(dict(ans.run or {}))})
+                store.put_bench_result(
+                    run_id,
+                    (arm, "engine", item.item_id, config.seed, cond),
+                    sc.to_json(),
+                    {**ans.to_json(), "blending": _blend_facts(dict(ans.run or {}))},
+                )
     store.finish_bench_run(run_id)
     return run_id

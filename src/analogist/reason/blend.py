@@ -66,8 +66,13 @@ class BlendPolicy:
     confirm: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"inputs": self.inputs, "min_generic": self.min_generic, "margin": self.margin,
-                "model": self.model, "confirm": self.confirm}
+        return {
+            "inputs": self.inputs,
+            "min_generic": self.min_generic,
+            "margin": self.margin,
+            "model": self.model,
+            "confirm": self.confirm,
+        }
 
 
 DEFAULT_POLICY = BlendPolicy()
@@ -88,9 +93,15 @@ class Blend:
         return self.signature.episode_id
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.episode_id, "inputs": list(self.inputs), "anchor": self.inputs[0],
-                "generic_space": list(self.generic), "projected": list(self.projected),
-                "aligned_roles": dict(self.role_map), "generated": True}
+        return {
+            "id": self.episode_id,
+            "inputs": list(self.inputs),
+            "anchor": self.inputs[0],
+            "generic_space": list(self.generic),
+            "projected": list(self.projected),
+            "aligned_roles": dict(self.role_map),
+            "generated": True,
+        }
 
     def candidate(self) -> Candidate:
         """The blend's entry in the candidate pool (no channel rank: no channel found it)."""
@@ -121,8 +132,13 @@ def _fact_json(f: Fact) -> list[str]:
     return [f.predicate, *f.args]
 
 
-def blend_pair(anchor: Signature, other: Signature, vocab: Vocabulary,
-               sme: SMEParams = DEFAULT_PARAMS, min_generic: int = 1) -> Blend | None:
+def blend_pair(
+    anchor: Signature,
+    other: Signature,
+    vocab: Vocabulary,
+    sme: SMEParams = DEFAULT_PARAMS,
+    min_generic: int = 1,
+) -> Blend | None:
     """The blend of ``other`` into ``anchor``, or None when they share too little structure
     (no generic space) or ``other`` adds nothing."""
     found = map_signatures(other, anchor, vocab, sme)
@@ -155,11 +171,18 @@ def blend_pair(anchor: Signature, other: Signature, vocab: Vocabulary,
         + [_fact_json(f) for f in projected if f.kind == "relation"],
         "causal_chain": [c.to_json() for c in anchor.causal_chain]
         + [_fact_json(f) for f in projected if f.kind == "link"],
-        "levels": {"L0": f"Generated blend (not an observed episode): the structure of "
-                         f"{anchor.episode_id} with what {other.episode_id} adds to it."},
-        "surface": {"domain": "blend", "entities": [], "generated": True,
-                    "inputs": [anchor.episode_id, other.episode_id]},
-        "verified": False, "writer_model": WRITER,
+        "levels": {
+            "L0": f"Generated blend (not an observed episode): the structure of "
+            f"{anchor.episode_id} with what {other.episode_id} adds to it."
+        },
+        "surface": {
+            "domain": "blend",
+            "entities": [],
+            "generated": True,
+            "inputs": [anchor.episode_id, other.episode_id],
+        },
+        "verified": False,
+        "writer_model": WRITER,
     }
     for key in ("violated_invariant", "symptom"):
         if getattr(anchor, key) is not None:
@@ -172,12 +195,21 @@ def blend_pair(anchor: Signature, other: Signature, vocab: Vocabulary,
         sig = parse_signature(raw, vocab)
     except SignatureError:
         return None
-    return Blend(sig, (anchor.episode_id, other.episode_id), generic,
-                 tuple(str(f) for f in projected), tuple(sorted(dict(a.role_map).items())))
+    return Blend(
+        sig,
+        (anchor.episode_id, other.episode_id),
+        generic,
+        tuple(str(f) for f in projected),
+        tuple(sorted(dict(a.role_map).items())),
+    )
 
 
-def propose(sources: Sequence[Signature], vocab: Vocabulary, sme: SMEParams = DEFAULT_PARAMS,
-            policy: BlendPolicy = DEFAULT_POLICY) -> list[Blend]:
+def propose(
+    sources: Sequence[Signature],
+    vocab: Vocabulary,
+    sme: SMEParams = DEFAULT_PARAMS,
+    policy: BlendPolicy = DEFAULT_POLICY,
+) -> list[Blend]:
     """Blends of every ordered pair among the first ``policy.inputs`` stored sources (each
     input anchors once). Generated sources are never blended again."""
     inputs = [s for s in sources if not is_blend(s.episode_id)][: policy.inputs]
@@ -191,8 +223,13 @@ def propose(sources: Sequence[Signature], vocab: Vocabulary, sme: SMEParams = DE
     return out
 
 
-def model_sources(target: Signature, llm: Any, vocab: Vocabulary, n: int,
-                  encode: Callable[[Any], Any] | None = None) -> tuple[list[Blend], str]:
+def model_sources(
+    target: Signature,
+    llm: Any,
+    vocab: Vocabulary,
+    n: int,
+    encode: Callable[[Any], Any] | None = None,
+) -> tuple[list[Blend], str]:
     """Ask the model for known cases from other domains with the target's relational shape
     (channel P's prompt), then encode each case from its own text with the staged encoder,
     as any stored episode is encoded, so its structure is the case's, not a copy of the
@@ -206,7 +243,8 @@ def model_sources(target: Signature, llm: Any, vocab: Vocabulary, n: int,
     who = f"model:{llm.provider}:{llm.model}"
     try:
         hits = ParametricChannel(llm, max_proposals=n).search(
-            Target(target.level("L0") or target.episode_id, target), n)
+            Target(target.level("L0") or target.episode_id, target), n
+        )
     except ChannelUnavailable as e:
         return [], f"{who}: no proposals ({e})"
     out, failed = [], []
@@ -242,13 +280,20 @@ class BlendStage:
 
     def trace(self) -> list[dict[str, Any]]:
         score = {m.source_id: m.score for m in self.mappings}
-        return [{**b.to_json(), "score": score.get(b.episode_id),
-                 "signature": b.signature.to_json()} for b in self.blends]
+        return [
+            {**b.to_json(), "score": score.get(b.episode_id), "signature": b.signature.to_json()}
+            for b in self.blends
+        ]
 
 
-def blend_stage(target: Signature, sources: Sequence[Signature], vocab: Vocabulary,
-                sme: SMEParams = DEFAULT_PARAMS, policy: BlendPolicy = DEFAULT_POLICY,
-                llm: Any = None) -> BlendStage:
+def blend_stage(
+    target: Signature,
+    sources: Sequence[Signature],
+    vocab: Vocabulary,
+    sme: SMEParams = DEFAULT_PARAMS,
+    policy: BlendPolicy = DEFAULT_POLICY,
+    llm: Any = None,
+) -> BlendStage:
     """Propose blends from ``sources`` (and, with a model and ``policy.model``, cross-domain
     sources from the model) and map each onto ``target`` with the same mapper the retrieved
     sources go through (its best interpretation, as for them)."""
@@ -274,35 +319,52 @@ def confirmed(blend: Blend, mapping: RoleMapping) -> bool:
     return all(p in matched for p in blend.projected)
 
 
-def parsimonious(mappings: Sequence[RoleMapping], margin: float,
-                 mapped: Sequence[RoleMapping] | None = None) -> list[RoleMapping]:
+def parsimonious(
+    mappings: Sequence[RoleMapping], margin: float, mapped: Sequence[RoleMapping] | None = None
+) -> list[RoleMapping]:
     """``mappings`` without the blends that do not beat every stored source in ``mapped``
     (default: ``mappings``) by ``margin``. Pass every mapping tried, the critic's rejects
     included: a blend that maps worse than a rejected stored source has not found better
     structure, only a way around the verdict on it."""
-    stored = [m.score for m in (mappings if mapped is None else mapped)
-              if not is_blend(m.source_id)]
+    stored = [
+        m.score for m in (mappings if mapped is None else mapped) if not is_blend(m.source_id)
+    ]
     best = max(stored, default=None)
-    return [m for m in mappings
-            if not is_blend(m.source_id) or best is None or m.score >= best + margin]
+    return [
+        m for m in mappings if not is_blend(m.source_id) or best is None or m.score >= best + margin
+    ]
 
 
-def novelty(chosen: RoleMapping, mappings: Sequence[RoleMapping], blends: Mapping[str, Blend],
-            *, critic_ok: bool | None, check_passed: bool | None, transferred: int) -> dict:
+def novelty(
+    chosen: RoleMapping,
+    mappings: Sequence[RoleMapping],
+    blends: Mapping[str, Blend],
+    *,
+    critic_ok: bool | None,
+    check_passed: bool | None,
+    transferred: int,
+) -> dict:
     """The record of a chosen blend: "verified novel" when the critic accepted it, its check
     did not fail and something transferred; what made it novel (the best single stored
     source's score it beat, or that none was accepted)."""
     stored = [m for m in mappings if not is_blend(m.source_id)]
     best = max(stored, key=lambda m: (m.score, m.source_id), default=None)
     verified = critic_ok is not False and check_passed is not False and transferred > 0
-    why = ("no stored episode mapped" if best is None else
-           f"no single stored episode maps as well: {chosen.score:.3f} vs "
-           f"{best.source_id} {best.score:.3f}")
+    why = (
+        "no stored episode mapped"
+        if best is None
+        else f"no single stored episode maps as well: {chosen.score:.3f} vs "
+        f"{best.source_id} {best.score:.3f}"
+    )
     b = blends.get(chosen.source_id)
-    return {"blend": chosen.source_id, "inputs": list(b.inputs) if b else [],
-            "status": "verified novel" if verified else "generated, not verified",
-            "novel_because": why, "score": chosen.score,
-            "best_stored": None if best is None else {"source": best.source_id,
-                                                      "score": best.score},
-            "critic_accepted": critic_ok, "check_passed": check_passed,
-            "transferred": transferred}
+    return {
+        "blend": chosen.source_id,
+        "inputs": list(b.inputs) if b else [],
+        "status": "verified novel" if verified else "generated, not verified",
+        "novel_because": why,
+        "score": chosen.score,
+        "best_stored": None if best is None else {"source": best.source_id, "score": best.score},
+        "critic_accepted": critic_ok,
+        "check_passed": check_passed,
+        "transferred": transferred,
+    }
