@@ -165,3 +165,28 @@ def test_files_do_not_depend_on_the_process_hash_seed(tmp_path):
         subprocess.run([sys.executable, "-c", code, str(tmp_path / h)], check=True, env=env)
     for name in ("items.jsonl", "keys.jsonl", "manifest.json"):
         assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes()
+
+
+@pytest.mark.parametrize("split", ["dev", "test"])
+def test_memories_hold_one_source_among_look_alikes(split):
+    """Every memory holds at most one episode of the target's structure (the keyed source, or
+    none), each structure of a motif at most once, and, with a match, every other structure
+    its family shows of the target's motif as well (F8: the target unsplit)."""
+    from analogist.bench.answer import rename_target
+    from analogist.bench.iso import isomorphism, name_free_form
+
+    for it in bench(1, split, "mvp").items:
+        if "memory" not in it.inputs:
+            continue
+        memory = it.inputs["memory"]
+        forms = [name_free_form(ep["signature"]) for ep in memory]
+        assert len(set(forms)) == len(forms), it.item_id
+        labels = it.key["memory_roles"]
+        cluster = [ep for ep in memory if labels[ep["id"]] in ("source", "decoy_near", "decoy_far")]
+        assert len(cluster) >= 2 or it.family == "F8", it.item_id
+        if it.family == "F8":
+            continue
+        tsig = rename_target(it.key["target_signature"], it.key["target_roles"])
+        exact = [ep["id"] for ep in memory if isomorphism(ep["signature"], tsig) is not None]
+        gold = it.key["gold_source"]
+        assert exact == ([gold] if gold else []), it.item_id
