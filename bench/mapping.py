@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from analogist.errors import MappingError
-from analogist.mapping import compiled, match, to_fixture_json
+from analogist.mapping import compiled, match, scoring, to_fixture_json
 from analogist.mapping.hypotheses import DEFAULT_MH_BUDGET
 from analogist.signature.description import Description, Entity, Expr, PredicateInfo
 
@@ -107,12 +107,17 @@ def batch(seed: int, low: int, high: int, pairs: int) -> list[tuple[dict, dict]]
     return [make_pair_json(rng, rng.randint(low, high)) for _ in range(pairs)]
 
 
-def time_python(pairs: list[tuple[dict, dict]], repeat: int) -> dict[str, float]:
+def time_python(pairs: list[tuple[dict, dict]], repeat: int,
+                cold: bool = False) -> dict[str, float]:
     """Best-of-``repeat`` CPU time (one thread, one core) of what SME is timed on per pair:
-    building both descriptions, matching, and writing the result in the fixture layout."""
+    building both descriptions, matching, and writing the result in the fixture layout.
+    ``cold``: empty the single-precision rounding memo before every pass (it is the only
+    state a pass leaves for the next; the descriptions are fresh either way)."""
     best = float("inf")
     mappings = 0
     for _ in range(repeat):
+        if cold:
+            scoring._F32_MEMO.clear()
         mappings = 0
         started = time.process_time()
         for b, t in pairs:
@@ -219,6 +224,8 @@ def main() -> None:
                                   / "sme4-oracle" / "sme4-oracle"),
                         help="path to sme4-oracle (default: ../shared/reference/sme4-oracle)")
     parser.add_argument("--huge", action="store_true", help="1,600 and 10,000-relation self-maps")
+    parser.add_argument("--cold", action="store_true",
+                        help="empty the rounding memo before every analogist pass")
     parser.add_argument("--budget", type=int, default=DEFAULT_MH_BUDGET)
     parser.add_argument("--huge-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true")
@@ -233,11 +240,11 @@ def main() -> None:
         n = max(20, args.pairs // (1 if high <= 15 else 4 if high <= 30 else 16))
         pairs = batch(args.seed, low, high, n)
         if not args.compare_sme:
-            results[label] = {"pairs": n, "analogist": time_python(pairs, args.repeat)}
+            results[label] = {"pairs": n, "analogist": time_python(pairs, args.repeat, args.cold)}
             continue
         ours, theirs = [], []
         for _ in range(max(1, args.rounds)):  # in turn, so both see the same load
-            ours.append(time_python(pairs, args.repeat))
+            ours.append(time_python(pairs, args.repeat, args.cold))
             theirs.append(time_sme(args.compare_sme, pairs, args.repeat))
         ratios = [a["matches_per_s"] / s["matches_per_s"] for a, s in zip(ours, theirs)]
         row: dict = {"pairs": n, "analogist": max(ours, key=lambda r: r["matches_per_s"]),
@@ -253,7 +260,8 @@ def main() -> None:
         print(json.dumps(results, indent=2))
         return
     print(compiled.status().describe())
-    print(f"structure mapping, one core, seed {args.seed}, fresh descriptions per pair; load "
+    print(f"structure mapping, one core, seed {args.seed}, fresh descriptions per pair"
+          f"{' and a cold rounding memo per pass' if args.cold else ''}; load "
           f"average {results['load_before'][0]:.1f} before, {results['load_after'][0]:.1f} after")
     head = f"{'relations':>10} {'pairs':>6} {'ms/match':>9} {'matches/s':>10} {'mappings/s':>11}"
     if args.compare_sme:
