@@ -37,6 +37,7 @@ NAMED = ("longer_outcome", "more_sentences", "qualifier_present", "fix_arity", "
 LINK_KINDS = ("causes", "enables", "prevents", "amplifies", "propagates", "confounds", "blocks",
               "masks", "invalidates")
 NGRAM_BUCKETS = 96
+OUTCOME_BUCKETS = 32
 FIX_BUCKETS = 16
 _SENT = re.compile(r"(?<=[.!?])\s+")
 _CLAUSE = re.compile(r"[,;:]|\b(?:and|but|because|while|which|so|until|when|whenever|though|"
@@ -220,6 +221,14 @@ def episode_features(ep: Mapping[str, Any], target: Mapping[str, Any], item_eps:
     norm = np.linalg.norm(grams)
     for i, v in enumerate(grams / norm if norm else grams):
         f[f"s:ng{i}"] = float(v)
+    # the outcome and qualifier on their own too: in the whole-note vector above their words
+    # are diluted by the text's (a constant sentence added to one side's outcome scored 0.71)
+    outcome = np.zeros(OUTCOME_BUCKETS)
+    for g in _ngrams(" ".join([st["outcome"], qual])):
+        outcome[_bucket(g, OUTCOME_BUCKETS)] += 1
+    norm = np.linalg.norm(outcome)
+    for i, v in enumerate(outcome / norm if norm else outcome):
+        f[f"s:og{i}"] = float(v)
     fixv = np.zeros(FIX_BUCKETS)
     if functor:
         fixv[_bucket(functor, FIX_BUCKETS)] = 1.0
