@@ -180,7 +180,10 @@ def _parse(obj: Any, known: dict[_Key, Expr]) -> Expr:
     found = known.get(key)
     if found is not None:
         return found
-    e = known[key] = new_expr(key[0], key[1])
+    e = known[key] = _new(Expr)  # new_expr(*key), inline
+    _set(e, "functor", key[0])
+    _set(e, "args", key[1])
+    _set(e, "_hash", hash(key))
     return e
 
 
