@@ -13,12 +13,13 @@ engines, so load from other processes disturbs the ratio less.
 
 ``--compare-sme [ORACLE]``: also runs the same pairs through the real SME v4 (the
 ``sme4-oracle`` driver, needs sbcl; one sbcl process, one core): SME's CPU time per pair for
-building both descriptions, matching and building its result, after loading, best of
-``--repeat`` passes; prints SME's rate and the ratio analogist / SME. The two engines are
-timed in turn, ``--rounds`` times per size (analogist, SME, analogist, SME, ...), so that both
-see the same machine load; each rate is the best over all rounds, and the ratio printed is
-the median of the per-round ratios (with its range). The load average is printed with it.
-The first line says which mapper runs: the compiled core, or pure Python and why.
+building both descriptions, matching and building its result, after loading. The engines
+take turns pass by pass (analogist, SME, analogist, SME, ...; the sbcl process waits for each
+pass), ``--repeat`` passes each, so that both see the same machine load; each rate is the
+engine's best pass and the ratio printed is analogist / SME of the best passes, followed by
+the median and range of the ratios of the passes run side by side. The load average is
+printed before and after. The first line says which mapper runs: the compiled core, or pure
+Python and why.
 
 ``--huge``: self-maps a 1,600- and a 10,000-relation signature-like description under the
 default match-hypothesis budget and prints time, peak memory (RSS) and the outcome.
@@ -34,7 +35,6 @@ import importlib.util
 import json
 import os
 import random
-import re
 import resource
 import statistics
 import subprocess
@@ -107,28 +107,33 @@ def batch(seed: int, low: int, high: int, pairs: int) -> list[tuple[dict, dict]]
     return [make_pair_json(rng, rng.randint(low, high)) for _ in range(pairs)]
 
 
+def python_pass(pairs: list[tuple[dict, dict]], cold: bool = False) -> tuple[float, int]:
+    """CPU seconds (one thread, one core) of one pass of what SME is timed on per pair:
+    building both descriptions, matching, and writing the result in the fixture layout; and
+    the mappings found. ``cold``: empty the single-precision rounding memo first (it is the
+    only state a pass leaves for the next; the descriptions are fresh either way)."""
+    if cold:
+        scoring._F32_MEMO.clear()
+    mappings = 0
+    started = time.process_time()
+    for b, t in pairs:
+        result = match(Description.from_json(b, PREDICATES), Description.from_json(t, PREDICATES))
+        to_fixture_json(result)
+        mappings += result.mapping_count
+    return time.process_time() - started, mappings
+
+
+def _rates(n: int, seconds: float, mappings: int) -> dict[str, float]:
+    return {"matches_per_s": n / seconds, "mappings_per_s": mappings / seconds,
+            "ms_per_match": 1000 * seconds / n, "mappings_per_match": mappings / n}
+
+
 def time_python(pairs: list[tuple[dict, dict]], repeat: int,
                 cold: bool = False) -> dict[str, float]:
-    """Best-of-``repeat`` CPU time (one thread, one core) of what SME is timed on per pair:
-    building both descriptions, matching, and writing the result in the fixture layout.
-    ``cold``: empty the single-precision rounding memo before every pass (it is the only
-    state a pass leaves for the next; the descriptions are fresh either way)."""
-    best = float("inf")
-    mappings = 0
-    for _ in range(repeat):
-        if cold:
-            scoring._F32_MEMO.clear()
-        mappings = 0
-        started = time.process_time()
-        for b, t in pairs:
-            result = match(Description.from_json(b, PREDICATES),
-                           Description.from_json(t, PREDICATES))
-            to_fixture_json(result)
-            mappings += result.mapping_count
-        best = min(best, time.process_time() - started)
-    n = len(pairs)
-    return {"matches_per_s": n / best, "mappings_per_s": mappings / best,
-            "ms_per_match": 1000 * best / n, "mappings_per_match": mappings / n}
+    """Best of ``repeat`` :func:`python_pass` es."""
+    runs = [python_pass(pairs, cold) for _ in range(repeat)]
+    seconds, mappings = min(runs)
+    return _rates(len(pairs), seconds, mappings)
 
 
 def _oracle_module(oracle: str):
@@ -140,29 +145,33 @@ def _oracle_module(oracle: str):
     return module
 
 
-SME_TIMER = """
+SME_STEPPER = """
 (in-package :sme4-oracle)
 (let* ((*read-eval* nil)
        (*package* (find-package :sme-data))
        (forms (with-open-file (in PAIRS) (loop for f = (read in nil :eof) until (eq f :eof)
                                             collect f)))
-       (vocab (make-vocabulary (first (first forms)) (second (first forms))))
-       (best nil))
-  (dotimes (k REPEAT)
-    (let ((start (get-internal-run-time)))
-      (dolist (form (rest forms))
-        (let ((r (run-pair form vocab)))
-          (unless (equal (first r) "form") (error "SME failed: ~A" (second r)))))
-      (let ((s (/ (- (get-internal-run-time) start) (float internal-time-units-per-second 1d0))))
-        (setf best (if best (min best s) s)))))
-  (format t "~%SME-CPU-SECONDS ~F~%" best))
+       (vocab (make-vocabulary (first (first forms)) (second (first forms)))))
+  (format t "~%SME-READY~%")
+  (finish-output)
+  (loop for line = (read-line *standard-input* nil nil)
+        while (and line (string= line "pass"))
+        do (let ((start (get-internal-run-time)))
+             (dolist (form (rest forms))
+               (let ((r (run-pair form vocab)))
+                 (unless (equal (first r) "form") (error "SME failed: ~A" (second r)))))
+             (format t "~%SME-PASS ~F~%" (/ (- (get-internal-run-time) start)
+                                            (float internal-time-units-per-second 1d0)))
+             (finish-output))))
 """
 
 
-def time_sme(oracle: str, pairs: list[tuple[dict, dict]], repeat: int) -> dict[str, float]:
-    """SME v4's CPU time on the same pairs, in one sbcl process: per pair it builds both
-    descriptions, matches and builds the result (``run-pair`` of the oracle's driver, the
-    work the oracle times); best of ``repeat`` passes, after SME is loaded."""
+def time_alternating(oracle: str, pairs: list[tuple[dict, dict]], passes: int,
+                     cold: bool = False) -> dict[str, Any]:
+    """Both engines on the same pairs, pass by pass in turn (analogist, SME v4, analogist,
+    ...), SME in one sbcl process that waits for each pass, so that the two see the same
+    machine load. Each engine's rate is its best pass; ``ratio`` is the ratio of the two
+    best passes, ``pass_ratios`` the ratios of the passes run side by side."""
     orc = _oracle_module(oracle)
     specs = orc.predicate_specs({k: v.to_json() for k, v in PREDICATES.items()})
     lines = [orc.lisp(["bench", specs])]
@@ -170,17 +179,47 @@ def time_sme(oracle: str, pairs: list[tuple[dict, dict]], repeat: int) -> dict[s
         desc = [[d["name"], d["entities"], d["facts"]] for d in (b, t)]
         lines.append(f"({i} {orc.lisp(f'p{i}')} {orc.param_bindings({})} "
                      f"{orc.lisp(desc[0])} {orc.lisp(desc[1])})")
+    ours: list[tuple[float, int]] = []
+    theirs: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "pairs.lisp"
         path.write_text("\n".join(lines) + "\n")
-        text = orc.run_sbcl(tmp, SME_TIMER.replace("PAIRS", orc.lisp(str(path)))
-                            .replace("REPEAT", str(repeat)))
-    found = re.search(r"SME-CPU-SECONDS ([0-9.eEd+-]+)", text)
-    if not found:
-        sys.exit(f"could not read SME's timing: {text[-500:]}")
-    seconds = float(found.group(1).replace("d", "e"))
+        driver = Path(tmp) / "driver.lisp"
+        driver.write_text(orc.DRIVER + "\n" + SME_STEPPER.replace("PAIRS", orc.lisp(str(path))))
+        proc = subprocess.Popen(
+            [orc.find_sbcl(), "--noinform", "--non-interactive", "--no-sysinit", "--no-userinit",
+             "--load", str(Path(orc.HERE) / "load.lisp"), "--load", str(driver)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        seen: list[str] = []
+
+        def expect(tag: str) -> str:
+            for line in proc.stdout:  # type: ignore[union-attr]
+                seen.append(line)
+                if line.startswith(tag):
+                    return line[len(tag):].strip()
+            proc.wait()
+            sys.exit(f"SME v4 stopped before {tag.strip()}: {''.join(seen)[-800:]}")
+
+        try:
+            expect("SME-READY")
+            for _ in range(passes):
+                ours.append(python_pass(pairs, cold))
+                proc.stdin.write("pass\n")
+                proc.stdin.flush()
+                theirs.append(float(expect("SME-PASS ").replace("d", "e")))
+        finally:
+            proc.stdin.close()
+            proc.wait()
     n = len(pairs)
-    return {"matches_per_s": n / seconds, "ms_per_match": 1000 * seconds / n}
+    best_ours = min(ours)
+    best_sme = min(theirs)
+    sme = {"matches_per_s": n / best_sme, "ms_per_match": 1000 * best_sme / n,
+           "mappings_per_s": best_ours[1] / best_sme}
+    ratios = [s / o for (o, _), s in zip(ours, theirs)]
+    return {"pairs": n, "analogist": _rates(n, *best_ours), "sme4": sme,
+            "ratio": best_sme / best_ours[0], "pass_ratios": ratios,
+            "pass_ratio_median": statistics.median(ratios)}
 
 
 def _peak_rss_mb() -> float:
@@ -217,8 +256,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--pairs", type=int, default=400, help="pairs at 5-15 (fewer at 30, 80)")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs per size")
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="with --compare-sme: alternate the two engines N times per size")
     parser.add_argument("--compare-sme", metavar="ORACLE", nargs="?",
                         const=str(Path(__file__).resolve().parents[2] / "shared" / "reference"
                                   / "sme4-oracle" / "sme4-oracle"),
@@ -242,17 +279,7 @@ def main() -> None:
         if not args.compare_sme:
             results[label] = {"pairs": n, "analogist": time_python(pairs, args.repeat, args.cold)}
             continue
-        ours, theirs = [], []
-        for _ in range(max(1, args.rounds)):  # in turn, so both see the same load
-            ours.append(time_python(pairs, args.repeat, args.cold))
-            theirs.append(time_sme(args.compare_sme, pairs, args.repeat))
-        ratios = [a["matches_per_s"] / s["matches_per_s"] for a, s in zip(ours, theirs)]
-        row: dict = {"pairs": n, "analogist": max(ours, key=lambda r: r["matches_per_s"]),
-                     "sme4": max(theirs, key=lambda r: r["matches_per_s"]),
-                     "ratio": statistics.median(ratios), "ratios": ratios}
-        row["sme4"]["mappings_per_s"] = (row["sme4"]["matches_per_s"]
-                                         * row["analogist"]["mappings_per_match"])
-        results[label] = row
+        results[label] = time_alternating(args.compare_sme, pairs, args.repeat, args.cold)
     results["load_after"] = list(os.getloadavg())
     if args.huge:
         results["huge"] = {str(n): huge(n, args.budget) for n in (1600, 10000)}
@@ -266,7 +293,7 @@ def main() -> None:
     head = f"{'relations':>10} {'pairs':>6} {'ms/match':>9} {'matches/s':>10} {'mappings/s':>11}"
     if args.compare_sme:
         head += (f" {'SME v4/s':>9} {'SME maps/s':>11} {'ratio':>6}  "
-                 f"(median of {args.rounds} rounds; range)")
+                 f"(best pass / best pass; side-by-side passes: median, range)")
     print(head)
     for label, _, _ in SIZES:
         r = results[label]
@@ -275,8 +302,10 @@ def main() -> None:
                 f"{a['matches_per_s']:>10.0f} {a['mappings_per_s']:>11.0f}")
         if args.compare_sme:
             s = r["sme4"]
+            pr = r["pass_ratios"]
             line += (f" {s['matches_per_s']:>9.0f} {s['mappings_per_s']:>11.0f} "
-                     f"{r['ratio']:>5.2f}x  ({min(r['ratios']):.2f}-{max(r['ratios']):.2f})")
+                     f"{r['ratio']:>5.2f}x  ({r['pass_ratio_median']:.2f}, "
+                     f"{min(pr):.2f}-{max(pr):.2f})")
         print(line)
     if args.huge:
         print(f"huge self-maps (match-hypothesis budget {args.budget:,}):")
