@@ -10,9 +10,9 @@ import pytest
 
 from analogist.bench import world_for
 from analogist.bench.motifs import split_motifs
-from analogist.verify.roles import map_signatures
 from analogist.verify.gate import CausalGate
 from analogist.verify.inference import candidate_inferences
+from analogist.verify.roles import map_signatures
 
 
 def gate_vs_world(motif, variant, vocab):
