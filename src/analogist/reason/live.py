@@ -17,6 +17,7 @@ import statistics
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 
+from analogist.reason.run import AnalogyRun
 from analogist.store import StoreInterface
 
 
@@ -39,19 +40,18 @@ class LiveUse:
 def live_use(store: StoreInterface, days: int = 7, now: datetime | None = None) -> LiveUse:
     now = now or datetime.now(UTC)
     since = (now - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    runs = store.list_runs(since=since)
-    tier = lambda r: int((r.get("trigger") or {}).get("tier") or 0)
-    transferred = [r for r in runs if r.get("transferred")]
-    costs = [r["cost"]["tokens"] for r in runs if tier(r) >= 1 and r.get("cost")]
+    runs = [AnalogyRun.from_json(r) for r in store.list_runs(since=since)]
+    transferred = [r for r in runs if r.transferred]
+    costs = [r.cost.tokens for r in runs if r.tier >= 1]
     negatives = [e for e in store.ledger() if e.negative and e.created_at >= since]
     return LiveUse(
         days=days,
         opportunities=len(runs),
-        tier0_hits=sum(1 for r in runs if tier(r) == 0 and r.get("candidates")),
-        tier1_runs=sum(1 for r in runs if tier(r) == 1),
-        tier2_runs=sum(1 for r in runs if tier(r) == 2),
-        useful=sum(1 for r in transferred if r.get("verification_result") == "passed"),
-        false_accepts=sum(1 for r in transferred if r.get("verification_result") == "failed"),
+        tier0_hits=sum(1 for r in runs if r.tier == 0 and r.candidates),
+        tier1_runs=sum(1 for r in runs if r.tier == 1),
+        tier2_runs=sum(1 for r in runs if r.tier == 2),
+        useful=sum(1 for r in transferred if r.verification_result == "passed"),
+        false_accepts=sum(1 for r in transferred if r.verification_result == "failed"),
         negative_transfers=len(negatives),
         median_token_cost=float(statistics.median(costs)) if costs else None,
     )
