@@ -144,9 +144,8 @@ def log_cmd(ctx: click.Context, run_id: str | None, limit: int, live: bool, as_j
     if as_json:
         echo_json(runs)
         return
-    for r in runs:
-        tier = (r.get("trigger") or {}).get("tier")
-        why = "; ".join((r.get("trigger") or {}).get("reasons", []))
-        click.echo(f"{r['run_id']}  {r['created_at']}  tier {tier}  target={r.get('target_id')}  "
-                   f"source={r.get('source') or '-'}  transferred={len(r.get('transferred', []))}  ({why})")
+    for r in map(AnalogyRun.from_json, runs):
+        why = "; ".join(r.trigger.reasons)
+        click.echo(f"{r.run_id}  {r.created_at}  tier {r.trigger.tier}  target={r.target_id}  "
+                   f"source={r.source or '-'}  transferred={len(r.transferred)}  ({why})")
     click.echo(f"{len(runs)} run(s)")
