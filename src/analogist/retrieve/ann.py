@@ -34,6 +34,16 @@ def available() -> str | None:
     return None
 
 
+def build_threads() -> int:
+    """Threads for building a graph: ``ANALOGIST_HNSW_THREADS`` (default 1, deterministic)."""
+    raw = os.environ.get("ANALOGIST_HNSW_THREADS", "1")
+    if not raw.isdigit() or int(raw) < 1:
+        from analogist.errors import ConfigError
+
+        raise ConfigError(f"ANALOGIST_HNSW_THREADS={raw!r} must be a positive whole number")
+    return int(raw)
+
+
 class Hnsw:
     """A usearch HNSW graph whose keys are document numbers (rows of a ``VectorIndex``)."""
 
@@ -45,10 +55,14 @@ class Hnsw:
         return len(self.index)  # type: ignore[arg-type]
 
     @classmethod
-    def build(cls, matrix: np.ndarray, threads: int = 1) -> Hnsw:
+    def build(cls, matrix: np.ndarray, threads: int | None = None) -> Hnsw:
         """A graph over every row of ``matrix`` (unit rows; inner-product metric). One thread by
-        default, so the same rows give the same graph."""
+        default, so the same rows give the same graph; ``ANALOGIST_HNSW_THREADS=N`` builds
+        faster on N cores at the price of that determinism."""
         from usearch.index import Index
+
+        if threads is None:
+            threads = build_threads()
 
         idx = Index(ndim=matrix.shape[1], metric="ip", dtype="f16", connectivity=CONNECTIVITY,
                     expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
