@@ -64,8 +64,9 @@ def report(store: Store, run_id: str) -> dict:
     for rec in calls.values():
         kind = kind_of(rec.prompt_version or "")
         add(kinds[kind], rec)
-        if kind == "encode" and ":" in (rec.prompt_version or ""):
-            add(kinds[f"  encode {rec.prompt_version.split(':', 1)[1]}"], rec)
+        pv = rec.prompt_version or ""
+        if kind == "encode" and ":" in pv:
+            add(kinds[f"  encode {pv.split(':', 1)[1]}"], rec)
     arms: dict[str, list] = defaultdict(lambda: [0, 0, 0, 0.0, 0])
     for row in store.bench_results(run_id):
         if row.answerer != "model":

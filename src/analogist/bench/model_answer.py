@@ -303,7 +303,8 @@ class ModelAnswerer:
         run = None
         if call.target is not None:
             run = dict(engine.answer(call.family, call.inputs, call.target, probe=call.probe,
-                                     sources=call.sources, oracle_source=call.oracle_source).run)
+                                     sources=call.sources, oracle_source=call.oracle_source).run
+                       or {})
         given = self._given(call)
         if given is not None:
             note = "retrieved" if self.arm.oracle else "given with the item"

@@ -21,14 +21,15 @@ Environment variables (flags win, then ``ANALOGIST_*``, then the config file):
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from typing import Any, TypeVar
 
 from analogist.errors import ConfigError
 
 
-class CacheMode(str, Enum):
+class CacheMode(str, Enum):  # noqa: UP042 (StrEnum would change str() of a member)
     """How the call log is used as a cache.
 
     OFF: always call the model (every call is still logged).
@@ -123,7 +124,7 @@ class ModelSettings:
         """The llama.cpp thread count: ``threads`` when set, else :func:`auto_threads`."""
         return self.threads or auto_threads()[0]
 
-    def with_(self, **changes: object) -> ModelSettings:
+    def with_(self, **changes: Any) -> ModelSettings:
         """A copy with some fields changed (None values are ignored)."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
@@ -186,7 +187,10 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _number(raw: str | None, name: str, kind: type, default: float) -> float:
+_N = TypeVar("_N", int, float)
+
+
+def _number(raw: str | None, name: str, kind: Callable[[str], _N], default: _N) -> _N:
     if raw is None:
         return default
     try:
