@@ -108,7 +108,8 @@ def _finding(c: dict) -> tuple[str, str] | None:
     """("helped" | "hurt" | "unclear", sentence part) for one comparison that ran."""
     c, iv = _d(c), _d(_d(c).get("interval"))
     est, lo, hi = iv.get("estimate"), iv.get("low"), iv.get("high")
-    if not all(isinstance(x, (int, float)) for x in (est, lo, hi)):
+    if not (isinstance(est, (int, float)) and isinstance(lo, (int, float))
+            and isinstance(hi, (int, float))):
         return None
     treat, _, ctrl = str(c.get("name", "")).partition(" - ")
     lower = str(c.get("metric", "")).partition("[")[0] in LOWER_IS_BETTER

@@ -135,7 +135,8 @@ def _header(r: dict) -> str:
         ("by skin", _counts(counts.get("skin_kind"))),
         ("by split", _counts(counts.get("split"))),
         ("bench id", f"<code>{_txt(b.get('bench_id'))}</code>"),
-        ("quick audit", _txt({True: "passed", False: "FAILED"}.get(audit.get("passed")))
+        ("quick audit", _txt({True: "passed", False: "FAILED"}.get(bool(audit["passed"]))
+              if isinstance(audit.get("passed"), bool) else None)
          + " (adversarial audit: see below)"),
     ])
     config = _dl([

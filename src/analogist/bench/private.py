@@ -75,19 +75,19 @@ def parse_labels(text: str, where: str = "labels") -> tuple[Label, ...]:
     if not isinstance(entries, list) or not entries:
         raise BenchError(f"{where}: \"items\" must be a non-empty list of labelled targets")
     out, seen = [], set()
-    for n, e in enumerate(entries, start=1):
+    for n, entry in enumerate(entries, start=1):
         at = f"{where} item {n}"
-        if not isinstance(e, dict):
+        if not isinstance(entry, dict):
             raise BenchError(f"{at}: each item is an object with target and matches")
-        extra = sorted(set(e) - _ENTRY_FIELDS)
+        extra = sorted(set(entry) - _ENTRY_FIELDS)
         if extra:
             raise BenchError(f"{at}: unknown field {extra[0]!r}; fields are {sorted(_ENTRY_FIELDS)}")
-        target = e.get("target")
+        target = entry.get("target")
         if not isinstance(target, str) or not target:
             raise BenchError(f"{at}: \"target\" must be a stored episode id")
         lists = {}
         for name in ("matches", "withhold", "lookalikes"):
-            v = e.get(name, [] if name != "matches" else None)
+            v = entry.get(name, [] if name != "matches" else None)
             if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
                 raise BenchError(f"{at} ({target}): \"{name}\" must be a list of episode ids"
                                  + (" ([] for a no-match target)" if name == "matches" else ""))

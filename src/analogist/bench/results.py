@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from analogist.bench import metrics as m
@@ -72,7 +73,7 @@ def _contamination(scores: list[Score]) -> dict:
     cond = [s for s in scores if s.condition is not None]
     acc: dict[str, list[bool]] = defaultdict(list)
     for s in cond:
-        acc[s.condition].append(bool(s.task_correct))
+        acc[str(s.condition)].append(bool(s.task_correct))
     lesion = [s for s in scores if s.lesioned]
     intact = {(s.item_id, s.seed): s.conclusion for s in scores if s.is_main}
     changed = [s.conclusion != intact.get((s.item_id, s.seed)) for s in lesion]
@@ -142,6 +143,11 @@ def noise_curve(groups: dict[tuple[str, str], list[Score]], answerer: str, n_boo
     return {"rates": rates, "realistic": REALISTIC, "arms": arms, "e_minus_iso": diffs}
 
 
+def _in_family(family: str, s: Score) -> bool:
+    """Whether a score belongs to one item family (a metric filter)."""
+    return s.family == family
+
+
 def _by_family(groups: dict[tuple[str, str], list[Score]], answerer: str, n_boot: int,
                seed: int) -> dict:
     """E − ISO NAV per family (where isomorphism should fail by construction and mapping
@@ -151,7 +157,7 @@ def _by_family(groups: dict[tuple[str, str], list[Score]], answerer: str, n_boot
         return {}
     out = {}
     for fam in sorted({s.family for s in e}):
-        metric = m.nav().on(lambda s, fam=fam: s.family == fam, fam)
+        metric = m.nav().on(partial(_in_family, fam), fam)
         out[fam] = paired_difference(metric, [s for s in e if s.is_main],
                                      [s for s in iso if s.is_main], n_boot=n_boot,
                                      seed=seed).to_json()

@@ -114,11 +114,11 @@ def paired_contrast(metric: Metric, groups: Sequence[Sequence[Score]],
         return float(combine([metric.value(t) for t in totals]))
 
     est = stat([m.sum(axis=0) for m in mats])
-    settings = {"n_boot": n_boot, "confidence": confidence, "seed": seed}
     if n < 2 or not np.isfinite(est):
         why = ("no item the metric applies to" if n == 0 else "only 1 item" if n == 1
                else "statistic undefined on these items")
-        return Interval(est, NAN, NAN, n, "none", "; ".join(notes + [why]), **settings)
+        return Interval(est, NAN, NAN, n, "none", "; ".join([*notes, why]),
+                        n_boot=n_boot, confidence=confidence, seed=seed)
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n, size=(n_boot, n)) + n * np.arange(n_boot)[:, None]
     weights = np.bincount(draws.ravel(), minlength=n_boot * n).reshape(n_boot, n).astype(float)
@@ -126,8 +126,9 @@ def paired_contrast(metric: Metric, groups: Sequence[Sequence[Score]],
     reps = np.array([stat([t[b] for t in boot_totals]) for b in range(n_boot)])
     full = [m.sum(axis=0) for m in mats]
     jack = np.array([stat([f - m[i] for f, m in zip(full, mats)]) for i in range(n)])
-    low, high, method, why = bca_bounds(est, reps, jack, confidence)
-    return Interval(est, low, high, n, method, "; ".join(notes + why), **settings)
+    low, high, method, whys = bca_bounds(est, reps, jack, confidence)
+    return Interval(est, low, high, n, method, "; ".join(notes + whys),
+                    n_boot=n_boot, confidence=confidence, seed=seed)
 
 
 def _paired_matrices(metric: Metric, groups: Sequence[Sequence[Score]]

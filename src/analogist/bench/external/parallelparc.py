@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import csv
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,7 +80,7 @@ def read_csv(path: str | Path, limit: int | None = None) -> list[Row]:
             if missing:
                 raise BenchError(f"{path}: no column {missing[0]!r}; a ParallelPARC CSV has "
                                  f"{', '.join(COLUMNS.values())}")
-            rows = []
+            rows: list[Row] = []
             for n, rec in enumerate(reader, start=1):
                 if limit is not None and len(rows) >= limit:
                     break
@@ -110,7 +110,7 @@ class ItemAnswer:
 
     item_id: str
     binary: dict[str, bool]
-    scores: dict[str, float | None]
+    scores: Mapping[str, float | None]
     choice: str | None
     notes: tuple[str, ...] = ()
 
@@ -118,7 +118,7 @@ class ItemAnswer:
         return asdict(self)
 
 
-def choose(scores: dict[str, float | None], rng: random.Random) -> str | None:
+def choose(scores: Mapping[str, float | None], rng: random.Random) -> str | None:
     """The best-scoring candidate; ties broken by ``rng`` (so a tie earns chance, not the first
     listed); None when no candidate has a score."""
     scored = {k: v for k, v in scores.items() if v is not None}
@@ -164,7 +164,9 @@ class Pipeline:
         for i, row in enumerate(rows):
             rng = random.Random(self.seed * 1_000_003 + i)
             src, why = self._encode(row.source, "source")
-            binary, scores, notes = {}, {}, []
+            binary: dict[str, bool] = {}
+            scores: dict[str, float | None] = {}
+            notes: list[str] = []
             if src is None:
                 notes.append(f"source not encoded: {why}")
             for name in CANDIDATES:
@@ -332,7 +334,7 @@ def score_method(name: str, answers: Sequence[ItemAnswer], *, n_boot: int = 2000
     def iv(vals: Sequence[float]) -> Interval:
         return interval(vals, n_boot=n_boot, seed=seed)
 
-    binary = [np.mean([a.binary[c] == gold[c] for c in CANDIDATES]) for a in answers]
+    binary = [float(np.mean([a.binary[c] == gold[c] for c in CANDIDATES])) for a in answers]
     return MethodResult(
         name, iv(binary), iv([float(a.binary["target"]) for a in answers]),
         iv([float(not a.binary["distractor"]) for a in answers]),
@@ -393,15 +395,15 @@ def run(rows: Sequence[Row], methods: Sequence[str], *, llm: Any = None, embedde
                 from analogist.retrieve.embedder_choice import configured_embedder
 
                 embedder = configured_embedder("minilm")
-            m = Cosine(embedder, seed)
-            answers = m(rows)
+            cosine = Cosine(embedder, seed)
+            answers = cosine(rows)
             notes = [("binary threshold fitted on the labels by two-fold cross-fitting "
                      "(a labelled advantage the other methods do not get)")]
-            label = m.name
+            label = cosine.name
         else:
-            m = Bare(llm, seed)
-            answers = m(rows)
-            notes = [f"{m.unusable} model calls gave no usable answer"] if m.unusable else []
-            label = m.name
+            bare = Bare(llm, seed)
+            answers = bare(rows)
+            notes = [f"{bare.unusable} model calls gave no usable answer"] if bare.unusable else []
+            label = bare.name
         results.append(score_method(label, answers, n_boot=n_boot, seed=seed, notes=notes))
     return results
