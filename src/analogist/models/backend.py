@@ -12,7 +12,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from analogist.errors import ModelError
 from analogist.models.llm import Completion, Request, build_request
@@ -59,8 +59,11 @@ class Ping:
 class BackendType(Protocol):
     """The registry's view of a backend class (simonw/llm-style: one small class each)."""
 
-    provider: ClassVar[str]
-    summary: ClassVar[str]
+    @property
+    def provider(self) -> str: ...
+
+    @property
+    def summary(self) -> str: ...
 
     @classmethod
     def create(cls, name: str, settings: ModelSettings) -> Any: ...

@@ -90,7 +90,7 @@ def _gguf_ok(path: Path) -> str | None:
 class LlamaCppLLM(BaseLLM):
     """Chat completions from a local GGUF file via llama.cpp; one call at a time."""
 
-    provider: ClassVar[str] = "llama"
+    provider = "llama"
     summary: ClassVar[str] = "any GGUF file via llama-cpp-python (llama:/path/model.gguf; make local)"
     max_parallel: ClassVar[int] = 1
 

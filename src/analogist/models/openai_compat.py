@@ -153,7 +153,7 @@ class TimedOut(Transient):
 class OpenAICompatLLM(BaseLLM):
     """Chat completions against an OpenAI-compatible server."""
 
-    provider: ClassVar[str] = "openai"
+    provider = "openai"
     summary: ClassVar[str] = "OpenAI (openai:NAME; OPENAI_API_KEY, optional OPENAI_BASE_URL)"
 
     def __init__(self, model: str, settings: ModelSettings, *, client: Any = None,
@@ -341,7 +341,7 @@ class OpenAICompatLLM(BaseLLM):
 class OpenAICompatServerLLM(OpenAICompatLLM):
     """Any OpenAI-compatible server (vLLM, Ollama, llama.cpp server) at ``ANALOGIST_BASE_URL``."""
 
-    provider: ClassVar[str] = "openai-compat"
+    provider = "openai-compat"
     summary: ClassVar[str] = "OpenAI-compatible server (openai-compat:NAME; ANALOGIST_BASE_URL)"
 
     @classmethod

@@ -28,7 +28,7 @@ class ScriptedLLM(BaseLLM):
         calls: how many calls were answered.
     """
 
-    provider: ClassVar[str] = "scripted"
+    provider = "scripted"
     summary: ClassVar[str] = "queued responses for tests (scripted:[FILE.json])"
 
     def __init__(self, responses: Iterable[Any] = (), *, model: str = "scripted"):
@@ -101,11 +101,11 @@ class ScriptedLLM(BaseLLM):
 class ReplayLLM(BaseLLM):
     """Stands for a logged model; it is never called because it runs in replay-only mode."""
 
-    provider: ClassVar[str] = "replay"
+    provider = "replay"
     summary: ClassVar[str] = "answers only from the call log (replay:PROVIDER:NAME)"
 
     def __init__(self, identity: Identity):
-        self.provider = identity.provider  # type: ignore[misc]
+        self.provider = identity.provider
         self.model = identity.model
         self.base_url = identity.base_url
         self.params = dict(identity.params)
