@@ -312,8 +312,8 @@ def _structure(m: Motif, variant: str):
 
 
 def _fix_outcome(m: Motif, fix: str, variant: str) -> str | None:
-    """"resolved" or "fails" when ``fix`` does the same in the ``variant`` world on every one of
-    a fixed run of seeds, None when it depends on the seed."""
+    """What ``fix`` does in the ``variant`` world: "resolved" or "fails" when it does the same on
+    every one of a fixed run of seeds, None when that depends on the seed."""
     results = {world_for(m, variant).simulate(fix, s).result == "resolved" for s in range(F5_FIX_SEEDS)}
     return None if len(results) > 1 else "resolved" if results.pop() else "fails"
 
