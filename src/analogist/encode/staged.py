@@ -71,6 +71,7 @@ class _State:
     parts: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     domain: str = ""
+    mechanism: str = ""
     relations: list[list[str]] = field(default_factory=list)
     chain: list[list[str]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -79,6 +80,8 @@ class _State:
 
     def so_far(self) -> list[str]:
         out = []
+        if self.mechanism:
+            out.append("Mechanism: " + self.mechanism)
         if self.names:
             out.append("Roles: " + "; ".join(f"{n} = {e} ({p})" for n, e, p in
                                                zip(self.names, self.entities, self.parts)))
@@ -261,7 +264,8 @@ class StagedEncoder:
             return out
 
         ans, problems, repaired, calls = self._ask(
-            "roles", st, S.roles_schema(list(table.values()) if table else None), check)
+            "roles", st, S.roles_schema(list(table.values()) if table else None,
+                                        mechanism=self.version == "staged-v6"), check)
         dropped = []
         for r in ans.get("roles") or []:
             ent, part = str(r.get("entity", "")).strip(), str(r.get("part", "")).strip()
@@ -275,12 +279,13 @@ class StagedEncoder:
             st.parts.append(part or "part of the mechanism")
             st.names.append(names_by_entity.get(ent, f"R{len(st.names) + 1}"))
         st.domain = str(ans.get("domain", ""))[:40]
+        st.mechanism = str(ans.get("mechanism", "")).strip()
         ok = len(st.names) >= 2
         st.trace.append(StepTrace("roles", ok, tuple(problems), repaired, calls, tuple(dropped)))
         return ok
 
     def _relations(self, st: _State) -> bool:
-        if self.version == "staged-v4":
+        if self.version in S.SLOT_VERSIONS:
             return self._relation_slots(st)
         sentences = S.fact_sentences(self.vocab, list(zip(st.names, st.entities)))
 
@@ -316,7 +321,8 @@ class StagedEncoder:
         return ok
 
     def _relation_slots(self, st: _State) -> bool:
-        """staged-v4 (replay only): one slot per role, a placeholder definition and a role."""
+        """staged-v4 and v6: one slot per role, a placeholder definition and a role (v6: after a
+        free sentence, from an enum shuffled per role)."""
         terms = S.relation_phrases(self.vocab)
 
         def rows(ans: Any) -> list[list[str]]:
@@ -337,8 +343,10 @@ class StagedEncoder:
                          "relations of THIS episode")]
             return []
 
-        ans, problems, repaired, calls = self._ask(
-            "relations", st, S.relation_slots_schema(self.vocab, st.names), check)
+        schema = (S.reasoned_slots_schema(self.vocab, st.names, f"{self.settings.seed}:{st.eid}")
+                  if self.version == "staged-v6"
+                  else S.relation_slots_schema(self.vocab, st.names))
+        ans, problems, repaired, calls = self._ask("relations", st, schema, check)
         kept = rows(ans)
         ok = not check(ans)
         if ok:

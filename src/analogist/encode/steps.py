@@ -26,6 +26,7 @@ assume the other will act) — a mechanism that matches none of PARB's motifs (`
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -37,8 +38,12 @@ from analogist.signature.vocabulary import Vocabulary
 # other role; staged-v5: one slot per role, an enum of concrete sentences about the episode's own
 # parts. With the 1.5B model v5 scored worse (it repeats one predicate for every role), so v4
 # stays the default; v5 is kept, opt-in, so the measurement can be repeated with other models.
+# staged-v6 (opt-in): v4's slot per role, but each slot first says in the model's own words what
+# the role does to which other role, then picks the term from an enum shuffled per role with a
+# fixed seed (no listed-order answers), and the roles step asks for the mechanism's actors.
 STAGED_PROMPT_VERSION = "staged-v4"
-PROMPT_VERSIONS = ("staged-v4", "staged-v5")
+PROMPT_VERSIONS = ("staged-v4", "staged-v5", "staged-v6")
+SLOT_VERSIONS = ("staged-v4", "staged-v6")  # relations as one slot per role (term + other role)
 STEPS = ("roles", "relations", "causal_chain", "levels")
 MAX_STEP_ROLES, MAX_STEP_LINKS, MAX_FIX_ARGS = 5, 4, 3
 
@@ -84,7 +89,7 @@ def _example_block(vocab: Vocabulary, version: str) -> str:
     roles = "; ".join(f"R{i} = {r['entity']} ({r['part']})"
                       for i, r in enumerate(ex["roles"]["roles"], 1))
     names = {f"R{i}": r["entity"] for i, r in enumerate(ex["roles"]["roles"], 1)}
-    rels = "; ".join(fact(r) if version == "staged-v4"
+    rels = "; ".join(fact(r) if version in SLOT_VERSIONS
                      else f"{fact(r)}: {_example_sentence(vocab, r, names)}"
                      for r in ex["relations"]["relations"])
     chain = "; ".join(link_text(x) for x in ex["causal_chain"]["links"])
@@ -147,13 +152,34 @@ _V4_INSTRUCTIONS = {
 }
 
 
+_V6_INSTRUCTIONS = {
+    **_INSTRUCTIONS,
+    "roles": ("Step 1: first, in one or two sentences of general words, say what made this "
+              "episode happen: who or what acted on what, and why it went wrong or right "
+              "(\"mechanism\"). Then list the 2 to 4 actors of that mechanism: "
+              "who or what acts, what they act on, use or rely on, and what drives, controls or "
+              "connects them. Name groups, things and rules (the buyers, the approval rule, the "
+              "warehouse), not numbers, times, symptoms or people's ages. entity: a short "
+              "name using the episode's own words; part: its part in the mechanism, in general "
+              "words. Also give the domain in one or two words."),
+    "relations": ("Step 2: for each role A, first say in a few plain words what A does to, or "
+                  "needs from, one other role B (\"does\"), then B (\"to\"), then the relation "
+                  "from the list that says the same thing. Read the whole list before you choose."),
+}
+
+
+def _instructions(version: str) -> dict[str, str]:
+    return {"staged-v4": _V4_INSTRUCTIONS, "staged-v6": _V6_INSTRUCTIONS}.get(version,
+                                                                              _INSTRUCTIONS)
+
+
 def step_messages(vocab: Vocabulary, step: str, head: str, so_far: Sequence[str],
                   problems: Sequence[str] = (), previous: Any = None,
                   version: str = STAGED_PROMPT_VERSION) -> list[dict]:
     """The request for one step: the shared system prompt, then the episode (``head``), what the
     earlier steps produced, the step's instruction and, in a repair, the rejected answer and
     exactly what to fix."""
-    instructions = _V4_INSTRUCTIONS if version == "staged-v4" else _INSTRUCTIONS
+    instructions = _instructions(version)
     parts = [head, *so_far, instructions[step]]
     if problems:
         parts.append("Your previous answer was " + json.dumps(previous, sort_keys=True)[:600]
@@ -179,11 +205,16 @@ def _tuple(items: list[dict]) -> dict:
             "minItems": len(items), "maxItems": len(items)}
 
 
-def roles_schema(entities: Sequence[str] | None = None) -> dict:
-    """Step 1. ``entities``: the target's entity names when the item gives them (an enum)."""
+def roles_schema(entities: Sequence[str] | None = None, *, mechanism: bool = False) -> dict:
+    """Step 1. ``entities``: the target's entity names when the item gives them (an enum).
+    ``mechanism`` (staged-v6): a general-words account of the mechanism comes first, so the
+    model has said who acts on what before it lists the roles."""
     entity = {"enum": list(entities)} if entities else _text(60)
-    return {"type": "object", "additionalProperties": False, "required": ["domain", "roles"],
+    first = {"mechanism": _text(240)} if mechanism else {}
+    return {"type": "object", "additionalProperties": False,
+            "required": [*first, "domain", "roles"],
             "properties": {
+                **first,
                 "domain": {"type": "string", "minLength": 2, "maxLength": 40},
                 "roles": {"type": "array", "minItems": 2, "maxItems": MAX_STEP_ROLES, "items": {
                     "type": "object", "additionalProperties": False,
@@ -248,6 +279,26 @@ def relation_slots_schema(vocab: Vocabulary, roles: Sequence[str]) -> dict:
                 "properties": {"relation": {"enum": preds},
                                "to": {"enum": [o for o in roles if o != r]}}}
             for r in roles}
+    return {"type": "object", "additionalProperties": False, "required": list(roles),
+            "properties": slot}
+
+
+def reasoned_slots_schema(vocab: Vocabulary, roles: Sequence[str], seed: str) -> dict:
+    """staged-v6: per role A, ``does`` (a short free sentence: what A does to another role), then
+    ``to`` (the other role) and ``relation`` (a definition with placeholders, as in v4), in that
+    order so the model has written its reading before it commits to a term. Each role's enum is
+    shuffled by ``random.Random(f"{seed}:{role}")``: same seed, same order; no list position is
+    favoured across roles."""
+    preds = list(relation_phrases(vocab))
+    slot = {}
+    for r in roles:
+        order = list(preds)
+        random.Random(f"{seed}:{r}").shuffle(order)
+        slot[r] = {"type": "object", "additionalProperties": False,
+                   "required": ["does", "to", "relation"],
+                   "properties": {"does": _text(90),
+                                  "to": {"enum": [o for o in roles if o != r]},
+                                  "relation": {"enum": order}}}
     return {"type": "object", "additionalProperties": False, "required": list(roles),
             "properties": slot}
 
