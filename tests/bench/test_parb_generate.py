@@ -4,7 +4,6 @@ the ``bench generate`` command."""
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 
 import pytest
@@ -45,10 +44,8 @@ def _episodes(item) -> list[dict]:
     return out + ([i["source"]] if "source" in i else [])
 
 
-def test_small_is_sixteen_items_two_per_family_and_fast():
-    start = time.perf_counter()
+def test_small_is_sixteen_items_two_per_family():
     b = generate_bench(123, "dev", "small")
-    assert time.perf_counter() - start < 2.0
     assert len(b.items) == 16
     assert Counter(it.family for it in b.items) == {f: 2 for f in FAMILIES}
 
