@@ -152,6 +152,17 @@ def rss_mb() -> tuple[float, float]:
     return now, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def rss_split_mb() -> tuple[float, float]:
+    """(anonymous, file-backed) resident memory: mapped index pages count as file-backed."""
+    got = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(("RssAnon:", "RssFile:")):
+                key, value = line.split(":", 1)
+                got[key] = int(value.split()[0]) / 1024
+    return got.get("RssAnon", 0.0), got.get("RssFile", 0.0)
+
+
 def make_embedder(name: str):
     return HashingEmbedder() if name == "hashing" else RandomEmbedder()
 
@@ -221,6 +232,7 @@ def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
         out["hits"][name] = found / len(targets)
     out["vector_mode"] = memory.indexes.vectors("L2").mode
     out["rss_mb"], out["peak_rss_mb"] = rss_mb()
+    out["rss_anon_mb"], out["rss_file_mb"] = rss_split_mb()
     out["recall_at_10"], out["strict_recall_at_10"], out["exact_ms"] = {}, {}, {}
     for level in ("L0", "L2", "L3"):
         idx = memory.indexes.vectors(level)
@@ -313,7 +325,8 @@ def report(r: dict) -> None:
     print(f"\n{r['size']:,} signatures ({r['embedder']}): ingest {r['ingest_per_s']:,.0f}/s "
           f"({r['ingest_s']:.0f} s), snapshot write {r['save_s']:.1f} s; open + first answer "
           f"{r['open_first_answer_s']:.2f} s{' (REBUILT ' + ','.join(r['rebuilt']) + ')' if r['rebuilt'] else ''}; "
-          f"RSS after queries {r['rss_mb']:,.0f} MB (peak {r['peak_rss_mb']:,.0f}, ingest peak "
+          f"RSS after queries {r['rss_mb']:,.0f} MB (anon {r['rss_anon_mb']:,.0f} + mapped files "
+          f"{r['rss_file_mb']:,.0f}; peak {r['peak_rss_mb']:,.0f}, ingest peak "
           f"{r['ingest_peak_rss_mb']:,.0f}); disk: db {r['db_mb']:,.0f} MB + indexes "
           f"{r['idx_mb']:,.0f} MB = {r['disk_kb_per_episode']:.1f} KB/episode")
     floor = r["floor_ms"]
