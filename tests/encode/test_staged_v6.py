@@ -64,3 +64,30 @@ def test_v4_prompts_are_unchanged_by_v6():
     v6 = step_messages(vocab, "relations", "Episode: x", [], version="staged-v6")
     assert v4[0] == v6[0] and "(\"to\" is B)" in v4[1]["content"]
     assert "\"does\"" in v6[1]["content"] and "\"does\"" not in v4[1]["content"]
+
+
+def test_v7_asks_each_role_alone_and_drops_a_repeated_fact():
+    one = {"R1": {"does": "locks the table", "to": "R2", "relation": HOLDS},
+           "R2": {"does": "is locked", "to": "R1", "relation": "A and B draw on the same limited "
+                  "resource or dependency"},
+           "R3": {"does": "waits for the table", "to": "R2", "relation": WAITS}}
+    model = ScriptedLLM([V6_ROLES, one["R1"], one["R2"], one["R3"], CHAIN, LEVELS])
+    r = StagedEncoder(model, clock=lambda: "2026-01-01T00:00:00Z", version="staged-v7").encode(EP)
+    assert [x.term().canonical() for x in r.require().relations] == [
+        "holds(R1,R2)", "shares_resource(R2,R1)", "waits_for(R3,R2)"]
+    rel_reqs = model.requests[1:4]
+    assert [list(q.schema["properties"]["to"]["enum"]) for q in rel_reqs] == [
+        ["R2", "R3"], ["R1", "R3"], ["R1", "R2"]]
+    assert "from role R2 (orders table)" in rel_reqs[1].messages[1][1]
+    assert r.steps[1].calls == 3 and r.steps[1].ok
+
+
+def test_v7_drops_a_fact_another_role_already_gave():
+    same = {"does": "share the table", "to": "R1",
+            "relation": "A and B draw on the same limited resource or dependency"}
+    first = {**same, "to": "R2"}
+    model = ScriptedLLM([V6_ROLES, first, same, first | {"to": "R1"}, CHAIN, LEVELS])
+    r = StagedEncoder(model, clock=lambda: "2026-01-01T00:00:00Z", version="staged-v7").encode(EP)
+    assert [x.term().canonical() for x in r.require().relations] == [
+        "shares_resource(R1,R2)", "shares_resource(R3,R1)"]
+    assert r.steps[1].dropped == ("R2 (same fact as another role's)",)

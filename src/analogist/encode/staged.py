@@ -265,7 +265,7 @@ class StagedEncoder:
 
         ans, problems, repaired, calls = self._ask(
             "roles", st, S.roles_schema(list(table.values()) if table else None,
-                                        mechanism=self.version == "staged-v6"), check)
+                                        mechanism=self.version in S.ACTOR_VERSIONS), check)
         dropped = []
         for r in ans.get("roles") or []:
             ent, part = str(r.get("entity", "")).strip(), str(r.get("part", "")).strip()
@@ -285,6 +285,8 @@ class StagedEncoder:
         return ok
 
     def _relations(self, st: _State) -> bool:
+        if self.version == "staged-v7":
+            return self._relation_per_role(st)
         if self.version in S.SLOT_VERSIONS:
             return self._relation_slots(st)
         sentences = S.fact_sentences(self.vocab, list(zip(st.names, st.entities)))
@@ -353,6 +355,37 @@ class StagedEncoder:
             st.relations = kept
         dropped = tuple(f"{r} (none)" for r in st.names if not any(k[1] == r for k in kept))
         st.trace.append(StepTrace("relations", ok, tuple(problems), repaired, calls, dropped))
+        return ok
+
+    def _relation_per_role(self, st: _State) -> bool:
+        """staged-v7: one call per role, each a v6 slot alone (the answer cannot copy another
+        role's choice). No repair: the grammar makes every answer a valid slot; only a copy of
+        the worked example's relations rejects the episode."""
+        terms, s = S.relation_phrases(self.vocab), self.settings
+        kept: list[list[str]] = []
+        dropped: list[str] = []
+        for r, ent in zip(st.names, st.entities):
+            msgs = S.step_messages(self.vocab, "relations", st.head, st.so_far(),
+                                   version=self.version,
+                                   instruction=S.role_relation_instruction(r, ent))
+            schema = S.reasoned_slot(self.vocab, st.names, r, f"{s.seed}:{st.eid}")
+            ans = self._call(msgs, schema, s.temperature, s.seed, "relations")
+            row = [terms.get(str(ans.get("relation")), ""), r, str(ans.get("to"))]
+            if not row[0] or row[2] not in st.names or row[2] == r:
+                dropped.append(f"{r} (not a relation to another role)")
+            elif _canon(self.vocab, row) in [_canon(self.vocab, k) for k in kept]:
+                dropped.append(f"{r} (same fact as another role's)")
+            else:
+                kept.append(row)
+        problems = ([] if not kept else
+                    ["these relations copy the worked example's structure"]
+                    if copies_example(kept) else [])
+        ok = bool(kept) and not problems
+        if ok:
+            st.relations = kept
+        st.trace.append(StepTrace("relations", ok, tuple(problems or ([] if kept else
+                                  ["no role has a relation"])), False, len(st.names),
+                                  tuple(dropped)))
         return ok
 
     def _chain(self, st: _State) -> None:

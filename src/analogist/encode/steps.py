@@ -41,9 +41,13 @@ from analogist.signature.vocabulary import Vocabulary
 # staged-v6 (opt-in): v4's slot per role, but each slot first says in the model's own words what
 # the role does to which other role, then picks the term from an enum shuffled per role with a
 # fixed seed (no listed-order answers), and the roles step asks for the mechanism's actors.
+# staged-v7 (opt-in): v6, with each role's relation asked in its own call (a model that answers
+# all roles in one object copies its first choice into every slot; the calls share the prompt
+# prefix, so each costs only its last lines).
 STAGED_PROMPT_VERSION = "staged-v4"
-PROMPT_VERSIONS = ("staged-v4", "staged-v5", "staged-v6")
-SLOT_VERSIONS = ("staged-v4", "staged-v6")  # relations as one slot per role (term + other role)
+PROMPT_VERSIONS = ("staged-v4", "staged-v5", "staged-v6", "staged-v7")
+SLOT_VERSIONS = ("staged-v4", "staged-v6", "staged-v7")  # one slot per role (term + other role)
+ACTOR_VERSIONS = ("staged-v6", "staged-v7")  # the mechanism sentence and actors as roles
 STEPS = ("roles", "relations", "causal_chain", "levels")
 MAX_STEP_ROLES, MAX_STEP_LINKS, MAX_FIX_ARGS = 5, 4, 3
 
@@ -168,19 +172,34 @@ _V6_INSTRUCTIONS = {
 }
 
 
+_V7_INSTRUCTIONS = {
+    **_V6_INSTRUCTIONS,
+    "relations": ("Step 2: the relation from role {role} ({entity}) to one other role B that the "
+                  "episode states most clearly: first say in a few plain words what {role} does "
+                  "to, or needs from, B (\"does\"), then B (\"to\"), then the relation from the "
+                  "list that says the same thing. Read the whole list before you choose."),
+}
+
+
 def _instructions(version: str) -> dict[str, str]:
-    return {"staged-v4": _V4_INSTRUCTIONS, "staged-v6": _V6_INSTRUCTIONS}.get(version,
-                                                                              _INSTRUCTIONS)
+    return {"staged-v4": _V4_INSTRUCTIONS, "staged-v6": _V6_INSTRUCTIONS,
+            "staged-v7": _V7_INSTRUCTIONS}.get(version, _INSTRUCTIONS)
+
+
+def role_relation_instruction(role: str, entity: str) -> str:
+    """staged-v7: the relations instruction for one role (one call per role)."""
+    return _V7_INSTRUCTIONS["relations"].format(role=role, entity=entity)
 
 
 def step_messages(vocab: Vocabulary, step: str, head: str, so_far: Sequence[str],
                   problems: Sequence[str] = (), previous: Any = None,
-                  version: str = STAGED_PROMPT_VERSION) -> list[dict]:
+                  version: str = STAGED_PROMPT_VERSION, instruction: str | None = None
+                  ) -> list[dict]:
     """The request for one step: the shared system prompt, then the episode (``head``), what the
     earlier steps produced, the step's instruction and, in a repair, the rejected answer and
     exactly what to fix."""
     instructions = _instructions(version)
-    parts = [head, *so_far, instructions[step]]
+    parts = [head, *so_far, instruction or instructions[step]]
     if problems:
         parts.append("Your previous answer was " + json.dumps(previous, sort_keys=True)[:600]
                      + "\nIt was rejected. Fix exactly this:\n" + "\n".join(f"- {p}" for p in problems))
@@ -289,18 +308,20 @@ def reasoned_slots_schema(vocab: Vocabulary, roles: Sequence[str], seed: str) ->
     order so the model has written its reading before it commits to a term. Each role's enum is
     shuffled by ``random.Random(f"{seed}:{role}")``: same seed, same order; no list position is
     favoured across roles."""
-    preds = list(relation_phrases(vocab))
-    slot = {}
-    for r in roles:
-        order = list(preds)
-        random.Random(f"{seed}:{r}").shuffle(order)
-        slot[r] = {"type": "object", "additionalProperties": False,
-                   "required": ["does", "to", "relation"],
-                   "properties": {"does": _text(90),
-                                  "to": {"enum": [o for o in roles if o != r]},
-                                  "relation": {"enum": order}}}
+    slot = {r: reasoned_slot(vocab, roles, r, seed) for r in roles}
     return {"type": "object", "additionalProperties": False, "required": list(roles),
             "properties": slot}
+
+
+def reasoned_slot(vocab: Vocabulary, roles: Sequence[str], role: str, seed: str) -> dict:
+    """One role's slot of :func:`reasoned_slots_schema` (staged-v7 asks it alone)."""
+    order = list(relation_phrases(vocab))
+    random.Random(f"{seed}:{role}").shuffle(order)
+    return {"type": "object", "additionalProperties": False,
+            "required": ["does", "to", "relation"],
+            "properties": {"does": _text(90),
+                           "to": {"enum": [o for o in roles if o != role]},
+                           "relation": {"enum": order}}}
 
 
 def chain_schema(vocab: Vocabulary, roles: Sequence[str], max_items: int) -> dict:
