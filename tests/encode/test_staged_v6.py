@@ -91,3 +91,13 @@ def test_v7_drops_a_fact_another_role_already_gave():
     assert [x.term().canonical() for x in r.require().relations] == [
         "shares_resource(R1,R2)", "shares_resource(R3,R1)"]
     assert r.steps[1].dropped == ("R2 (same fact as another role's)",)
+
+
+def test_v8_offers_term_names_shuffled():
+    slot = {"does": "waits for the table", "to": "R2", "relation": "waits_for"}
+    model = ScriptedLLM([V6_ROLES, slot | {"to": "R3"}, slot | {"to": "R1"}, slot, CHAIN, LEVELS])
+    r = StagedEncoder(model, clock=lambda: "2026-01-01T00:00:00Z", version="staged-v8").encode(EP)
+    assert [x.term().canonical() for x in r.require().relations] == [
+        "waits_for(R1,R3)", "waits_for(R2,R1)", "waits_for(R3,R2)"]
+    enum = model.requests[1].schema["properties"]["relation"]["enum"]
+    assert "waits_for" in enum and "depends_on" in enum and "fails" not in enum

@@ -285,7 +285,7 @@ class StagedEncoder:
         return ok
 
     def _relations(self, st: _State) -> bool:
-        if self.version == "staged-v7":
+        if self.version in S.PER_ROLE_VERSIONS:
             return self._relation_per_role(st)
         if self.version in S.SLOT_VERSIONS:
             return self._relation_slots(st)
@@ -358,17 +358,18 @@ class StagedEncoder:
         return ok
 
     def _relation_per_role(self, st: _State) -> bool:
-        """staged-v7: one call per role, each a v6 slot alone (the answer cannot copy another
+        """staged-v7 and v8: one call per role, each a v6 slot alone (the answer cannot copy another
         role's choice). No repair: the grammar makes every answer a valid slot; only a copy of
         the worked example's relations rejects the episode."""
-        terms, s = S.relation_phrases(self.vocab), self.settings
+        terms, s = S.term_options(self.vocab, self.version), self.settings
         kept: list[list[str]] = []
         dropped: list[str] = []
         for r, ent in zip(st.names, st.entities):
             msgs = S.step_messages(self.vocab, "relations", st.head, st.so_far(),
                                    version=self.version,
                                    instruction=S.role_relation_instruction(r, ent))
-            schema = S.reasoned_slot(self.vocab, st.names, r, f"{s.seed}:{st.eid}")
+            schema = S.reasoned_slot(self.vocab, st.names, r, f"{s.seed}:{st.eid}",
+                                     self.version)
             ans = self._call(msgs, schema, s.temperature, s.seed, "relations")
             row = [terms.get(str(ans.get("relation")), ""), r, str(ans.get("to"))]
             if not row[0] or row[2] not in st.names or row[2] == r:

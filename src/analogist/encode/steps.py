@@ -44,10 +44,13 @@ from analogist.signature.vocabulary import Vocabulary
 # staged-v7 (opt-in): v6, with each role's relation asked in its own call (a model that answers
 # all roles in one object copies its first choice into every slot; the calls share the prompt
 # prefix, so each costs only its last lines).
+# staged-v8 (opt-in): v7 with the vocabulary's term names as the enum (as staged-v2 did) instead
+# of definitions with placeholders; the system prompt still defines every term.
 STAGED_PROMPT_VERSION = "staged-v4"
-PROMPT_VERSIONS = ("staged-v4", "staged-v5", "staged-v6", "staged-v7")
-SLOT_VERSIONS = ("staged-v4", "staged-v6", "staged-v7")  # one slot per role (term + other role)
-ACTOR_VERSIONS = ("staged-v6", "staged-v7")  # the mechanism sentence and actors as roles
+PROMPT_VERSIONS = ("staged-v4", "staged-v5", "staged-v6", "staged-v7", "staged-v8")
+SLOT_VERSIONS = ("staged-v4", "staged-v6", "staged-v7", "staged-v8")  # one slot per role
+ACTOR_VERSIONS = ("staged-v6", "staged-v7", "staged-v8")  # the mechanism sentence, actors as roles
+PER_ROLE_VERSIONS = ("staged-v7", "staged-v8")  # one relations call per role
 STEPS = ("roles", "relations", "causal_chain", "levels")
 MAX_STEP_ROLES, MAX_STEP_LINKS, MAX_FIX_ARGS = 5, 4, 3
 
@@ -183,7 +186,8 @@ _V7_INSTRUCTIONS = {
 
 def _instructions(version: str) -> dict[str, str]:
     return {"staged-v4": _V4_INSTRUCTIONS, "staged-v6": _V6_INSTRUCTIONS,
-            "staged-v7": _V7_INSTRUCTIONS}.get(version, _INSTRUCTIONS)
+            "staged-v7": _V7_INSTRUCTIONS, "staged-v8": _V7_INSTRUCTIONS}.get(version,
+                                                                           _INSTRUCTIONS)
 
 
 def role_relation_instruction(role: str, entity: str) -> str:
@@ -313,9 +317,18 @@ def reasoned_slots_schema(vocab: Vocabulary, roles: Sequence[str], seed: str) ->
             "properties": slot}
 
 
-def reasoned_slot(vocab: Vocabulary, roles: Sequence[str], role: str, seed: str) -> dict:
-    """One role's slot of :func:`reasoned_slots_schema` (staged-v7 asks it alone)."""
-    order = list(relation_phrases(vocab))
+def term_options(vocab: Vocabulary, version: str) -> dict[str, str]:
+    """The relation enum's options -> terms: definitions with placeholders (v4, v6, v7) or the
+    binary term names themselves (v8)."""
+    if version == "staged-v8":
+        return {t.term: t.term for t in vocab if t.merged_into is None and t.arity == 2}
+    return relation_phrases(vocab)
+
+
+def reasoned_slot(vocab: Vocabulary, roles: Sequence[str], role: str, seed: str,
+                  version: str = "staged-v7") -> dict:
+    """One role's slot of :func:`reasoned_slots_schema` (staged-v7 and v8 ask it alone)."""
+    order = list(term_options(vocab, version))
     random.Random(f"{seed}:{role}").shuffle(order)
     return {"type": "object", "additionalProperties": False,
             "required": ["does", "to", "relation"],
