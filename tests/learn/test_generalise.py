@@ -25,7 +25,7 @@ def pair(run: str, s: dict, t: dict, role_map: dict, context: str = "failure/t1"
 
 def test_facts_are_renamed_and_commutative_arguments_sorted():
     s = parsed(sig("ep_a_1", ("P", "Q", "R"), extra=True))
-    facts = signature_facts(s, {"P": "X", "Q": "Y", "R": "A"}, frozenset({"shares_resource"}))
+    facts = signature_facts(s, {"P": "X", "Q": "Y", "R": "A"}, V)
     assert Fact("relation", "depends_on(X,Y)") in facts
     assert Fact("relation", "shares_resource(A,X)") in facts  # sorted: commutative
     assert Fact("causal", "fails(Y) --causes--> fails(X)") in facts

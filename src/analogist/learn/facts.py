@@ -5,8 +5,8 @@ causal links (``gates(SCH,REQ) --causes--> consumes(REQ,SRC)``) and its fix oper
 to the operator applied to roles (``add_jitter(SCH)``; the free-text qualifier is dropped).
 Arguments are renamed through a binding (exemplar role -> generalisation variable), so facts of
 different exemplars compare equal exactly when they say the same thing about corresponding
-roles. Arguments of commutative relations are sorted, so ``races_with(A,B)`` is
-``races_with(B,A)``.
+roles. Terms are spelled by the project's one canonical spelling (vocabulary term, commutative
+arguments sorted, so ``races_with(A,B)`` is ``races_with(B,A)``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from analogist.signature.canonical import canonical_term
 from analogist.signature.model import Signature
 from analogist.signature.terms import Term, parse_term
+from analogist.signature.vocabulary import Vocabulary
 
 KINDS = ("relation", "causal", "fix")
 ARROW = " --"
@@ -48,25 +50,17 @@ def split_link(text: str) -> tuple[Term, str, Term]:
     return parse_term(cause), link, parse_term(effect)
 
 
-def _term(t: Term, names: Mapping[str, str], commutative: frozenset[str]) -> Term:
-    args = tuple(names.get(a, a) if isinstance(a, str) else _term(a, names, commutative)
-                 for a in t.args)
-    if t.functor in commutative and all(isinstance(a, str) for a in args):
-        args = tuple(sorted(args, key=str))
-    return Term(t.functor, args)
-
-
-def signature_facts(sig: Signature, names: Mapping[str, str],
-                    commutative: frozenset[str] = frozenset()) -> set[Fact]:
-    """Every fact of ``sig`` with its roles renamed through ``names`` (missing names kept)."""
-    out = {Fact("relation", _term(r.term(), names, commutative).canonical())
-           for r in sig.relations}
+def signature_facts(sig: Signature, names: Mapping[str, str], vocab: Vocabulary) -> set[Fact]:
+    """Every fact of ``sig`` with its roles renamed through ``names`` (missing names kept),
+    each term in the one canonical spelling (:func:`~analogist.signature.canonical.canonical_term`:
+    vocabulary term, commutative arguments sorted)."""
+    out = {Fact("relation", canonical_term(r.term(), vocab, names)) for r in sig.relations}
     for link in sig.causal_chain:
-        cause = _term(link.cause, names, commutative).canonical()
-        effect = _term(link.effect, names, commutative).canonical()
+        cause = canonical_term(link.cause, vocab, names)
+        effect = canonical_term(link.effect, vocab, names)
         out.add(Fact("causal", f"{cause}{ARROW}{link.link}--> {effect}"))
     if sig.fix_operator is not None:
-        out.add(Fact("fix", _term(sig.fix_operator.term, names, commutative).canonical()))
+        out.add(Fact("fix", canonical_term(sig.fix_operator.term, vocab, names)))
     return out
 
 

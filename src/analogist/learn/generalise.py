@@ -77,7 +77,7 @@ class Generalisation:
     def probability(self, fact: Fact) -> float:
         return self.counts[fact] / len(self.members) if self.members else 0.0
 
-    def assimilate(self, sig: Signature, binding: Mapping[str, str], commutative: frozenset[str]) -> None:
+    def assimilate(self, sig: Signature, binding: Mapping[str, str], vocab: Vocabulary) -> None:
         """Add one member: its roles bound through ``binding`` (its role -> variable), unbound
         roles becoming new variables."""
         names = dict(binding)
@@ -89,7 +89,7 @@ class Generalisation:
                     var, n = f"{role.name}_{n}", n + 1
                 names[role.name] = var
             self.roles.setdefault(names[role.name], role.description)
-        self.counts.update(signature_facts(sig, names, commutative))
+        self.counts.update(signature_facts(sig, names, vocab))
         self.members.append(sig.episode_id)
         self.bindings[sig.episode_id] = names
 
@@ -154,7 +154,6 @@ class Pools:
 
     def __init__(self, vocab: Vocabulary, policy: InductionPolicy):
         self.vocab, self.policy = vocab, policy
-        self.commutative = frozenset(t.term for t in vocab if t.commutative)
         self.by_context: dict[str, list[Generalisation]] = {}
 
     def add_existing(self, g: Generalisation) -> None:

@@ -58,7 +58,7 @@ def induce_one(pools: Pools, a: VerifiedAnalogy, changed: set[str]) -> Induction
         g, cmp = best
         if where is not None and g is not where:
             continue  # the pair stays together or apart
-        g.assimilate(x, dict(cmp.binding), pools.commutative)
+        g.assimilate(x, dict(cmp.binding), pools.vocab)
         g.runs.append(a.run_id)
         where = g
         added.append(x.episode_id)
@@ -73,8 +73,8 @@ def induce_one(pools: Pools, a: VerifiedAnalogy, changed: set[str]) -> Induction
                               (), (), a.evidence)
     g = Generalisation(schema_id_for(a.context, s.episode_id, t.episode_id), a.context, {},
                        kind=t.kind, summary=s.level("L3") or t.level("L3"))
-    g.assimilate(s, {r: r for r in s.role_names}, pools.commutative)
-    g.assimilate(t, {tr: sr for sr, tr in a.role_map}, pools.commutative)
+    g.assimilate(s, {r: r for r in s.role_names}, pools.vocab)
+    g.assimilate(t, {tr: sr for sr, tr in a.role_map}, pools.vocab)
     g.runs.append(a.run_id)
     g.times_verified = 1
     pools.add_existing(g)
