@@ -44,7 +44,7 @@ from analogist.verify.predict import CheckFn
 if TYPE_CHECKING:
     from analogist.reason.analogizer import AnalogizerConfig
     from analogist.reason.run import AnalogyRun
-    from analogist.reason.triggers import Trigger
+    from analogist.reason.triggers import Signals, Trigger
 
 _WRITE_CHUNK = 256
 Item = Episode | Mapping[str, Any] | str
@@ -292,6 +292,16 @@ class Memory:
         report = consolidate(self.store, embedder=self.embedder, **options)
         self.indexes.invalidate()
         return report
+
+    def trigger(self, signals: Signals) -> tuple[Trigger, int | None]:
+        """Should the agent's impasse run analogy, and at which tier (spec §7)? Decided by the
+        newest policy fitted from this memory's analogy log (``analogist triggers --fit``), or by
+        the default thresholds when none is stored. Returns the decision and the fitted
+        policy's version (None: the default policy was used)."""
+        from analogist.learn.triggers import current_policy
+
+        policy, version = current_policy(self.store)
+        return policy.decide(signals), version
 
     def delete(self, ids: Iterable[str]) -> None:
         """Delete episodes and everything derived from them; indexes are rebuilt on next use."""

@@ -63,3 +63,24 @@ def test_log_signals_and_versions_are_stored():
     runs = store.consolidation_runs()
     store.undo_consolidation(runs[-1].run_id)  # a fitted version is undone like consolidation
     assert current_policy(store)[1] == 1
+
+
+def test_memory_trigger_decides_with_the_newest_fitted_policy(tmp_path):
+    """Memory.trigger uses the default thresholds until a policy is fitted, then the fitted one
+    (here the fit raises the repair threshold from 2 to 3, so two failed repairs stop firing)."""
+    from analogist.memory import Memory
+
+    with Memory(tmp_path / "m.db") as mem:
+        two = Signals(error_logged=True, failed_repairs=2)
+        before, version = mem.trigger(two)
+        assert version is None and before.tier == 1
+        for i, (repairs, resolved) in enumerate([(2, False), (3, True), (3, True)]):
+            mem.store.log_run({"run_id": f"run_{i}", "trigger": {"tier": 1, "reasons": ["x"],
+                               "signals": {"error_logged": True, "failed_repairs": repairs}},
+                               "transferred": ["fix(A)"],
+                               "verification_result": "passed" if resolved else "failed",
+                               "cost": {"tokens": 50}, "candidates": []})
+        fit_triggers(mem.store)
+        after, version = mem.trigger(two)
+        assert version == 1 and after.tier == 0
+        assert mem.trigger(Signals(error_logged=True, failed_repairs=3))[0].tier == 1
