@@ -6,8 +6,9 @@ matches the most relations (exhaustive search over injections of the smaller rol
 larger one; signatures have a handful of roles, so this is at most 8!/0! = 40,320 maps; larger
 ones fall back to a greedy alignment). Then, per episode:
 
-- relation precision / recall / F1 — written relations (predicate + aligned roles; argument
-  order ignored for commutative terms) matched against gold, as multisets;
+- relation precision / recall / F1 — written relations (in the one canonical spelling,
+  ``signature.canonical.canonical_term``: vocabulary term, commutative arguments sorted, roles
+  renamed by the alignment) matched against gold, as multisets;
 - role alignment accuracy — the share of gold roles that the alignment pairs with a written
   role *and* that take part in at least one matched relation (a pairing backed by evidence).
 
@@ -23,17 +24,16 @@ rejected encodings, which score zero. Metrics of an empty list are 0 with n = 0.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 
+from analogist.signature.canonical import canonical_term
 from analogist.signature.model import Signature
-from analogist.signature.vocabulary import Vocabulary
+from analogist.signature.terms import Term, parse_term
+from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 
 EXACT_LIMIT = 8
-
-Fact = tuple[str, tuple[str, ...]]
-
 
 @dataclass(frozen=True)
 class EpisodeFidelity:
@@ -73,32 +73,35 @@ def _f1(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r else 0.0
 
 
-def _facts(sig: Signature, vocab: Vocabulary | None) -> list[Fact]:
-    out = []
-    for r in sig.relations:
-        t = vocab.resolve(r.predicate) if vocab is not None else None
-        out.append((r.predicate, tuple(sorted(r.args)) if t is not None and t.commutative else r.args))
-    return out
+def _facts(sig: Signature) -> list[Term]:
+    return [r.term() for r in sig.relations]
 
 
-def _matches(written: Sequence[Fact], gold: Counter, mapping: dict[str, str],
-             vocab: Vocabulary | None) -> Counter:
-    mapped: Counter = Counter()
-    for pred, args in written:
-        new = tuple(mapping.get(a, f"?{a}") for a in args)
-        t = vocab.resolve(pred) if vocab is not None else None
-        mapped[(pred, tuple(sorted(new)) if t is not None and t.commutative else new)] += 1
-    return mapped & gold
+def _spell(term: Term, vocab: Vocabulary, mapping: Mapping[str, str] | None) -> str:
+    """The one canonical spelling (:func:`~analogist.signature.canonical.canonical_term`) with
+    roles renamed by ``mapping``; a role the mapping leaves out becomes ``?role`` (matches
+    nothing)."""
+    if mapping is None:
+        return canonical_term(term, vocab)
+    return canonical_term(term, vocab, {a: mapping.get(a, f"?{a}") for a in term.roles()})
+
+
+def _matches(written: Sequence[Term], gold: Counter, mapping: dict[str, str],
+             vocab: Vocabulary) -> Counter:
+    return Counter(_spell(t, vocab, mapping) for t in written) & gold
 
 
 def best_alignment(written: Signature, gold: Signature,
                    vocab: Vocabulary | None = None) -> tuple[dict[str, str], Counter]:
-    """The written->gold role map that matches the most relations, and the matched facts.
+    """The written->gold role map that matches the most relations, and the matched facts
+    (canonical spellings in gold roles).
 
     Ties go to the map that keeps the most role names equal, then to the first in sorted order.
     """
+    vocab = vocab if vocab is not None else default_vocabulary()
     w_roles, g_roles = sorted(written.role_names), sorted(gold.role_names)
-    w_facts, g_facts = _facts(written, vocab), Counter(_facts(gold, vocab))
+    w_facts = _facts(written)
+    g_facts = Counter(_spell(t, vocab, None) for t in _facts(gold))
     if max(len(w_roles), len(g_roles)) > EXACT_LIMIT:
         return _greedy(w_roles, g_roles, w_facts, g_facts, vocab)
     best: tuple[int, int] = (-1, -1)
@@ -116,8 +119,8 @@ def best_alignment(written: Signature, gold: Signature,
     return best_map, best_hits
 
 
-def _greedy(w_roles: list[str], g_roles: list[str], w_facts: list[Fact], g_facts: Counter,
-            vocab: Vocabulary | None) -> tuple[dict[str, str], Counter]:
+def _greedy(w_roles: list[str], g_roles: list[str], w_facts: list[Term], g_facts: Counter,
+            vocab: Vocabulary) -> tuple[dict[str, str], Counter]:
     mapping: dict[str, str] = {}
     for w in w_roles:
         free = [g for g in g_roles if g not in mapping.values()]
@@ -131,14 +134,15 @@ def _greedy(w_roles: list[str], g_roles: list[str], w_facts: list[Fact], g_facts
 def score_signature(written: Signature, gold: Signature,
                     vocab: Vocabulary | None = None) -> EpisodeFidelity:
     """Relation P/R/F1 and role alignment accuracy of one written signature."""
+    vocab = vocab if vocab is not None else default_vocabulary()
     mapping, hits = best_alignment(written, gold, vocab)
-    backed = {a for (_, args) in hits for a in args}
+    backed = {a for fact in hits for a in parse_term(fact).roles()}
     gold_roles = gold.role_names
     acc = sum(1 for g in gold_roles if g in mapping.values() and g in backed) / len(gold_roles) \
         if gold_roles else 0.0
     roles_backed = sum(1 for w, g in mapping.items() if g in backed)
-    w_links = Counter(_link_facts(written, mapping))
-    g_links = Counter(_link_facts(gold, None))
+    w_links = Counter(_link_facts(written, mapping, vocab))
+    g_links = Counter(_link_facts(gold, None, vocab))
     w_fix = set(_fix_roles(written, mapping))
     g_fix = set(_fix_roles(gold, None))
     steps = (
@@ -154,11 +158,8 @@ def score_signature(written: Signature, gold: Signature,
     )
 
 
-def _link_facts(sig: Signature, mapping: dict[str, str] | None) -> list[str]:
-    def ren(a: str) -> str:
-        return a if mapping is None else mapping.get(a, f"?{a}")
-    return [f"{c.cause.rename({a: ren(a) for a in c.cause.roles()}).canonical()} {c.link} "
-            f"{c.effect.rename({a: ren(a) for a in c.effect.roles()}).canonical()}"
+def _link_facts(sig: Signature, mapping: dict[str, str] | None, vocab: Vocabulary) -> list[str]:
+    return [f"{_spell(c.cause, vocab, mapping)} {c.link} {_spell(c.effect, vocab, mapping)}"
             for c in sig.causal_chain]
 
 
