@@ -39,6 +39,7 @@ from analogist.signature.limits import load_json
 from analogist.signature.model import Signature, parse_signature
 from analogist.store import AddReport as StoreAddReport
 from analogist.store import Derived, Store
+from analogist.store.postgres import open_store
 from analogist.verify.predict import CheckFn
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class Memory:
         wl: WLFingerprint | None = None,
     ):
         self._owns_store = not isinstance(store, Store)
-        self.store = store if isinstance(store, Store) else Store(store)
+        self.store = store if isinstance(store, Store) else open_store(store)
         self.embedder = embedder or configured_embedder()
         self.encoder = encoder
         self.llm = llm

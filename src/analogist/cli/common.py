@@ -13,13 +13,14 @@ import click
 from analogist.errors import AnalogistError
 from analogist.signature.model import Signature
 from analogist.store import BACKEND_ERRORS, Store
+from analogist.store.postgres import open_store as open_backend
 
 
 def open_store(ctx: click.Context) -> Store:
     """The store named by --db / ANALOGIST_DB / config / default (kept open on ctx.obj)."""
     obj = ctx.ensure_object(dict)
     if obj.get("store") is None:
-        obj["store"] = Store(obj["db"])
+        obj["store"] = open_backend(obj["db"])
         ctx.call_on_close(obj["store"].close)
     return obj["store"]
 

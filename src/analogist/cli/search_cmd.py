@@ -12,6 +12,7 @@ import click
 from analogist.cli.common import echo_json, handle_errors, open_memory
 from analogist.config import DEFAULT_DB, setting
 from analogist.store import Store
+from analogist.store.postgres import open_store
 
 
 def _store(ctx: click.Context, db: str | None) -> Store:
@@ -19,7 +20,7 @@ def _store(ctx: click.Context, db: str | None) -> Store:
     if obj.get("store") is not None and db is None:
         return obj["store"]
     path = str(db or obj.get("db") or setting("db", None, DEFAULT_DB))
-    store = Store(path)
+    store = open_store(path)
     ctx.call_on_close(store.close)
     return store
 

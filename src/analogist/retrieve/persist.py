@@ -36,6 +36,10 @@ def snapshot_root(db_path: str) -> Path | None:
     """Where a database's snapshots live (None for an in-memory database)."""
     if db_path == ":memory:" or db_path.startswith("file:"):
         return None
+    if db_path.startswith(("postgresql://", "postgres://")):
+        from analogist.store.postgres import snapshot_dir
+
+        return snapshot_dir(db_path)
     return Path(db_path + ".idx")
 
 

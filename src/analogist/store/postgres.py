@@ -1,0 +1,218 @@
+"""The PostgreSQL backend of :class:`~analogist.store.interface.StoreInterface`, chosen by a
+``postgresql://`` URL (``--db``, ``ANALOGIST_DB``, ``Memory("postgresql://...")``).
+
+It is the SQLite :class:`~analogist.store.Store` with a different connection: the same row
+mixins run over :class:`~analogist.store.pg_conn.PgConnection` (which rewrites their few SQLite
+spellings), the schema comes from :mod:`~analogist.store.pg_migrations` (same migration names),
+and only what has no common spelling is overridden here: lexical search (``tsvector`` /
+``ts_rank_cd`` instead of FTS5 bm25), the change marker, the index state and read snapshots.
+
+Vectors are stored as ``BYTEA`` (float32) and searched through the project's persisted HNSW
+index (``retrieve/ann.py``, ``retrieve/persist.py``) built beside the database, exactly as on
+SQLite. pgvector is not installed on this machine image, so an in-database ``vector`` column
+with an HNSW index is not used; it would replace ``sig_vectors.vector`` and the ANN channel's
+index (docs/scale.md, "PostgreSQL backend").
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from analogist.episode import Episode
+from analogist.errors import ConfigError, StoreError
+from analogist.signature.vocabulary import Vocabulary
+from analogist.store.db import utcnow
+from analogist.store.index_sync import SOURCES, IndexState
+from analogist.store.pg_migrations import PG_MIGRATIONS
+from analogist.store.store import Derived, Store
+
+SCHEMES = ("postgresql://", "postgres://")
+_MIGRATION_LOCK = 7_216_100  # pg_advisory_lock key: one process migrates at a time
+
+
+def is_postgres_url(target: str | Path) -> bool:
+    return isinstance(target, str) and target.startswith(SCHEMES)
+
+
+def _redacted(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = (f"{parts.username}@" if parts.username else "") + host
+    netloc += f":{parts.port}" if parts.port else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _check_url(url: str) -> None:
+    """ConfigError (one line) for a URL psycopg could never use."""
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - a malformed port raises here
+    except ValueError as e:
+        raise ConfigError(f"--db {parts.scheme}://{parts.hostname or ''}...: {e}; use "
+                          "postgresql://USER@HOST:PORT/DBNAME") from None
+    if not parts.hostname and "host=" not in parts.query:
+        raise ConfigError(f"--db {url.split('@')[-1]}: no host; use postgresql://USER@HOST:PORT/DBNAME")
+
+
+def _connect(url: str) -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise ConfigError("a postgresql:// database needs psycopg; install it with "
+                          "`pip install 'analogist[postgres]'`") from None
+    try:
+        return psycopg.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.Error as e:
+        why = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        raise StoreError(f"cannot open PostgreSQL database {_redacted(url)}: {why}; check that "
+                         "the server is running and the URL's host, port, user and database "
+                         "name are right") from None
+
+
+class PostgresStore(Store):
+    """A store on a PostgreSQL server; ``path`` is the URL without its password.
+
+    Each thread gets its own server connection. Writes are transactions on it (nested ones are
+    savepoints), so a failed write leaves nothing half-written, as on SQLite; many processes
+    may share one database (the server serialises conflicting writes).
+    """
+
+    def __init__(self, url: str, vocabulary: Vocabulary | None = None):
+        if not is_postgres_url(url):
+            raise ConfigError(f"{url!r} is not a postgresql:// URL")
+        _check_url(url)
+        self.url, self.path = url, _redacted(url)
+        self._local = threading.local()
+        self._all: list[Any] = []
+        self._lock = threading.Lock()
+        try:
+            self._migrate()
+            self.vocabulary = self._install_vocabulary(vocabulary)
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def conn(self) -> Any:
+        """This thread's connection (a :class:`~analogist.store.pg_conn.PgConnection`)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            from analogist.store.pg_conn import PgConnection
+
+            conn = PgConnection(_connect(self.url), self.path)
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def _migrate(self) -> None:
+        raw = self.conn.raw
+        with raw.transaction():
+            raw.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            raw.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                        "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+            done = {r[0] for r in raw.execute("SELECT name FROM schema_migrations")}
+            known = {m.name for m in PG_MIGRATIONS}
+            if done - known:
+                raise StoreError(f"database {self.path} was written by a newer analogist "
+                                 f"(migrations {sorted(done - known)}); upgrade analogist")
+            for m in PG_MIGRATIONS:
+                if m.name in done:
+                    continue
+                for statement in m.statements():
+                    raw.execute(statement)
+                raw.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (m.name, utcnow()))
+
+    @property
+    def read_only(self) -> str | None:
+        return None
+
+    def write_waits(self) -> list[float]:
+        return []
+
+    def close(self) -> None:
+        with self._lock:
+            conns, self._all = self._all, []
+        for c in conns:
+            c.close()
+        self._local = threading.local()
+
+    def add_episodes(self, episodes: Sequence[Episode],
+                     derived: Mapping[str, Derived] | None = None) -> list[str]:
+        try:
+            return super().add_episodes(episodes, derived)
+        except StoreError as e:
+            if str(e).startswith("postgresql"):
+                raise StoreError(f"adding {len(episodes)} episode(s) failed, nothing was "
+                                 f"stored: {e}") from None
+            raise
+
+    # what has no common spelling ----------------------------------------------------------
+    def bm25(self, query: str, limit: int = 50) -> list[tuple[str, float]]:
+        """Lexical search over L0 text: PostgreSQL full-text search (``simple`` config, any
+        term), ranked by ``ts_rank_cd`` (higher is better, like the negated SQLite bm25)."""
+        terms = [w for w in "".join(c if c.isalnum() else " " for c in query.lower()).split() if w]
+        if not terms:
+            return []
+        rows = self.conn.execute(
+            "SELECT id, ts_rank_cd(tsv, q) AS r FROM episodes_fts, to_tsquery('simple', ?) q "
+            "WHERE tsv @@ q ORDER BY r DESC, rowid LIMIT ?", (" | ".join(terms), limit),
+        ).fetchall()
+        return [(r[0], float(r[1])) for r in rows]
+
+    def change_marker(self) -> tuple[int, int]:
+        """(index generation, largest episode rowid): changes when any writer adds, replaces or
+        deletes indexed rows (PostgreSQL has no ``data_version``)."""
+        g = self.conn.execute("SELECT generation FROM index_state").fetchone()[0]
+        top = self.conn.execute("SELECT MAX(rowid) FROM episodes").fetchone()[0]
+        return int(g), int(top or 0)
+
+    def index_state(self) -> IndexState:
+        g, r = self.conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()
+        tops = {t: int(self.conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {t}").fetchone()[0])
+                for t in SOURCES}
+        return IndexState(int(g), int(r), tops)
+
+    @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Every read inside sees one consistent state (a REPEATABLE READ transaction)."""
+        conn = self.conn
+        if conn.in_transaction:
+            yield
+            return
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+
+def snapshot_dir(url: str) -> Path:
+    """Where this machine keeps the persisted indexes of a PostgreSQL memory:
+    ``$ANALOGIST_INDEX_DIR`` (default ``~/.cache/analogist/indexes``) / ``pg-HOST-PORT-DB.idx``.
+    Each snapshot records the database's index state, so a stale one is brought up to date
+    (or rebuilt) on open, as for SQLite."""
+    parts = urlsplit(url)
+    base = os.environ.get("ANALOGIST_INDEX_DIR") or str(Path.home() / ".cache/analogist/indexes")
+    name = "-".join(str(x) for x in (parts.hostname or "local", parts.port or 5432,
+                                     parts.path.strip("/") or "postgres"))
+    return Path(base) / f"pg-{''.join(c if c.isalnum() or c in '-_.' else '_' for c in name)}.idx"
+
+
+def open_store(target: str | Path = ":memory:", vocabulary: Vocabulary | None = None) -> Store:
+    """The store a ``--db`` value names: a ``postgresql://`` URL opens :class:`PostgresStore`,
+    anything else is a SQLite file (or ``:memory:``)."""
+    if is_postgres_url(target):
+        return PostgresStore(str(target), vocabulary)
+    if isinstance(target, str) and "://" in target:
+        raise ConfigError(f"--db {target.split('://')[0]}://...: unknown database URL scheme; use "
+                          "postgresql://USER@HOST:PORT/DBNAME or a SQLite file path")
+    return Store(target, vocabulary)

@@ -1,0 +1,251 @@
+"""The PostgreSQL backend passes the same store checks as SQLite (parametrised over both), and a
+Memory searches on it end to end. One throwaway cluster per test session (tests/store/pg_server);
+each test gets a fresh database. Skips, with the reason, when the server binaries or psycopg are
+missing."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pytest
+
+from analogist.episode import parse_episode
+from analogist.errors import (
+    AnalogistError,
+    ConfigError,
+    DuplicateEpisodeError,
+    NotFoundError,
+    StoreError,
+)
+from analogist.store import CallRecord, Derived, Store, StoreInterface, TransferOutcome
+from tests.store.pg_server import PgServer, why_unavailable
+
+Opener = Callable[[], Store]
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    why = why_unavailable()
+    if why:
+        pytest.skip(f"PostgreSQL backend not tested: {why}")
+    server = PgServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def open_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[Opener]:
+    """Opens (and reopens) one fresh database of the parametrised backend."""
+    opened: list[Store] = []
+    if request.param == "sqlite":
+        target = str(tmp_path / "a.db")
+    else:
+        target = request.getfixturevalue("pg_server").url()
+
+    def _open() -> Store:
+        from analogist.store.postgres import open_store
+
+        s = open_store(target)
+        opened.append(s)
+        return s
+
+    yield _open
+    for s in opened:
+        s.close()
+
+
+def state(s: Store) -> tuple:
+    """Everything the interface can see, to compare before and after a refused write."""
+    return (s.episode_ids(), s.vocab_counts(), s.fingerprints(), s.summary(), s.ledger(),
+            s.index_state(), [r["run_id"] for r in s.list_runs()])
+
+
+# conformance ----------------------------------------------------------------------------
+def test_postgres_store_has_every_interface_operation_with_the_same_parameters(pg_server):
+    from analogist.store.postgres import PostgresStore
+
+    s = PostgresStore(pg_server.url())
+    assert isinstance(s, StoreInterface)
+    for name in {n for n in dir(StoreInterface) if not n.startswith("_")}:
+        assert hasattr(s, name), name
+        proto = getattr(StoreInterface, name, None)
+        if inspect.isfunction(proto):
+            want = list(inspect.signature(proto).parameters)
+            assert list(inspect.signature(getattr(PostgresStore, name)).parameters) == want, name
+    s.close()
+
+
+def test_reopen_keeps_data_and_runs_no_migration_twice(open_db, spec_example):
+    s = open_db()
+    s.add_episodes([parse_episode(spec_example, s.vocabulary)])
+    s.close()
+    s2 = open_db()
+    assert s2.signature_json(spec_example["episode_id"]) == spec_example
+    assert len(s2.vocabulary) == len(s.vocabulary)
+
+
+def test_add_get_list_delete(open_db, spec_example):
+    s = open_db()
+    ep = parse_episode(spec_example, s.vocabulary)
+    s.add_episodes([ep])
+    assert s.get_episode(ep.id).signature == ep.signature
+    assert s.has_episode(ep.id) and s.existing_ids([ep.id, "zz"]) == {ep.id}
+    assert [e.id for e in s.list_episodes(domain="monitoring")] == [ep.id]
+    assert s.list_episodes(kind="success") == []
+    assert s.vocab_counts()["skips_check"] == 2
+    assert s.summary()["signed"] == 1
+    s.delete_episodes([ep.id])
+    assert s.count() == 0 and s.vocab_counts()["skips_check"] == 0
+    with pytest.raises(NotFoundError, match="analogist list"):
+        s.get_episode(ep.id)
+
+
+def test_duplicates_and_unknown_deletes_leave_the_store_unchanged(open_db, spec_example):
+    s = open_db()
+    s.add_episodes([parse_episode(spec_example, s.vocabulary)])
+    before = state(s)
+    other = parse_episode({"id": "ep_new", "kind": "failure", "text": "x"}, s.vocabulary)
+    with pytest.raises(DuplicateEpisodeError, match="already stored"):
+        s.add_episodes([other, parse_episode(spec_example, s.vocabulary)])
+    with pytest.raises(DuplicateEpisodeError, match="twice in this batch"):
+        s.add_episodes([other, other])
+    with pytest.raises(NotFoundError, match="nothing was deleted"):
+        s.delete_episodes([spec_example["episode_id"], "ep_missing"])
+    assert state(s) == before
+
+
+def test_failure_mid_write_rolls_back(open_db, spec_example, monkeypatch):
+    s = open_db()
+    good = parse_episode({"id": "ep_a", "kind": "failure", "text": "first"}, s.vocabulary)
+    sig_ep = parse_episode(spec_example, s.vocabulary)
+    before = state(s)
+    from analogist.store import episodes as rows
+
+    real = rows.bump_counts
+
+    def boom(conn, usage, sign):
+        real(conn, usage, sign)
+        conn.execute("SELECT * FROM no_such_table")  # a server-side (or SQLite) error
+
+    monkeypatch.setattr(rows, "bump_counts", boom)
+    with pytest.raises(AnalogistError, match="nothing was stored"):
+        s.add_episodes([good, sig_ep])
+    assert state(s) == before
+
+
+def test_lexical_search_finds_words(open_db, spec_example):
+    s = open_db()
+    s.add_episodes([parse_episode(spec_example, s.vocabulary)])
+    s.add_episodes([parse_episode({"id": "other", "kind": "failure", "text": "zebra crossing"},
+                                  s.vocabulary)])
+    assert s.bm25("cached summary")[0][0] == spec_example["episode_id"]
+    assert [i for i, _ in s.bm25("zebra")] == ["other"]
+    assert s.bm25("nothing matches this") == [] and s.bm25("?!") == []
+
+
+def test_vectors_fingerprints_and_index_state_round_trip(open_db, spec_example):
+    s = open_db()
+    s.add_episodes([parse_episode(spec_example, s.vocabulary)])
+    eid = spec_example["episode_id"]
+    vec = np.arange(4, dtype=np.float32)
+    g0 = s.index_state().generation
+    s.put_derived({eid: Derived(vectors=(("L2", "emb", vec),), fingerprint=("h", "v1", {"a": 2}))})
+    ids, mat = s.vectors("L2", "emb")
+    assert ids == [eid] and mat.tolist() == [vec.tolist()]
+    assert s.fingerprints() == [(eid, "h", {"a": 2})]
+    st = s.index_state()
+    assert st.generation == g0 + 2 and st.top_rowid["sig_vectors"] > 0
+    [(last, got_ids, got)] = list(s.vectors_after(0, "L2", "emb"))
+    assert got_ids == [eid] and got.shape == (1, 4)
+    assert list(s.vectors_after(last, "L2", "emb")) == []
+    s.put_derived({eid: Derived(vectors=(("L2", "emb", vec * 2),))})  # a replace is a rebuild
+    assert s.index_state().rebuilds == st.rebuilds + 1
+    assert s.vectors("L2", "emb")[1].tolist() == [(vec * 2).tolist()]
+    with s.read_snapshot():
+        assert s.count() == 1
+
+
+def test_run_log_and_ledger(open_db):
+    s = open_db()
+    run = {"run_id": "r1", "trigger": {"tier": 1}, "candidates": [{"episode_id": "e1"}],
+           "critic": {"verdict": "accept"}, "cost": {"tokens": 3, "model_calls": 1}}
+    ledger_id = s.log_run(run, TransferOutcome("fix(a)", "worse", delta=0.5))
+    assert s.get_run("r1")["candidates"] == [{"episode_id": "e1"}]
+    (row,) = s.ledger("r1")
+    assert (row.id, row.action, row.negative) == (ledger_id, "fix(a)", True)
+    assert s.log_run({**run, "run_id": "r2"}) is None and s.ledger("r2") == []
+    assert [r["run_id"] for r in s.list_runs(limit=1)] == ["r2"]
+    assert [r for r, _ in s.log_rows_after(0)] == sorted(r for r, _ in s.log_rows_after(0))
+    assert s.max_log_rowid() == s.log_rows_after(0)[-1][0]
+    with pytest.raises(NotFoundError):
+        s.get_run("nope")
+    with pytest.raises(KeyError):
+        s.log_run({"trigger": {}}, TransferOutcome("fix", "resolved"))  # no run_id
+    assert len(s.ledger()) == 1
+
+
+def test_bench_rows_round_trip_and_resume_keys(open_db):
+    s = open_db()
+    assert s.start_bench_run("b1", "hash", {"a": 1}) is False
+    assert s.start_bench_run("b1", "hash", {"a": 1}) is True
+    key = ("E", "engine", "item1", 0, "")
+    s.put_bench_result("b1", key, {"nav": 1.0}, {"claimed_source": "x"})
+    s.put_bench_result("b1", key, {"nav": 0.5}, {"claimed_source": "y"})  # replaced, not added
+    assert s.bench_done_keys("b1") == {key}
+    assert s.bench_scores("b1") == [{"nav": 0.5}]
+    assert s.bench_answer("b1", key) == {"claimed_source": "y"}
+    s.finish_bench_run("b1")
+    assert s.get_bench_run("b1")["status"] == "done"
+    assert [r["run_id"] for r in s.list_bench_runs()] == ["b1"]
+
+
+def test_schemas_and_call_log(open_db, spec_example):
+    s = open_db()
+    s.add_episodes([parse_episode(spec_example, s.vocabulary)])
+    eid = spec_example["episode_id"]
+    s.put_schema("sc1", {"name": "x"}, [eid], times_used=2)
+    (row,) = s.list_schemas()
+    assert row.schema_id == "sc1" and row.times_used == 2
+    state0 = s.schemas_state()
+    s.delete_schema("sc1")
+    assert s.list_schemas() == [] and s.schemas_state() != state0
+    rec = CallRecord(cache_key="k", provider="scripted", model="m", request={"q": 1},
+                     response_text="a", input_tokens=3, output_tokens=4, latency_ms=1.5)
+    rid = s.calls.record(rec)
+    assert rid >= 1 and s.calls.lookup("k").response_text == "a"
+    assert s.calls.totals()["scripted:m"]["input_tokens"] == 3
+
+
+# the URL dispatch -------------------------------------------------------------------------
+def test_bad_urls_and_unreachable_servers_say_what_to_fix(pg_server):
+    from analogist.store.postgres import open_store
+
+    with pytest.raises(ConfigError, match="unknown database URL scheme"):
+        open_store("mysql://x@localhost/db")
+    with pytest.raises(ConfigError, match="postgresql://USER@HOST:PORT/DBNAME"):
+        open_store("postgresql://u@127.0.0.1:notaport/db")
+    url = pg_server.base_url("no_such_database")
+    with pytest.raises(StoreError, match="cannot open PostgreSQL database .*no_such_database") as e:
+        open_store(url)
+    assert "\n" not in str(e.value)
+
+
+def test_memory_searches_a_postgres_memory_end_to_end(pg_server, tmp_path, monkeypatch):
+    from analogist.memory import Memory
+    from analogist.store.postgres import PostgresStore
+    from tests.retrieve import cases
+
+    monkeypatch.setenv("ANALOGIST_INDEX_DIR", str(tmp_path / "idx"))
+    url = pg_server.url()
+    m = Memory(url)
+    assert isinstance(m.store, PostgresStore)
+    assert m.add(cases.lines(*cases.ALL)).added == [e["id"] for e in cases.ALL]
+    pool = m.search("proxy")
+    assert "proxy" in pool.excluded and pool.candidates[0].episode_id == "ledger"
+    assert {"S0", "S1"} <= set(pool.candidates[0].found_by)
+    m.close()
+    again = Memory(url)  # a second process's view: same answer from the same server
+    assert again.search("proxy").candidates[0].episode_id == "ledger"
+    again.close()
