@@ -249,3 +249,28 @@ def test_memory_searches_a_postgres_memory_end_to_end(pg_server, tmp_path, monke
     again = Memory(url)  # a second process's view: same answer from the same server
     assert again.search("proxy").candidates[0].episode_id == "ledger"
     again.close()
+
+
+def test_many_writers_on_one_postgres_memory(pg_server):
+    """Stores opened at once on a new database (one migrates, the others wait) and writing
+    from several threads: every add lands, and the persisted-index state counts each one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from analogist.store.postgres import PostgresStore
+
+    url = pg_server.url()
+    with ThreadPoolExecutor(4) as pool:
+        stores = list(pool.map(lambda _: PostgresStore(url), range(4)))
+
+    def add(n: int) -> None:
+        s = stores[n]
+        for i in range(10):
+            s.add_episodes([parse_episode({"id": f"w{n}_{i}", "kind": "observation",
+                                           "text": f"writer {n} note {i}"}, s.vocabulary)])
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(add, range(4)))
+    assert stores[0].count() == 40 and len(set(stores[1].episode_ids())) == 40
+    assert [i for i, _ in stores[2].bm25("writer 3 note 7")][:1] == ["w3_7"]
+    for s in stores:
+        s.close()

@@ -7,7 +7,8 @@ one statement at a time, so both backends run the same row code (one definition 
 * ``?`` placeholders become ``%s`` (a literal ``%`` is escaped);
 * ``INSERT OR REPLACE INTO t (cols)`` becomes an upsert on ``t``'s key that also takes a fresh
   ``rowid`` (SQLite's REPLACE deletes and re-inserts, so the row moves to the end);
-* ``BEGIN IMMEDIATE`` becomes ``BEGIN``; ``MAX(0, x)`` becomes ``GREATEST(0, x)``;
+* ``BEGIN IMMEDIATE`` becomes ``BEGIN`` plus the writer lock (:meth:`Cursor._begin_write`);
+  ``MAX(0, x)`` becomes ``GREATEST(0, x)``;
   ``TOTAL(x)`` becomes ``COALESCE(SUM(x), 0)``; ``SUM(col IS NOT NULL)`` sums an integer;
 * a single-row ``INSERT`` returns ``rowid`` so ``cursor.lastrowid`` works.
 
@@ -35,6 +36,7 @@ REPLACE_KEYS: dict[str, tuple[str, ...]] = {
     "learned": ("kind", "key"),
     "bench_results": ("run_id", "arm", "answerer", "item_id", "seed", "condition"),
 }
+WRITER_LOCK = 7_216_101  # pg_advisory_xact_lock key taken by every write transaction
 _REPLACE = re.compile(r"INSERT OR REPLACE INTO (\w+) \(([^)]*)\)", re.S)
 _REWRITES = (
     (re.compile(r"\bMAX\(0, "), "GREATEST(0, "),
@@ -112,6 +114,8 @@ class Cursor:
 
     def execute(self, sql: str, args: Iterable[Any] = ()) -> Cursor:
         q = translate(sql)
+        if q == "BEGIN" and sql.strip().upper() == "BEGIN IMMEDIATE":
+            return self._begin_write()
         self._star = q.upper().startswith("SELECT *")
         returning = (q.upper().startswith("INSERT") and "RETURNING" not in q.upper()
                      and not q.upper().startswith("INSERT INTO INDEX_STATE"))
@@ -128,6 +132,15 @@ class Cursor:
         batch = [_params(r) for r in rows]
         if batch:
             self._run(lambda: self._cur.executemany(q, batch))
+        return self
+
+    def _begin_write(self) -> Cursor:
+        """A write transaction holding the writer lock until it ends, so writes commit one at a
+        time, in ``rowid`` order, as on SQLite: a reader that has seen rowid N has seen every
+        row below it, which the persisted indexes' incremental sync relies on. Readers are
+        never blocked (MVCC)."""
+        self._run(lambda: self._cur.execute("BEGIN"))
+        self._run(lambda: self._cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,)))
         return self
 
     def _run(self, fn: Any) -> None:

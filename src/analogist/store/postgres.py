@@ -157,13 +157,18 @@ class PostgresStore(Store):
     # what has no common spelling ----------------------------------------------------------
     def bm25(self, query: str, limit: int = 50) -> list[tuple[str, float]]:
         """Lexical search over L0 text: PostgreSQL full-text search (``simple`` config, any
-        term), ranked by ``ts_rank_cd`` (higher is better, like the negated SQLite bm25)."""
-        terms = [w for w in "".join(c if c.isalnum() else " " for c in query.lower()).split() if w]
+        term). PostgreSQL has no bm25 (no term rarity), so the score is the number of distinct
+        query terms an episode contains plus its ``ts_rank_cd`` squashed below 1: more of the
+        query's words first, then denser matches (higher is better, like the negated bm25)."""
+        words = [w for w in "".join(c if c.isalnum() else " " for c in query.lower()).split() if w]
+        terms = list(dict.fromkeys(words))[:32]
         if not terms:
             return []
+        matched = " + ".join(["(tsv @@ to_tsquery('simple', ?))::int"] * len(terms))
         rows = self.conn.execute(
-            "SELECT id, ts_rank_cd(tsv, q) AS r FROM episodes_fts, to_tsquery('simple', ?) q "
-            "WHERE tsv @@ q ORDER BY r DESC, rowid LIMIT ?", (" | ".join(terms), limit),
+            f"SELECT id, {matched} + ts_rank_cd(tsv, q) / (1 + ts_rank_cd(tsv, q)) AS score "
+            "FROM episodes_fts, to_tsquery('simple', ?) q WHERE tsv @@ q "
+            "ORDER BY score DESC, rowid LIMIT ?", (*terms, " | ".join(terms), limit),
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
