@@ -86,7 +86,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.replay:
-        from analogist.bench.replay import replay_run
+        from analogist.bench.execution.replay import replay_run
 
         store, run_id, header, _ = replay_run(args.replay)
         print(f"replayed {args.replay}: model {header['model']}, {header['calls']} calls")

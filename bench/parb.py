@@ -12,8 +12,8 @@ import resource
 import time
 
 from analogist.bench import generate_bench
-from analogist.bench.results import aggregate
-from analogist.bench.runner import RunConfig, run_bench
+from analogist.bench.analysis.results import aggregate
+from analogist.bench.execution.runner import RunConfig, run_bench
 from analogist.store import Store
 
 

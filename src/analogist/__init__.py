@@ -52,9 +52,9 @@ def __getattr__(name: str):
         "open_llm": ("analogist.models.registry", "open_llm"),
         "generate_bench": ("analogist.bench", "generate_bench"),
         "load_bench": ("analogist.bench", "load_bench"),
-        "run_bench": ("analogist.bench.runner", "run_bench"),
-        "RunConfig": ("analogist.bench.runner", "RunConfig"),
-        "write_report": ("analogist.bench.report", "write_report"),
+        "run_bench": ("analogist.bench.execution.runner", "run_bench"),
+        "RunConfig": ("analogist.bench.execution.runner", "RunConfig"),
+        "write_report": ("analogist.bench.analysis.report", "write_report"),
     }
     if name in lazy:
         import importlib

@@ -6,7 +6,7 @@ import re
 from functools import cache
 
 from analogist.bench import generate_bench
-from analogist.bench.motifs import all_motifs
+from analogist.bench.generation.motifs import all_motifs
 from analogist.signature import default_vocabulary
 
 

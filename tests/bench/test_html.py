@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from analogist.bench.html import render_html
-from analogist.bench.svg import fmt, nice_range
+from analogist.bench.analysis.html import render_html
+from analogist.bench.analysis.svg import fmt, nice_range
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "wbr", "col", "area", "base", "source"}
 
@@ -276,7 +276,7 @@ def test_fmt_signed_and_nice_range():
 
 
 def test_the_page_opens_with_the_conclusion_and_defines_every_arm():
-    from analogist.bench.conclusion import conclusion
+    from analogist.bench.analysis.conclusion import conclusion
     doc = sample()
     page = render_html(doc)
     assert page.index("<h2>Conclusion</h2>") < page.index("<h2>Arms</h2>") < page.index(
@@ -288,7 +288,7 @@ def test_the_page_opens_with_the_conclusion_and_defines_every_arm():
 
 
 def test_conclusion_sorts_findings_by_their_interval():
-    from analogist.bench.conclusion import conclusion
+    from analogist.bench.analysis.conclusion import conclusion
     doc = sample()
     doc["answerers"]["engine"]["comparisons"] = [
         comparison("D - C", "transfer_accuracy", "q", iv(0.2, 0.05, 0.4)),
@@ -309,7 +309,7 @@ def test_conclusion_sorts_findings_by_their_interval():
 
 
 def test_plain_drops_citations_a_reader_cannot_follow():
-    from analogist.bench.conclusion import plain
+    from analogist.bench.analysis.conclusion import plain
     assert plain("Does Piper memory help at all? (spec §21)") == \
         "Does the current memory help at all?"
     assert plain("the §22 threshold") == "the threshold"

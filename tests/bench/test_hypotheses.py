@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from analogist.bench.classify import classify
-from analogist.bench.hypotheses import (
+from analogist.bench.analysis.classify import classify
+from analogist.bench.analysis.hypotheses import (
     ARMS,
     MIN_ITEMS,
     PREREGISTERED,
@@ -18,8 +18,8 @@ from analogist.bench.hypotheses import (
     canonical_arm,
     evaluate,
 )
-from analogist.bench.score import Score
-from analogist.bench.stats import Interval
+from analogist.bench.analysis.score_record import Score
+from analogist.bench.analysis.stats import Interval
 from analogist.errors import BenchError
 
 N = 20

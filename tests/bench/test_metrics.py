@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from analogist.bench import metrics as m
-from analogist.bench.score import Score
+from analogist.bench.analysis import metrics as m
+from analogist.bench.analysis.score_record import Score
 from analogist.errors import BenchError
 
 

@@ -13,12 +13,12 @@ import re
 
 import pytest
 
-from analogist.bench.answer import Answer, target_signature
-from analogist.bench.arms import ARMS, ArmSettings
-from analogist.bench.check import check_fix
-from analogist.bench.engine_answer import EngineAnswerer
-from analogist.bench.model_answer import ModelAnswerer
-from analogist.bench.prompts import HINT, PROMPT_VERSION
+from analogist.bench.analysis.check import check_fix
+from analogist.bench.execution.answer import Answer, target_signature
+from analogist.bench.execution.arms import ARMS, ArmSettings
+from analogist.bench.execution.engine_answer import EngineAnswerer
+from analogist.bench.execution.model_answer import ModelAnswerer
+from analogist.bench.execution.prompts import HINT, PROMPT_VERSION
 from analogist.models.logged import LoggedLLM
 from analogist.models.scripted import ScriptedLLM
 from analogist.signature import default_vocabulary
@@ -352,7 +352,7 @@ def test_the_schema_offers_no_source_and_names_only_what_was_shown():
 
 
 def test_a_prompt_that_would_overflow_the_context_is_cut_and_says_so():
-    from analogist.bench.prompts import estimate_tokens
+    from analogist.bench.execution.prompts import estimate_tokens
 
     item = items("F3")[0]
     scripted = ScriptedLLM([NO_CLAIM, NO_CLAIM])

@@ -17,8 +17,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from analogist.bench.replay import comparable_scores, read_replay, record_run, replay_run
-from analogist.bench.runner import RunConfig, Runner
+from analogist.bench.execution.replay import comparable_scores, read_replay, record_run, replay_run
+from analogist.bench.execution.runner import RunConfig, Runner
 from analogist.errors import BenchError, CacheMissError
 from analogist.models.llm import Request, completion_from_text
 from analogist.models.logged import LoggedLLM
@@ -128,7 +128,7 @@ def test_the_model_encodes_every_episode_from_its_own_record_and_each_target(rec
 def test_jobs_run_item_by_item(recorded):
     reqs = [r for r in recorded["llm"].inner.requests if r.prompt_version.startswith("model-answer")]
     texts = [r.messages[-1][1] for r in reqs]
-    from analogist.bench.runner import item_episodes
+    from analogist.bench.execution.runner import item_episodes
 
     firsts = []  # with the model encoder, items with fewer episodes to encode go first
     for it in sorted(recorded["bench"].items, key=lambda it: len(item_episodes(it))):
@@ -247,7 +247,7 @@ def test_an_answer_cut_at_max_tokens_replays_through_the_same_repair():
 
 
 def test_a_call_that_failed_live_replays_as_the_same_failure(tmp_path):
-    from analogist.bench.replay import TrackedLLM, load_calls, write_replay
+    from analogist.bench.execution.replay import TrackedLLM, load_calls, write_replay
     from analogist.errors import ModelError
     from analogist.models.registry import open_llm
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from analogist.bench.external.parallelparc import (
+from analogist.bench.suites.external.parallelparc import (
     CANDIDATES,
     ItemAnswer,
     best_threshold,

@@ -8,9 +8,9 @@ import random
 import pytest
 
 from analogist.bench import run_audit
-from analogist.bench.adversary import adversarial_audit, wilson
-from analogist.bench.iso import isomorphism, name_free_form
-from analogist.bench.items import Item
+from analogist.bench.analysis.adversary import adversarial_audit, wilson
+from analogist.bench.execution.iso import isomorphism, name_free_form
+from analogist.bench.generation.items import Item
 
 from .parb_helpers import bench
 
@@ -120,10 +120,10 @@ def test_name_free_form_ignores_role_names_and_finds_the_isomorphism():
 
 
 def test_audit_sidecar_is_written_beside_the_bench_and_reaches_the_report(tmp_path):
-    from analogist.bench.audit_set import SIDECAR, read_sidecar, write_sidecars
-    from analogist.bench.files import load_bench
-    from analogist.bench.html import render_html
-    from analogist.bench.scoreboard import scoreboard
+    from analogist.bench.analysis.audit_set import SIDECAR, read_sidecar, write_sidecars
+    from analogist.bench.analysis.html import render_html
+    from analogist.bench.analysis.scoreboard import scoreboard
+    from analogist.bench.generation.files import load_bench
 
     d = tmp_path / "b"
     bench(1, "dev", "small").write(d)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analogist.bench.adversary_features import build_examples
+from analogist.bench.analysis.adversary_features import build_examples
 
 from .parb_helpers import bench
 

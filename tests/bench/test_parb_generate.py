@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from analogist.bench import FAMILIES, generate_bench, load_bench
-from analogist.bench.generate import MVP_COUNTS, plan
-from analogist.bench.motifs import DEV_MOTIFS, HELDOUT_MOTIFS, all_motifs
-from analogist.bench.signatures import gold_raw
+from analogist.bench.generation.generate import MVP_COUNTS, plan
+from analogist.bench.generation.motifs import DEV_MOTIFS, HELDOUT_MOTIFS, all_motifs
+from analogist.bench.generation.signatures import gold_raw
 from analogist.cli.bench_cmd import bench as bench_group
 from analogist.episode import parse_episode
 from analogist.errors import BenchError
@@ -169,8 +169,8 @@ def test_memories_hold_one_source_among_look_alikes(split):
     """Every memory holds at most one episode of the target's structure (the keyed source, or
     none), each structure of a motif at most once, and, with a match, every other structure
     its family shows of the target's motif as well (F8: the target unsplit)."""
-    from analogist.bench.answer import rename_target
-    from analogist.bench.iso import isomorphism, name_free_form
+    from analogist.bench.execution.answer import rename_target
+    from analogist.bench.execution.iso import isomorphism, name_free_form
 
     for it in bench(1, split, "mvp").items:
         if "memory" not in it.inputs:

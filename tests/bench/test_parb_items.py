@@ -10,10 +10,10 @@ from collections import Counter
 import pytest
 
 from analogist.bench import check_fix
-from analogist.bench.edits import classify_edit
-from analogist.bench.motif import DECOY_EDITS, DROP_RELATION
-from analogist.bench.motifs import all_motifs
-from analogist.bench.structure import best_assignment
+from analogist.bench.analysis.structure import best_assignment
+from analogist.bench.generation.edits import classify_edit
+from analogist.bench.generation.motif import DECOY_EDITS, DROP_RELATION
+from analogist.bench.generation.motifs import all_motifs
 from analogist.signature import default_vocabulary, parse_signature, parse_term
 
 from .parb_helpers import bench, named_terms
@@ -114,7 +114,7 @@ def test_decoys_stay_close_in_wording_to_their_true_twin():
 
 
 def _rename(sig: dict, mapping: dict) -> dict:
-    from analogist.bench.signatures import rename_roles
+    from analogist.bench.generation.signatures import rename_roles
 
     return rename_roles(sig, mapping)
 

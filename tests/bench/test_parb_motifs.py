@@ -7,14 +7,20 @@ from itertools import combinations
 
 import pytest
 
-from analogist.bench.asides import EVENTS as ASIDES
-from analogist.bench.edits import classify_edit
-from analogist.bench.library import LIBRARY
-from analogist.bench.motif import COPIED, DECOY_EDITS, DELETE, FLIP, MEDIATOR, REVERSE
-from analogist.bench.motifs import DEV_MOTIFS, HELDOUT_MOTIFS, all_motifs, motif, split_motifs
-from analogist.bench.render import render, words
-from analogist.bench.signatures import gold_raw, gold_signature
-from analogist.bench.structure import best_assignment
+from analogist.bench.analysis.structure import best_assignment
+from analogist.bench.generation.asides import EVENTS as ASIDES
+from analogist.bench.generation.edits import classify_edit
+from analogist.bench.generation.library import LIBRARY
+from analogist.bench.generation.motif import COPIED, DECOY_EDITS, DELETE, FLIP, MEDIATOR, REVERSE
+from analogist.bench.generation.motifs import (
+    DEV_MOTIFS,
+    HELDOUT_MOTIFS,
+    all_motifs,
+    motif,
+    split_motifs,
+)
+from analogist.bench.generation.render import render, words
+from analogist.bench.generation.signatures import gold_raw, gold_signature
 from analogist.errors import BenchError
 
 from .parb_helpers import named_terms
@@ -91,7 +97,7 @@ def test_role_mapping_is_unambiguous(m):
     assert best.score == 1.0 and best.mapping == {r: r for r in m.roles}
     from itertools import permutations
 
-    from analogist.bench.structure import _facts
+    from analogist.bench.analysis.structure import _facts
 
     target = _facts(raw, {})
     for perm in permutations(sorted(m.roles)):

@@ -1,4 +1,4 @@
-"""Encoder noise (bench/noise.py), the ISO reference arm (bench/iso.py) and how both reach the
+"""Encoder noise (bench/execution/noise.py), the ISO reference arm (bench/execution/iso.py) and how both reach the
 results, scoreboard and report."""
 
 from __future__ import annotations
@@ -7,10 +7,11 @@ import json
 
 import pytest
 
-from analogist.bench.answer import target_signature
-from analogist.bench.arms import get_arm
-from analogist.bench.iso import IsoAnswerer
-from analogist.bench.noise import (
+from analogist.bench.analysis.report import write_report
+from analogist.bench.execution.answer import target_signature
+from analogist.bench.execution.arms import get_arm
+from analogist.bench.execution.iso import IsoAnswerer
+from analogist.bench.execution.noise import (
     corrupt,
     fidelity_at,
     noisy_item,
@@ -18,8 +19,7 @@ from analogist.bench.noise import (
     parse_rates,
     rate_for_fidelity,
 )
-from analogist.bench.report import write_report
-from analogist.bench.runner import RunConfig, Runner, plan
+from analogist.bench.execution.runner import RunConfig, Runner, plan
 from analogist.errors import BenchError
 from analogist.signature import default_vocabulary, parse_signature
 from analogist.store import Store

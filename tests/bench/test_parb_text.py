@@ -10,9 +10,9 @@ from collections import Counter
 import inflect
 import pytest
 
-from analogist.bench.asides import TIMES
-from analogist.bench.motifs import all_motifs
-from analogist.bench.render import ADVERBS, NOT_VERBS, PREPOSITIONS, number
+from analogist.bench.generation.asides import TIMES
+from analogist.bench.generation.motifs import all_motifs
+from analogist.bench.generation.render import ADVERBS, NOT_VERBS, PREPOSITIONS, number
 
 from .parb_helpers import bench
 
@@ -101,7 +101,7 @@ def test_no_aside_repeats_within_a_bench_and_none_twice_in_one_note(split):
 
 
 def test_notes_open_with_their_setting_and_the_symptom_never_comes_first():
-    from analogist.bench.render import fill, render
+    from analogist.bench.generation.render import fill, render
 
     for m in all_motifs():
         for s in m.skins:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from analogist.bench import check_fix, world_for
-from analogist.bench.engine import Dynamics, Graph, canonical, run
-from analogist.bench.motifs import all_motifs, motif
-from analogist.bench.world import PRESENT, judge
+from analogist.bench.generation.motifs import all_motifs, motif
+from analogist.bench.generation.simulate import Dynamics, Graph, canonical, run
+from analogist.bench.generation.world import PRESENT, judge
 from analogist.errors import BenchError
 from analogist.signature import default_vocabulary, parse_term
 
@@ -82,7 +82,7 @@ def test_feedback_loop_runs_away_and_damping_stops_it():
 
 
 def test_engine_rejects_a_cycle_without_feedback_link():
-    from analogist.bench.signatures import gold_raw
+    from analogist.bench.generation.signatures import gold_raw
     from analogist.signature import parse_signature
 
     raw = gold_raw(motif("retry_amplification"))
@@ -110,7 +110,7 @@ def test_check_fix_reads_entity_ids_and_takes_the_worst_seed():
 
 
 def test_run_with_no_links_returns_standing_conditions():
-    from analogist.bench.signatures import gold_signature
+    from analogist.bench.generation.signatures import gold_signature
 
     g = Graph(gold_signature(motif("version_skew")))
     values = run(g, Dynamics(), [], seed=0)
@@ -119,7 +119,7 @@ def test_run_with_no_links_returns_standing_conditions():
 
 @pytest.mark.parametrize("m", all_motifs(), ids=lambda m: m.name)
 def test_f8_split_fix_is_what_the_search_finds_and_resolves_the_split_world(m):
-    from analogist.bench.families_memory import SPLIT_FIXES, search_split_fix
+    from analogist.bench.generation.families_memory import SPLIT_FIXES, search_split_fix
 
     assert SPLIT_FIXES[m.name] == search_split_fix(m.name)
     if SPLIT_FIXES[m.name] is not None:

@@ -9,17 +9,17 @@ from importlib import resources
 import pytest
 from click.testing import CliRunner
 
-from analogist.bench.check import check_fix
-from analogist.bench.files import load_bench
-from analogist.bench.private import (
+from analogist.bench.analysis.check import check_fix
+from analogist.bench.analysis.score_record import Score
+from analogist.bench.execution.runner import RunConfig, run_bench
+from analogist.bench.generation.files import load_bench
+from analogist.bench.suites.private import (
     LABELS_FORMAT,
     build_private_bench,
     combine,
     example_labels,
     parse_labels,
 )
-from analogist.bench.runner import RunConfig, run_bench
-from analogist.bench.score import Score
 from analogist.cli.main import cli
 from analogist.cli.memory_cmd import example_memory_lines
 from analogist.errors import BenchError
@@ -144,7 +144,7 @@ def test_runner_scores_private_items_through_the_arms(store):
     # H4's private half reads these scores (and the nonce synthetic half does not)
     import math
 
-    from analogist.bench.hypotheses import NAV_NONCE, NAV_PRIVATE
+    from analogist.bench.analysis.hypotheses import NAV_NONCE, NAV_PRIVATE
 
     e_rows = [s for s in scores if s.arm == "E"]
     assert not math.isnan(NAV_PRIVATE(e_rows)) and NAV_PRIVATE(e_rows) > 0

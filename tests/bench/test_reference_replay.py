@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from analogist.bench.replay import comparable_scores, read_replay, replay_run
+from analogist.bench.execution.replay import comparable_scores, read_replay, replay_run
 
 REFERENCE = Path(__file__).resolve().parents[2] / "bench" / "reference"
 FILES = sorted(REFERENCE.glob("*.replay.jsonl.gz"))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from analogist.bench.report import write_report
-from analogist.bench.runner import RunConfig, Runner
+from analogist.bench.analysis.report import write_report
+from analogist.bench.execution.runner import RunConfig, Runner
 from analogist.store import Store
 
 from .parb_helpers import bench

@@ -5,11 +5,11 @@ import json
 import pytest
 
 from analogist.bench import generate_bench
-from analogist.bench.answer import rename_target, shuffled, target_signature
-from analogist.bench.arms import ARMS, get_arm
-from analogist.bench.results import aggregate
-from analogist.bench.runner import RunConfig, plan, run_bench
-from analogist.bench.scoreboard import scoreboard
+from analogist.bench.analysis.results import aggregate
+from analogist.bench.analysis.scoreboard import scoreboard
+from analogist.bench.execution.answer import rename_target, shuffled, target_signature
+from analogist.bench.execution.arms import ARMS, get_arm
+from analogist.bench.execution.runner import RunConfig, plan, run_bench
 from analogist.errors import BenchError
 from analogist.store import Store
 
@@ -54,7 +54,7 @@ def test_gold_target_signature_hides_role_names_fix_and_templates(small, vocab):
     assert item.motif not in text
     # L1-L3, invariant and role descriptions are written from the structure (entity ids and
     # names), never copied from the motif: none of its templates or role names appears
-    from analogist.bench.motifs import motif
+    from analogist.bench.generation.motifs import motif
     m = motif(item.motif)
     for s in (m.levels["L2"], m.levels["L3"], m.symptom, m.invariant, *m.roles.values()):
         assert s not in text
@@ -128,7 +128,7 @@ def test_scoreboard_has_the_three_sections(ran):
 
 def test_system_under_test_never_reads_the_key(small, monkeypatch):
     """The engine answerer gets inputs and a gold-encoded target; key access would fail."""
-    from analogist.bench import engine_answer
+    from analogist.bench.execution import engine_answer
 
     seen = []
     real = engine_answer.EngineAnswerer.answer

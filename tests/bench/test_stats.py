@@ -8,10 +8,10 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from analogist.bench import metrics as m
-from analogist.bench.metrics import Metric, ratio
-from analogist.bench.score import Score
-from analogist.bench.stats import bca_bounds, bootstrap, paired_contrast, paired_difference
+from analogist.bench.analysis import metrics as m
+from analogist.bench.analysis.metrics import Metric, ratio
+from analogist.bench.analysis.score_record import Score
+from analogist.bench.analysis.stats import bca_bounds, bootstrap, paired_contrast, paired_difference
 from analogist.errors import BenchError
 
 MEAN = Metric("mean_wall_ms", ("wall_ms", "rows"), lambda s: (s.wall_ms, 1.0), ratio, True)

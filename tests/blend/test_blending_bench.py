@@ -5,7 +5,10 @@ import copy
 
 import pytest
 
-from analogist.bench.blending import (
+from analogist.bench.generation.motifs import motif
+from analogist.bench.generation.signatures import gold_signature
+from analogist.bench.generation.world import World
+from analogist.bench.suites.blending import (
     BlendingConfig,
     blend_score,
     fragment_fix,
@@ -14,10 +17,7 @@ from analogist.bench.blending import (
     rebuilds_target,
     splits,
 )
-from analogist.bench.blending_report import blending_text, latest_blending, with_blending
-from analogist.bench.motifs import motif
-from analogist.bench.signatures import gold_signature
-from analogist.bench.world import World
+from analogist.bench.suites.blending_report import blending_text, latest_blending, with_blending
 
 
 def test_fragments_are_honest_worlds():
@@ -76,7 +76,7 @@ def test_a_blend_is_valid_only_if_it_rebuilds_the_target(split_items):
 
 
 def test_novel_needs_a_useful_blend(split_items):
-    from analogist.bench.answer import Answer
+    from analogist.bench.execution.answer import Answer
 
     it = split_items[0]
     sc = blend_score(it, Answer(claimed_source="bld:x:y", run={"attempts": []}), "E+Bld", 0)
@@ -88,7 +88,7 @@ def test_bench_run_suite_blending_cli(tmp_path, monkeypatch):
 
     from click.testing import CliRunner
 
-    import analogist.bench.blending as blending
+    import analogist.bench.suites.blending as blending
     from analogist.cli.main import cli
 
     monkeypatch.setitem(blending.SIZES, "small", 1)  # one item per condition: seconds, not minutes

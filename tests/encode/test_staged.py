@@ -183,7 +183,7 @@ def test_the_worked_example_is_in_the_prompt_and_matches_no_bench_motif(vocab):
     assert "skips_check(R1,R3); assumes(R2,R1)" in prompt
     assert ("skips_check(R1,R3): the platform team does not verify its belief against the "
             "certificate") in system_prompt(vocab, "staged-v5")
-    from analogist.bench.motifs import all_motifs
+    from analogist.bench.generation.motifs import all_motifs
     from analogist.signature import parse_term
 
     motifs = all_motifs()

@@ -5,9 +5,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from analogist.bench.learning import LearningConfig, _items, latest_learning, learn, run_learning
-from analogist.bench.learning_report import learning_section, learning_text, with_learning
-from analogist.bench.motifs import split_motifs
+from analogist.bench.generation.motifs import split_motifs
+from analogist.bench.suites.learning import (
+    LearningConfig,
+    _items,
+    latest_learning,
+    learn,
+    run_learning,
+)
+from analogist.bench.suites.learning_report import learning_section, learning_text, with_learning
 from analogist.store import Store
 
 
@@ -62,7 +68,7 @@ def test_tiny_learning_run_is_stored_and_reported():
 
 
 def test_padding_adds_only_other_motifs_clusters():
-    from analogist.bench.learning import _padded
+    from analogist.bench.suites.learning import _padded
 
     pool = split_motifs("dev")
     items = _items(pool[:3], pool, 3, "pad", 0, "dev")
@@ -76,8 +82,8 @@ def test_padding_adds_only_other_motifs_clusters():
 
 
 def test_budget_arm_maps_only_the_first_candidates():
-    from analogist.bench.arms import ARMS
-    from analogist.bench.learning import E_S, budgeted
+    from analogist.bench.execution.arms import ARMS
+    from analogist.bench.suites.learning import E_S, budgeted
 
     arm = budgeted(E_S, 1)
     assert arm.pipeline.fac_candidates == 1 and ARMS["E"].pipeline.fac_candidates == 8

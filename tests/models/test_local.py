@@ -163,7 +163,7 @@ def test_grammar_constrained_json_honours_enums_without_repair(smol):
 
 
 # The JSON-schema features the encoder's and the answerer's schemas use (encode/steps.py,
-# bench/prompts.py): tuples (prefixItems, items false), anyOf, pattern, an enum holding null,
+# bench/execution/prompts.py): tuples (prefixItems, items false), anyOf, pattern, an enum holding null,
 # a type union, additionalProperties as a schema, bounded arrays and strings.
 FEATURES_SCHEMA = {
     "type": "object", "additionalProperties": False,

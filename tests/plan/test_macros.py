@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analogist.bench.planning.world import SKINS, operators
+from analogist.bench.suites.planning.world import SKINS, operators
 from analogist.plan.block import PlanBlock, Step
 from analogist.plan.macros import (
     Macro,

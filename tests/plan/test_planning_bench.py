@@ -8,10 +8,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from analogist.bench.planning.items import generate_planning, without_key
-from analogist.bench.planning.report import run_suite, with_planning
-from analogist.bench.planning.run import run_planning
-from analogist.bench.planning.summary import paired_interval, summarize
+from analogist.bench.suites.planning.items import generate_planning, without_key
+from analogist.bench.suites.planning.report import run_suite, with_planning
+from analogist.bench.suites.planning.run import run_planning
+from analogist.bench.suites.planning.summary import paired_interval, summarize
 from analogist.plan.planner import Planner
 
 
@@ -118,7 +118,7 @@ def test_trap_decoys_lose_no_plan_dropped_or_abandoned():
     elsewhere). The relaxed dead-end check drops that step and the skeleton goes on; without the
     check the next subgoal is unsolvable, the skeleton is abandoned and the planner alone still
     solves the target. No trap item loses its plan either way."""
-    from analogist.bench.planning.run import open_memory, run_item
+    from analogist.bench.suites.planning.run import open_memory, run_item
     from analogist.plan.loop import PlanLoop
     from analogist.plan.repair import RepairPolicy
 

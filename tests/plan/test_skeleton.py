@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from analogist.bench.planning.world import SKINS, operators
+from analogist.bench.suites.planning.world import SKINS, operators
 from analogist.plan.block import OperatorSchema, PlanBlock
 from analogist.plan.planner import Planner
 from analogist.plan.repair import RepairPolicy, repair, validate

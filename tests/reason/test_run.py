@@ -5,8 +5,8 @@ from dataclasses import replace
 
 import pytest
 
-from analogist.bench.arms import ARMS
-from analogist.bench.engine_answer import EngineAnswerer
+from analogist.bench.execution.arms import ARMS
+from analogist.bench.execution.engine_answer import EngineAnswerer
 from analogist.errors import StoreError
 from analogist.reason.analogizer import Analogizer, AnalogizerConfig
 from analogist.reason.run import RUN_SCHEMA_VERSION, AnalogyRun

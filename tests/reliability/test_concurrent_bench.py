@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from analogist.bench import generate_bench
-from analogist.bench.runner import RunConfig, Runner
+from analogist.bench.execution.runner import RunConfig, Runner
 from analogist.models import ModelSettings, open_llm
 from analogist.models.settings import RetryPolicy
 from analogist.store import Store

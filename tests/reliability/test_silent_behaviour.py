@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from analogist.bench import generate_bench
-from analogist.bench.runner import RunConfig, arm_embedders, run_bench
+from analogist.bench.execution.runner import RunConfig, arm_embedders, run_bench
 from analogist.cli.main import cli
 from analogist.errors import ConfigError
 from analogist.memory import Memory

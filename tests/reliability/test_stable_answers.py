@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 from analogist.bench import generate_bench
-from analogist.bench.answer import target_signature
-from analogist.bench.arms import ARMS
-from analogist.bench.engine_answer import EngineAnswerer
-from analogist.bench.runner import RunConfig, run_bench
+from analogist.bench.execution.answer import target_signature
+from analogist.bench.execution.arms import ARMS
+from analogist.bench.execution.engine_answer import EngineAnswerer
+from analogist.bench.execution.runner import RunConfig, run_bench
 from analogist.memory import Memory
 from analogist.signature import default_vocabulary
 from analogist.store import Store

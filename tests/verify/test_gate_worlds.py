@@ -9,7 +9,7 @@ here. Held-out worlds are checked only for well-formedness (tests/bench/test_par
 import pytest
 
 from analogist.bench import world_for
-from analogist.bench.motifs import split_motifs
+from analogist.bench.generation.motifs import split_motifs
 from analogist.verify.gate import CausalGate
 from analogist.verify.inference import candidate_inferences
 from analogist.verify.roles import map_signatures

@@ -17,8 +17,8 @@ def run_blending_suite(
     """Run E and E+Bld on the blending items into the --db store, write blending.json /
     blending.txt / blending.html into ``out`` and print the tables and the H6 verdict (the next
     `bench report` on the same store adds the section to report.html)."""
-    from analogist.bench.blending import BlendingConfig, run_blending
-    from analogist.bench.blending_report import (
+    from analogist.bench.suites.blending import BlendingConfig, run_blending
+    from analogist.bench.suites.blending_report import (
         blending_text,
         latest_blending,
         summary,

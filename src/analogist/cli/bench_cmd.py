@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from analogist.bench.generate import SIZES, generate_bench
+from analogist.bench.generation.generate import SIZES, generate_bench
 from analogist.cli.common import echo_json, handle_errors
 
 
@@ -96,8 +96,8 @@ def audit_cmd(dirs: tuple[str, ...], seeds: str | None, splits: tuple[str, ...],
     import json as _json
     from pathlib import Path
 
-    from analogist.bench import audit_set
-    from analogist.bench.adversary import table
+    from analogist.bench.analysis import audit_set
+    from analogist.bench.analysis.adversary import table
     from analogist.errors import BenchError
 
     if bool(dirs) == bool(seeds):

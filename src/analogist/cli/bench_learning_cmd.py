@@ -14,8 +14,8 @@ def run_learning_suite(ctx: click.Context, seed: int, split: str, size: str, n_b
                        out: str, as_json: bool) -> None:
     """Run the learning phase into the --db store, write learning.json / learning.txt into
     ``out``, and print its tables (the next `bench report` adds its report.html section)."""
-    from analogist.bench.learning import LearningConfig, latest_learning, run_learning
-    from analogist.bench.learning_report import learning_text, summary
+    from analogist.bench.suites.learning import LearningConfig, latest_learning, run_learning
+    from analogist.bench.suites.learning_report import learning_text, summary
     from analogist.errors import BenchError
 
     store = open_store(ctx)

@@ -76,7 +76,7 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
 
         return run_blending_suite(ctx, seed, split, size, n_boot, out, as_json)
     if suite == "planning":
-        from analogist.bench.planning.report import run_suite
+        from analogist.bench.suites.planning.report import run_suite
 
         res = run_suite(seed, size, out, n_boot=n_boot, progress=_progress())
         if as_json:
@@ -85,14 +85,14 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
             click.echo(res["text"] + f"report in {res['dir']} (planning.json, planning.txt)")
         return
     from analogist.bench import generate_bench
-    from analogist.bench.arms import ARMS
-    from analogist.bench.noise import parse_rates
-    from analogist.bench.report import write_report
-    from analogist.bench.runner import RunConfig, Runner
+    from analogist.bench.analysis.report import write_report
+    from analogist.bench.execution.arms import ARMS
+    from analogist.bench.execution.noise import parse_rates
+    from analogist.bench.execution.runner import RunConfig, Runner
 
     extra: dict = {}
     if replay_file:
-        from analogist.bench.replay import replay_run
+        from analogist.bench.execution.replay import replay_run
 
         store, run_id, header, runner = replay_run(replay_file)
         extra["replayed"] = {"file": replay_file, "model": header["model"],
@@ -116,12 +116,12 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
         runner = Runner(store, bench, config, llm=llm, progress=_progress(),
                         stop_after_s=stop_after)
         if bench_dir:  # the sidecar of `analogist bench audit`, shown in the report
-            from analogist.bench.audit_set import read_sidecar
+            from analogist.bench.analysis.audit_set import read_sidecar
 
             runner.adversarial_audit = read_sidecar(bench_dir, bench.manifest.get("bench_id"))
         run_id = runner.run()
         if record_file:
-            from analogist.bench.replay import record_run
+            from analogist.bench.execution.replay import record_run
 
             n = record_run(store, bench, config, config.model or "", record_file, run_id)
             extra["recorded"] = {"file": record_file, "calls": n}
@@ -175,7 +175,7 @@ def _model(store, spec):
 @handle_errors
 def report_cmd(ctx: click.Context, run_id: str, out: str, n_boot: int) -> None:
     """Re-render a stored run's report (nothing is re-run)."""
-    from analogist.bench.report import write_report
+    from analogist.bench.analysis.report import write_report
 
     paths = write_report(open_store(ctx), run_id, out, n_boot=n_boot)
     click.echo(paths["scoreboard_text"])

@@ -41,7 +41,7 @@ def parallelparc_cmd(ctx: click.Context, csv_path: str, methods: str | None, mod
     with 95% BCa intervals over items and the distractor-rejection rate."""
     import os
 
-    from analogist.bench.external.parallelparc import format_table, read_csv, run
+    from analogist.bench.suites.external.parallelparc import format_table, read_csv, run
 
     rows = read_csv(csv_path, limit)
     wanted = [m.strip() for m in methods.split(",") if m.strip()] if methods else None

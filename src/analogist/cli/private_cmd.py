@@ -28,7 +28,7 @@ def private_cmd(ctx: click.Context, db: str | None, labels_path: str, with_bench
     """Build PARB items from your own memory (spec §16.3): one retrieval item per labelled
     target, the target and its derivatives removed from each item's memory snapshot, keys
     frozen with the labels' and memory's sha256. Run it with `analogist bench run --bench OUT`."""
-    from analogist.bench.private import build_private_bench, combine, parse_labels
+    from analogist.bench.suites.private import build_private_bench, combine, parse_labels
     from analogist.errors import BenchError
     from analogist.store import Store
 

@@ -28,7 +28,7 @@ def triggers_cmd(ctx: click.Context, fit: bool, budget: int | None, beta: float,
                  simulate: int | None, seed: int, as_json: bool) -> None:
     """Show the trigger policy (default or newest fitted version), or fit a new version."""
     if simulate:
-        from analogist.bench.trigger_sim import simulate as run_sim
+        from analogist.bench.suites.trigger_sim import simulate as run_sim
 
         res = run_sim(seed, simulate)
         if as_json:

@@ -4,7 +4,7 @@ The ``relations`` of a plan signature are what the ordinary retrieval channels i
 fingerprint, S1's predicate/role counts), so a plan episode is found like any other. They are
 derived from the block's initial and goal facts through a ``meaning`` table — plan predicate
 -> vocabulary relation of the same arity — that the author of the domain supplies (the
-planning bench's motif declares one; see :data:`analogist.bench.planning.world.MEANING`).
+planning bench's motif declares one; see :data:`analogist.bench.suites.planning.world.MEANING`).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ the examples it learns from and to score what it predicts.
 **Adversaries** (all fail the bench when they win):
 
 - *learned* — scikit-learn logistic regression and gradient-boosted trees over a few hundred
-  features (:mod:`analogist.bench.adversary_features`): ``surface`` features of one record
+  features (:mod:`analogist.bench.analysis.adversary_features`): ``surface`` features of one record
   (lengths, sentence and clause counts, field presence, arities, numbers, hashed word n-grams,
   overlap with the target) and ``transductive`` features (how often a string, sentence or
   name-free structure recurs across the bench or inside the item; strings shared with the
@@ -27,7 +27,7 @@ the examples it learns from and to score what it predicts.
   inferences projected through the mapping.
 
 **Reference** (reported, never a failure): exact name-free isomorphism between the gold-encoded
-target and each candidate (:mod:`analogist.bench.iso`) — what a system that reads structure can
+target and each candidate (:mod:`analogist.bench.execution.iso`) — what a system that reads structure can
 reach; a bench where it is low cannot be solved from structure either. Also reported: each
 learner given the ``x:`` features too (``text-structure``: a role's number of source facts
 against an entity's number of mentions in the target, a claim's predicate among the source's).
@@ -52,8 +52,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from analogist.bench.adversary_features import NAMED, TASKS, Example, build_examples
-from analogist.bench.items import Item
+from analogist.bench.analysis.adversary_features import NAMED, TASKS, Example, build_examples
+from analogist.bench.generation.items import Item
 
 MARGIN = 0.05
 LEARNERS = ("lr", "gbt")

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from analogist.bench.answer import rename_target
-from analogist.bench.iso import isomorphism, name_free_form
-from analogist.bench.items import Item
-from analogist.bench.render import jaccard, negations
+from analogist.bench.execution.answer import rename_target
+from analogist.bench.execution.iso import isomorphism, name_free_form
+from analogist.bench.generation.items import Item
+from analogist.bench.generation.render import jaccard, negations
 from analogist.signature import parse_term
 from analogist.signature.terms import TermSyntaxError
 

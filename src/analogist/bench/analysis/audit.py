@@ -1,6 +1,6 @@
 """The shortcut audit: can anything but structure solve this benchmark? (spec §16.2, §25)
 
-Run by :func:`~analogist.bench.generate.generate_bench` and stored in the manifest. Baselines:
+Run by :func:`~analogist.bench.generation.generate.generate_bench` and stored in the manifest. Baselines:
 
 - **surface** (must not beat chance): word-set overlap and
   :class:`~analogist.models.embedding.HashingEmbedder` cosine between L0 texts choose the F2
@@ -15,7 +15,7 @@ Run by :func:`~analogist.bench.generate.generate_bench` and stored in the manife
   over every (true analogue, decoy) pair in the bench (F2 candidates, memory decoys vs source),
   and tell F2's two candidates apart by the size of their stored signatures;
 - **structure** (must be well above chance): the same choices made from gold signatures by
-  :func:`~analogist.bench.structure.best_assignment` — proof the information is there for a system that
+  :func:`~analogist.bench.analysis.structure.best_assignment` — proof the information is there for a system that
   reads structure.
 
 "Chance" allows sampling noise: a baseline passes when it is at most chance plus
@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from analogist.bench.items import Item
-from analogist.bench.render import jaccard, negations
-from analogist.bench.structure import best_assignment, collapse
+from analogist.bench.analysis.structure import best_assignment, collapse
+from analogist.bench.generation.items import Item
+from analogist.bench.generation.render import jaccard, negations
 from analogist.models.embedding import HashingEmbedder
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")

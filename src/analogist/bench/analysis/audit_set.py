@@ -1,7 +1,7 @@
 """Running the adversarial audit on bench directories or on freshly generated seeds.
 
 ``analogist bench audit DIR...`` loads (hash-verified) benches, groups them by split and audits
-each group (:func:`analogist.bench.adversary.adversarial_audit`). The result is written beside
+each group (:func:`analogist.bench.analysis.adversary.adversarial_audit`). The result is written beside
 each bench as ``adversarial_audit.json``: the manifest is sealed by its own sha256, so the audit
 goes into a sidecar that names the ``bench_id`` of every bench it covered and never touches the
 hashed files. ``--seeds 0-19 --split dev --split test --size full`` audits generated benches
@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from analogist.bench.adversary import LEARNERS, AdversarialAudit, adversarial_audit
-from analogist.bench.files import Bench, load_bench
+from analogist.bench.analysis.adversary import LEARNERS, AdversarialAudit, adversarial_audit
+from analogist.bench.generation.files import Bench, load_bench
 from analogist.errors import BenchError
 
 SIDECAR = "adversarial_audit.json"
@@ -61,7 +61,7 @@ def audit_benches(benches: Sequence[Bench], *, learners: Sequence[str] = LEARNER
 
 def generated(seeds: Sequence[int], splits: Sequence[str], size: str,
               progress: Callable[[str], None] | None = None) -> list[Bench]:
-    from analogist.bench.generate import generate_bench
+    from analogist.bench.generation.generate import generate_bench
 
     out = []
     for split in splits:

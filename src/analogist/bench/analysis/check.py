@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from analogist.bench.world import Outcome, world_for
+from analogist.bench.generation.world import Outcome, world_for
 from analogist.errors import BenchError
 from analogist.signature import Term
 
@@ -44,7 +44,7 @@ def check_fix(check: Mapping[str, Any], operator: str, args: Sequence[str]) -> O
 
 
 def recorded_fix(check: Mapping[str, Any], operator: str, args: Sequence[str]) -> Outcome:
-    """A private-history item's check (bench/private.py): there is no world to simulate, only
+    """A private-history item's check (bench/suites/private.py): there is no world to simulate, only
     the record of what resolved the target. The recorded fix (same operator, same roles)
     ``resolved``; anything else is ``unchanged`` (unknown, so never credited, never worse)."""
     fix = check["fix"]

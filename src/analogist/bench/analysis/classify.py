@@ -1,6 +1,6 @@
 """Classify a PARB run into Result A–F of spec §26, or say why it cannot be classified yet.
 
-Six facts are read from a :class:`~analogist.bench.hypotheses.HypothesisReport`, each True,
+Six facts are read from a :class:`~analogist.bench.analysis.hypotheses.HypothesisReport`, each True,
 False or unknown (None, with the reason: an arm not run, a statistic undefined):
 
 - **retrieval win** — H1 passes; otherwise C − B′ recall@5 on far items has a paired interval
@@ -36,7 +36,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from itertools import product
 
-from analogist.bench.hypotheses import RECALL5_FAR, HypothesisReport, beats, describe, unusable
+from analogist.bench.analysis.hypotheses import (
+    RECALL5_FAR,
+    HypothesisReport,
+    beats,
+    describe,
+    unusable,
+)
 
 RESULTS: dict[str, tuple[str, str, str]] = {
     "A": ("structural retrieval wins, mapping adds little",

@@ -1,6 +1,6 @@
 """The report's opening paragraph in plain words, and the plain one-line definition of each arm.
 
-:func:`conclusion` reads a results document (:mod:`analogist.bench.results`) and says what
+:func:`conclusion` reads a results document (:mod:`analogist.bench.analysis.results`) and says what
 helped (a paired comparison whose 95% interval lies on the good side of zero), what did not
 (interval on the bad side, or straddling zero), how sure (items, interval method), and what was
 not run and why (skipped arms, hypotheses with too few items). Both the scoreboard text and the
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from analogist.bench.arms import ARMS
+from analogist.bench.execution.arms import ARMS
 
 #: Plain names of the arms, used inside sentences ("structural retrieval beat its placebo").
 NAMES = {
@@ -26,7 +26,7 @@ NAMES = {
     "E+R": "the full pipeline with re-description", "ISO": "an exact shape matcher",
     "E+Bld": "the full pipeline with blending", "max(B,C)": "the better of B and C",
 }
-#: One line per arm: what it is, then the question it answers (its ``purpose`` in bench/arms.py).
+#: One line per arm: what it is, then the question it answers (its ``purpose`` in bench/execution/arms.py).
 DEFINITIONS = {
     "A0": "the model alone: no memory, no hint (the floor)",
     "A1": "the model alone, told to look for an analogy (isolates the reminder)",

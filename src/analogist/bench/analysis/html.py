@@ -1,6 +1,6 @@
 """The PARB report as one self-contained HTML page: inline CSS and inline SVG, no scripts.
 
-:func:`render_html` reads a results document (:mod:`analogist.bench.results`) and writes the
+:func:`render_html` reads a results document (:mod:`analogist.bench.analysis.results`) and writes the
 header (run, bench manifest, configuration, skipped arms), then per answerer: the arms × metrics
 table (spec §18), interval plots of the headline metrics (§28), NAV sensitivity over (α, β)
 (§19), the decoy ROC plot, the §21 comparisons and baselines, the H1–H6 verdicts (§22), the
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from analogist.bench.classify import RESULTS
-from analogist.bench.conclusion import arm_tools, conclusion, definition, plain
-from analogist.bench.hypotheses import ARMS
-from analogist.bench.svg import (
+from analogist.bench.analysis.classify import RESULTS
+from analogist.bench.analysis.conclusion import arm_tools, conclusion, definition, plain
+from analogist.bench.analysis.hypotheses import ARMS
+from analogist.bench.analysis.svg import (
     curve_plot,
     esc,
     fmt,
@@ -313,7 +313,7 @@ def _iso_and_noise(a: dict) -> str:
         out += ["<h3>Encoder noise</h3>",
                 ("<p class=\"muted\">Signatures of the target and of every stored episode "
                 "corrupted at each rate (drop, add, mislabel, swap, merge, split; "
-                "bench/noise.py); 95% bootstrap intervals over items.</p>"),
+                "bench/execution/noise.py); 95% bootstrap intervals over items.</p>"),
                 '<div class="plots"><figure>',
                 curve_plot("NAV against encoder noise", "corruption rate", "NAV", series, mark),
                 "</figure><figure>",

@@ -3,7 +3,7 @@
 :func:`evaluate` takes every arm's scores for one answerer and returns each §21 comparison (on
 the metrics listed in :data:`COMPARISONS`), every arm against A1 on NAV (used by Result E of
 §26), and a :class:`Verdict` per hypothesis. All differences are paired bootstraps over items
-(:mod:`analogist.bench.stats`); "X − max(Y, Z)" takes the better control on each resample.
+(:mod:`analogist.bench.analysis.stats`); "X − max(Y, Z)" takes the better control on each resample.
 Comparisons are named in ASCII with the spec's primes, e.g. ``"C - B′"``, ``"H - max(B,C)"``.
 
 Decision rules (thresholds in :class:`Thresholds`, fixed before any run):
@@ -47,9 +47,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 
-from analogist.bench import metrics as m
-from analogist.bench.score import ANSWERERS, Score
-from analogist.bench.stats import Interval, paired_contrast
+from analogist.bench.analysis import metrics as m
+from analogist.bench.analysis.score_record import ANSWERERS, Score
+from analogist.bench.analysis.stats import Interval, paired_contrast
 from analogist.errors import BenchError
 
 ARMS = ("A0", "A1", "B", "B′", "C", "C′", "H", "D", "E", "G", "E+R", "E+Bld", "ISO")

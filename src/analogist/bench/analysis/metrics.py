@@ -3,7 +3,7 @@
 Every metric is a ratio-type statistic built from a few *sufficient statistics* per row (for
 claim precision: correct claims, claims made). A call groups rows by item, averages each item's
 statistics over its rows (so seeds are averaged within an item first), sums over items and
-applies the metric's formula. The bootstrap in :mod:`analogist.bench.stats` resamples the same
+applies the metric's formula. The bootstrap in :mod:`analogist.bench.analysis.stats` resamples the same
 per-item vectors, so ratio metrics such as d′ and NAV are recomputed exactly on each resample.
 
 Conventions:
@@ -15,7 +15,7 @@ Conventions:
   runs of the same arm and seed).
 - ``families`` is the set of families a metric reads; recall and match sensitivity read only the
   families where the system must retrieve from memory (F3, F7, F8).
-- U, F and N are defined once, on :class:`~analogist.bench.score.Score`.
+- U, F and N are defined once, on :class:`~analogist.bench.analysis.score_record.Score`.
 
 References: Hautus, M. J. (1995). Corrections for extreme proportions and their biasing effects
 on estimated values of d′. *Behavior Research Methods, Instruments, & Computers*, 27, 46–51.
@@ -29,7 +29,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from analogist.bench.score import FAMILIES, Score
+from analogist.bench.analysis.score_record import FAMILIES, Score
 from analogist.errors import BenchError
 
 NAN = float("nan")

@@ -1,6 +1,6 @@
 """Writing a run's report directory: results.json, scoreboard.txt and report.html.
 
-Everything is built from stored rows (:func:`analogist.bench.results.aggregate`) and the
+Everything is built from stored rows (:func:`analogist.bench.analysis.results.aggregate`) and the
 analogy log, so ``analogist bench report RUN`` re-renders without re-running anything.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analogist.bench.results import aggregate
-from analogist.bench.scoreboard import scoreboard
+from analogist.bench.analysis.results import aggregate
+from analogist.bench.analysis.scoreboard import scoreboard
 from analogist.reason.live import live_use
 from analogist.store import Store
 
@@ -18,11 +18,11 @@ from analogist.store import Store
 def write_report(store: Store, run_id: str, out: str | Path, *, n_boot: int = 2000,
                  seed: int = 0) -> dict:
     """Aggregate ``run_id`` and write the three files into ``out``; return the paths and text."""
-    from analogist.bench.blending_report import latest_blending, with_blending
-    from analogist.bench.html import render_html
-    from analogist.bench.learning import latest_learning
-    from analogist.bench.learning_report import with_learning
-    from analogist.bench.planning.report import with_planning
+    from analogist.bench.analysis.html import render_html
+    from analogist.bench.suites.blending_report import latest_blending, with_blending
+    from analogist.bench.suites.learning import latest_learning
+    from analogist.bench.suites.learning_report import with_learning
+    from analogist.bench.suites.planning.report import with_planning
 
     results = aggregate(store, run_id, n_boot=n_boot, seed=seed)
     live = live_use(store).to_json()

@@ -18,7 +18,7 @@ The shape of ``results.json`` (version 1)::
                            "arms": {"E": [{"rate", "nav": Interval, "n_items"}, ...]},
                            "e_minus_iso": [{"rate", "nav": Interval}, ...]}}}}
 
-``noise_curve`` reads the noisy-encoder reruns (:mod:`analogist.bench.noise`; rate 0 is the
+``noise_curve`` reads the noisy-encoder reruns (:mod:`analogist.bench.execution.noise`; rate 0 is the
 ordinary run) for ISO, C, D and E; it is absent when no noise rate was run.
 """
 
@@ -30,12 +30,12 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from analogist.bench import metrics as m
-from analogist.bench.classify import classify
-from analogist.bench.hypotheses import ARMS, evaluate
-from analogist.bench.noise import NOISE_ARMS, REALISTIC
-from analogist.bench.score import Score
-from analogist.bench.stats import bootstrap, paired_difference
+from analogist.bench.analysis import metrics as m
+from analogist.bench.analysis.classify import classify
+from analogist.bench.analysis.hypotheses import ARMS, evaluate
+from analogist.bench.analysis.score_record import Score
+from analogist.bench.analysis.stats import bootstrap, paired_difference
+from analogist.bench.execution.noise import NOISE_ARMS, REALISTIC
 from analogist.store import Store
 
 RESULTS_VERSION = 1

@@ -2,7 +2,7 @@
 
 This is the only place (with the oracle arm G and the labelled gold encoder) where key
 information is read. A proposed action is executed in the item's target world
-(:func:`analogist.bench.check.check_fix`) and compared with the no-action control.
+(:func:`analogist.bench.analysis.check.check_fix`) and compared with the no-action control.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from analogist.bench.answer import Answer
-from analogist.bench.check import check_fix
-from analogist.bench.items import Item
-from analogist.bench.score import Score, TransferPair
+from analogist.bench.analysis.check import check_fix
+from analogist.bench.analysis.score_record import Score, TransferPair
+from analogist.bench.execution.answer import Answer
+from analogist.bench.generation.items import Item
 
 
 def _roles(answer: Answer, key: Mapping[str, Any]) -> tuple[int, int, int]:
@@ -45,7 +45,7 @@ def _offered(item: Item, answer: Answer) -> tuple[bool | None, bool | None]:
 
 def score(item: Item, answer: Answer, *, arm: str, answerer: str, seed: int,
           condition: str | None = None, lesioned: bool = False, noise: float = 0.0) -> Score:
-    """Score one answer (see :mod:`analogist.bench.score` for what each field means)."""
+    """Score one answer (see :mod:`analogist.bench.analysis.score_record` for what each field means)."""
     key = item.key
     tp, fp, fn = _roles(answer, key)
     offered_valid, accepted = _offered(item, answer)

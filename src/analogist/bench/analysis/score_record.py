@@ -71,7 +71,7 @@ class Score:
         lesioned: this is a mapping-lesion rerun (spec §17.2).
         conclusion: the transferred conclusion, compared between lesioned and intact runs.
         noise: the encoder-noise rate this run's signatures were corrupted at (0: the gold
-            encoder as is; see :mod:`analogist.bench.noise`).
+            encoder as is; see :mod:`analogist.bench.execution.noise`).
     """
 
     item_id: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from analogist.bench.conclusion import conclusion
+from analogist.bench.analysis.conclusion import conclusion
 
 HEADLINE = (("NAV", "nav"), ("Transfer accuracy", "transfer_accuracy"), ("Decoy d′", "dprime"),
             ("Recall@5 far", "recall@5[far]"), ("Negative transfer", "negative_transfer_rate"))

@@ -36,8 +36,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from analogist.bench.metrics import Metric
-from analogist.bench.score import Score
+from analogist.bench.analysis.metrics import Metric
+from analogist.bench.analysis.score_record import Score
 from analogist.errors import BenchError
 
 NAN = float("nan")

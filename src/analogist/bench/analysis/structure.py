@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import permutations
 from typing import Any
 
-from analogist.bench.engine import vocabulary
+from analogist.bench.generation.simulate import vocabulary
 from analogist.signature import Term, parse_term
 from analogist.signature.canonical import canonical_term
 

@@ -1,4 +1,4 @@
-"""Inline SVG plots for the PARB HTML report (:mod:`analogist.bench.html`).
+"""Inline SVG plots for the PARB HTML report (:mod:`analogist.bench.analysis.html`).
 
 Plain strings, no dependencies, no scripts: an interval plot (one dot per arm with its
 confidence interval as a whisker), small-multiple heatmaps of NAV over the (α, β) grid, and a

@@ -2,7 +2,7 @@
 
 An :class:`Answer` is built only from an item's *inputs* (and, for the labelled ``gold``
 encoder, the target's gold signature); the runner scores it against the key afterwards
-(:mod:`analogist.bench.scoring`).
+(:mod:`analogist.bench.analysis.score_answer`).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def rename_target(raw: Mapping[str, Any], roles: Mapping[str, str]) -> dict:
     from the structure by the generator's one renderer, no fix (the system must find it), and
     no motif role name, motif symptom or invariant string anywhere.
     """
-    from analogist.bench.signatures import rename_roles
+    from analogist.bench.generation.signatures import rename_roles
 
     to_eid = {role: eid for eid, role in roles.items()}
     sig = rename_roles({k: v for k, v in raw.items() if k != "fix_operator"}, to_eid)

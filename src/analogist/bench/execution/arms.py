@@ -4,7 +4,7 @@ An arm fixes what the system under test gets: the analogy hint, which retrieval 
 how a source is chosen, whether roles are force-mapped, whether the causal gate, critic and
 prediction check run, re-representation, and the labelled oracle (G: the gold source handed
 over). ``ISO`` is a reference, not a system: exact name-free isomorphism between the encoded
-target and each candidate plus the source's recorded fix (:mod:`analogist.bench.iso`); the
+target and each candidate plus the source's recorded fix (:mod:`analogist.bench.execution.iso`); the
 structural arms are reported against it (E − ISO). All arms share the base model, temperature and token cap (:class:`ArmSettings`).
 
 Answerers (DESIGN "Answerers"): ``model`` — the LLM answers with what the arm put in front of

@@ -3,7 +3,7 @@
 Each item gets its own throwaway memory built from its inputs (the memory snapshot, the offered
 candidates), so nothing leaks between items; the arm's analogizer configuration then retrieves,
 maps, gates and checks exactly as it would for a live agent. Target signatures come from the
-labelled ``gold`` encoder (:func:`analogist.bench.answer.target_signature`); the prediction check
+labelled ``gold`` encoder (:func:`analogist.bench.execution.answer.target_signature`); the prediction check
 is the item's own target world, reached only through the check hook.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analogist.bench.answer import Answer, shuffled
-from analogist.bench.arms import Arm
+from analogist.bench.execution.answer import Answer, shuffled
+from analogist.bench.execution.arms import Arm
 from analogist.memory import Memory
 from analogist.reason.analogizer import Analogizer
 from analogist.reason.run import AnalogyRun, new_run_id

@@ -20,8 +20,8 @@ from functools import lru_cache
 from itertools import permutations
 from typing import Any
 
-from analogist.bench.answer import Answer
-from analogist.bench.structure import fact_set
+from analogist.bench.analysis.structure import fact_set
+from analogist.bench.execution.answer import Answer
 from analogist.signature import Signature, parse_fix_operator
 
 Probe = Callable[[str, Sequence[str]], str]

@@ -1,7 +1,7 @@
 """The ``model`` answerer: the LLM answers an item with what the arm's machinery puts before it.
 
 DESIGN "Answerers": every arm can be answered by the engine or by a model. Here the model reads
-one prompt (:mod:`analogist.bench.prompts`) built from the arm (spec §20):
+one prompt (:mod:`analogist.bench.execution.prompts`) built from the arm (spec §20):
 
 - A0: the question, the target's text and entity table, and what the item itself gives (a
   source, candidates, inferences, an operator menu). No memory, no hint.
@@ -16,7 +16,7 @@ one prompt (:mod:`analogist.bench.prompts`) built from the arm (spec §20):
 - E, E+R, G: D plus the verification record of the machinery's run; G shows only the oracle
   source (labelled ``oracle`` in the run metadata, never in the prompt).
 
-The machinery is the engine's own (:class:`~analogist.bench.engine_answer.EngineAnswerer` with
+The machinery is the engine's own (:class:`~analogist.bench.execution.engine_answer.EngineAnswerer` with
 the same arm and seed), so the model and engine answers of one arm see the same retrieval,
 mappings and checks. The model never sees an item's key. A malformed answer field is "no claim"
 for that field (``run["problems"]``); a model that fails outright, even after LoggedLLM's repair
@@ -30,10 +30,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from analogist.bench import prompts as P
-from analogist.bench.answer import Answer, shuffled
-from analogist.bench.arms import STRUCTURAL, Arm, ArmSettings, get_arm
-from analogist.bench.engine_answer import EngineAnswerer, Probe
+from analogist.bench.execution import prompts as P
+from analogist.bench.execution.answer import Answer, shuffled
+from analogist.bench.execution.arms import STRUCTURAL, Arm, ArmSettings, get_arm
+from analogist.bench.execution.engine_answer import EngineAnswerer, Probe
 from analogist.errors import CacheMissError, ModelError
 from analogist.models.llm import parse_json_text
 from analogist.signature import Signature, default_vocabulary, parse_signature

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from analogist.bench.answer import target_signature
-from analogist.bench.items import Item
-from analogist.bench.runner import item_episodes
+from analogist.bench.execution.answer import target_signature
+from analogist.bench.execution.runner import item_episodes
+from analogist.bench.generation.items import Item
 from analogist.encode.encoder import EncodeResult
 from analogist.encode.evaluate import process_summary
 from analogist.encode.fidelity import rejected, score_signature, summarise

@@ -35,8 +35,8 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from analogist.bench.engine import vocabulary
-from analogist.bench.items import Item
+from analogist.bench.generation.items import Item
+from analogist.bench.generation.simulate import vocabulary
 from analogist.errors import BenchError
 from analogist.signature import Signature, parse_signature, parse_term
 from analogist.signature.terms import TermSyntaxError
@@ -181,7 +181,7 @@ def noisy_item(item: Item, rate: float, seed: int) -> Item:
 
 def noisy_target(item: Item, vocab: Vocabulary, rate: float, seed: int) -> Signature:
     """The gold encoder's target signature (over entity ids) corrupted at ``rate``."""
-    from analogist.bench.answer import rename_target
+    from analogist.bench.execution.answer import rename_target
 
     raw = rename_target(item.key["target_signature"], item.key["target_roles"])
     raw = corrupt(raw, rate, f"{seed}|{item.item_id}|target")

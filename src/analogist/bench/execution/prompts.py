@@ -312,7 +312,7 @@ def answer_schema(family: str, accept_ids: Sequence[str], inference_ids: Sequenc
 
 def read_answer(family: str, parsed: Any, shown: Sequence[str], accept_ids: Sequence[str],
                 inference_ids: Sequence[str], problems: list[str]) -> dict[str, Any]:
-    """The :class:`~analogist.bench.answer.Answer` fields from the parsed JSON.
+    """The :class:`~analogist.bench.execution.answer.Answer` fields from the parsed JSON.
 
     ``source`` counts only when it is a shown episode id (a parametric analogue or an unseen id
     is no claim); anything malformed is no claim for its field and a line in ``problems``.

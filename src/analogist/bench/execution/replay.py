@@ -122,7 +122,7 @@ def comparable_scores(store: Any, run_id: str) -> list[dict]:
 
 def run_options(bench: Any, config: Any) -> dict:
     """The header's ``run``: how to regenerate the bench and rerun the configuration."""
-    from analogist.bench.files import file_hashes
+    from analogist.bench.generation.files import file_hashes
 
     m = dict(bench.manifest)
     return {"seed": m.get("seed"), "split": m.get("split"), "size": m.get("size"),
@@ -140,7 +140,7 @@ def record_run(store: Any, bench: Any, config: Any, spec: str, path: str | Path,
     run and proves the file replays (a missing call raises here, not in CI). The header lists
     those jobs (a stopped run is recorded as far as it got, and says so) and their scores.
     """
-    from analogist.bench.runner import Runner
+    from analogist.bench.execution.runner import Runner
     from analogist.models.registry import open_llm
     from analogist.store import Store
 
@@ -164,9 +164,9 @@ def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
     the run asks for a call the file does not hold.
     """
     from analogist.bench import generate_bench
-    from analogist.bench.arms import ArmSettings
-    from analogist.bench.files import file_hashes
-    from analogist.bench.runner import RunConfig, Runner
+    from analogist.bench.execution.arms import ArmSettings
+    from analogist.bench.execution.runner import RunConfig, Runner
+    from analogist.bench.generation.files import file_hashes
     from analogist.models.registry import open_llm
     from analogist.store import Store
 
@@ -176,7 +176,7 @@ def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
         import json as _json
         import tempfile
 
-        from analogist.bench.files import Bench, load_bench
+        from analogist.bench.generation.files import Bench, load_bench
 
         with tempfile.TemporaryDirectory() as tmp:
             files = run["bench_files"]

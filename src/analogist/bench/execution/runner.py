@@ -21,15 +21,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from analogist.bench import noise as encoder_noise
-from analogist.bench.answer import Answer, target_signature
-from analogist.bench.arms import ARMS, ArmSettings, get_arm
-from analogist.bench.check import check_fix
-from analogist.bench.engine_answer import EngineAnswerer
-from analogist.bench.files import Bench, file_hashes
-from analogist.bench.iso import IsoAnswerer
-from analogist.bench.items import Item
-from analogist.bench.scoring import score
+from analogist.bench.analysis.check import check_fix
+from analogist.bench.analysis.score_answer import score
+from analogist.bench.execution import noise as encoder_noise
+from analogist.bench.execution.answer import Answer, target_signature
+from analogist.bench.execution.arms import ARMS, ArmSettings, get_arm
+from analogist.bench.execution.engine_answer import EngineAnswerer
+from analogist.bench.execution.iso import IsoAnswerer
+from analogist.bench.generation.files import Bench, file_hashes
+from analogist.bench.generation.items import Item
 from analogist.errors import BenchError
 from analogist.retrieve.embedder_choice import configured_embedder
 from analogist.store import Store
@@ -74,7 +74,7 @@ class RunConfig:
 def code_digest() -> str:
     """A digest of the package's own source: a run id changes when the system under test does,
     so resuming never mixes results of two versions of the code."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     h = hashlib.sha256()
     for f in sorted(root.rglob("*.py")):
         h.update(f.relative_to(root).as_posix().encode())
@@ -139,7 +139,7 @@ class Runner:
             if llm is None:
                 raise BenchError("--encoder model needs a model: pass --model (or set "
                                  "ANALOGIST_MODEL), or use --encoder gold")
-            from analogist.bench.model_encoding import ItemEncoder
+            from analogist.bench.execution.model_encoding import ItemEncoder
 
             self.encoding = ItemEncoder(llm, store.vocabulary, deadline=self.deadline)
 
@@ -148,7 +148,7 @@ class Runner:
         config = {**self.config.to_json(), "skipped": self.plan.skipped,
                   "bench": dict(self.bench.manifest), "code_digest": code_digest(),
                   "embedders": arm_embedders(self.plan.pairs)}
-        if self.adversarial_audit is not None:  # the bench's sidecar (bench/audit_set.py)
+        if self.adversarial_audit is not None:  # the bench's sidecar (bench/analysis/audit_set.py)
             config["adversarial_audit"] = self.adversarial_audit
         self.store.start_bench_run(self.run_id, file_hashes(self.bench)["items.jsonl"], config)
         done = self.store.bench_done_keys(self.run_id)
@@ -177,7 +177,7 @@ class Runner:
 
     def _guarded(self, job: tuple) -> tuple | None:
         """Run ``job`` unless the run's time is up (then None, and the run is stopped)."""
-        from analogist.bench.model_encoding import RunStopped
+        from analogist.bench.execution.model_encoding import RunStopped
 
         if self.stopped or (self.deadline is not None and time.monotonic() > self.deadline):
             self.stopped = True
@@ -217,7 +217,7 @@ class Runner:
             return IsoAnswerer(seed)
         if answerer == "engine":
             return EngineAnswerer(arm, seed)
-        from analogist.bench.model_answer import ModelAnswerer
+        from analogist.bench.execution.model_answer import ModelAnswerer
         from analogist.models.settings import ModelSettings
 
         return ModelAnswerer(arm, self.llm, self.config.settings, seed,
@@ -234,7 +234,7 @@ class Runner:
         else:
             target = target_signature(item.key, self.store.vocabulary)
         rate = encoder_noise.parse_noise_condition(cond) or 0.0
-        if rate:  # the gold encoder's output, corrupted (bench/noise.py)
+        if rate:  # the gold encoder's output, corrupted (bench/execution/noise.py)
             target = encoder_noise.noisy_target(item, self.store.vocabulary, rate, seed)
             item = encoder_noise.noisy_item(item, rate, seed)
         probe = _probe(item)

@@ -6,7 +6,7 @@ bindings and its gold signature. It is shown in one of two ways:
 - as a stored **episode** (:func:`episode`): the example-memory format ``{id, kind, text,
   outcome, time, provenance, signature}``. The signature keeps only structure and what the
   note itself says: roles are renamed ``R1``.. in a seeded order, role descriptions, invariant
-  and L1-L3 are written from the structure (:func:`~analogist.bench.signatures.describe`), the
+  and L1-L3 are written from the structure (:func:`~analogist.bench.generation.signatures.describe`), the
   symptom is the note's own symptom sentence, and no entity name appears outside the text. The
   recorded fix carries a free-text qualifier half the time, drawn from one pool for every
   variant, and the outcome reports the case's own fix in words, in one of several forms;
@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from analogist.bench.library import operator
-from analogist.bench.motif import Motif, Skin
-from analogist.bench.render import Rendering, fill, jaccard, render
-from analogist.bench.signatures import describe, gold_raw, rename_roles
+from analogist.bench.generation.library import operator
+from analogist.bench.generation.motif import Motif, Skin
+from analogist.bench.generation.render import Rendering, fill, jaccard, render
+from analogist.bench.generation.signatures import describe, gold_raw, rename_roles
 from analogist.signature import parse_term
 
 PROVENANCE = "parb:synthetic"

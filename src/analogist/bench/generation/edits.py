@@ -1,6 +1,6 @@
 """Structural edits: how a variant is derived from its motif, and how an edit is recognised.
 
-:func:`edited_structure` applies one :class:`~analogist.bench.motif.Edit` (or the F8 split) to a
+:func:`edited_structure` applies one :class:`~analogist.bench.generation.motif.Edit` (or the F8 split) to a
 motif's relations and causal chain. :func:`classify_edit` compares two parsed signatures over the
 same roles and names the single structural edit between them, or returns None when they differ
 by anything else (no difference, two edits, a changed role set). The five decoy edits of spec
@@ -17,8 +17,7 @@ by anything else (no difference, two edits, a changed role set). The five decoy 
 
 from __future__ import annotations
 
-from analogist.bench.engine import canonical, vocabulary
-from analogist.bench.motif import (
+from analogist.bench.generation.motif import (
     COPIED,
     DELETE,
     DROP_RELATION,
@@ -29,6 +28,7 @@ from analogist.bench.motif import (
     Motif,
     Split,
 )
+from analogist.bench.generation.simulate import canonical, vocabulary
 from analogist.errors import BenchError
 from analogist.signature import Signature, parse_term
 

@@ -36,10 +36,17 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
-from analogist.bench.cases import Case, Extra, episode, make_case, new_id, target, twin_overlap
-from analogist.bench.edits import edited_structure
-from analogist.bench.engine import canonical, vocabulary
-from analogist.bench.items import (
+from analogist.bench.generation.cases import (
+    Case,
+    Extra,
+    episode,
+    make_case,
+    new_id,
+    target,
+    twin_overlap,
+)
+from analogist.bench.generation.edits import edited_structure
+from analogist.bench.generation.items import (
     Context,
     Item,
     Slot,
@@ -52,9 +59,10 @@ from analogist.bench.items import (
     target_variant,
     transfer_outcome,
 )
-from analogist.bench.motif import FLIP, MEDIATOR, REVERSE, Motif, Skin
-from analogist.bench.render import fill, jaccard
-from analogist.bench.world import world_for
+from analogist.bench.generation.motif import FLIP, MEDIATOR, REVERSE, Motif, Skin
+from analogist.bench.generation.render import fill, jaccard
+from analogist.bench.generation.simulate import canonical, vocabulary
+from analogist.bench.generation.world import world_for
 from analogist.errors import BenchError
 from analogist.signature import parse_term
 

@@ -31,9 +31,9 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from analogist.bench.asides import MAX_ASIDES
-from analogist.bench.cases import Case, Shown, episode, make_case, target, twin_overlap
-from analogist.bench.items import (
+from analogist.bench.generation.asides import MAX_ASIDES
+from analogist.bench.generation.cases import Case, Shown, episode, make_case, target, twin_overlap
+from analogist.bench.generation.items import (
     Context,
     Item,
     Slot,
@@ -45,11 +45,11 @@ from analogist.bench.items import (
     target_key,
     variants,
 )
-from analogist.bench.library import LIBRARY
-from analogist.bench.motif import Motif, Skin
-from analogist.bench.render import jaccard
-from analogist.bench.signatures import gold_raw
-from analogist.bench.world import world_for
+from analogist.bench.generation.library import LIBRARY
+from analogist.bench.generation.motif import Motif, Skin
+from analogist.bench.generation.render import jaccard
+from analogist.bench.generation.signatures import gold_raw
+from analogist.bench.generation.world import world_for
 from analogist.signature import parse_term
 
 MEMORY_SIZE = 10
@@ -267,7 +267,7 @@ def search_split_fix(name: str) -> str | None:
     Tried in order: the motif's fix as written; its operator over every ordering of the split
     world's roles (the part put in place of a neighbour); any library operator.
     """
-    from analogist.bench.motifs import motif as by_name
+    from analogist.bench.generation.motifs import motif as by_name
 
     m = by_name(name)
     w = world_for(m, "split")
@@ -292,7 +292,7 @@ def search_split_fix(name: str) -> str | None:
 def split_decoys(name: str) -> tuple[str, ...]:
     """Decoys of motif ``name`` that can also be written at the finer grain: the decoy's edit
     and the split rewrite different facts, and the decoy's own fix resolves the split world."""
-    from analogist.bench.motifs import motif as by_name
+    from analogist.bench.generation.motifs import motif as by_name
 
     m = by_name(name)
     out = []
@@ -342,7 +342,7 @@ def _f8_structures(m: Motif) -> list[str]:
 def split_partial(name: str) -> bool:
     """Whether motif ``name``'s partial variant can also be written at the finer grain: its
     edit and the split rewrite different facts, and its fix resolves the split world."""
-    from analogist.bench.motifs import motif as by_name
+    from analogist.bench.generation.motifs import motif as by_name
 
     m = by_name(name)
     if m.fact_of(m.partial.edit.element) == m.fact_of(m.split.relation):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analogist.bench.items import Item
+from analogist.bench.generation.items import Item
 from analogist.errors import BenchError
 
 ITEMS, KEYS, MANIFEST = "items.jsonl", "keys.jsonl", "manifest.json"

@@ -18,11 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from analogist.bench.asides import MAX_ASIDES, Dealer
-from analogist.bench.cases import Case, Extra, Shown, make_case, new_id, target_raw
-from analogist.bench.library import LIBRARY
-from analogist.bench.motif import Motif, Skin
-from analogist.bench.world import world_for
+from analogist.bench.generation.asides import MAX_ASIDES, Dealer
+from analogist.bench.generation.cases import Case, Extra, Shown, make_case, new_id, target_raw
+from analogist.bench.generation.library import LIBRARY
+from analogist.bench.generation.motif import Motif, Skin
+from analogist.bench.generation.world import world_for
 from analogist.signature import parse_term
 
 FAMILIES = ("F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8")
@@ -93,7 +93,7 @@ class Context:
         not depend on the variant); pass ``lexicon`` to share an invented world's words and
         ``like`` to tell the same events as those asides (a same-domain surface trap);
         ``least`` is the fewest asides to deal; ``seed`` renders a wording chosen beforehand
-        (with :func:`~analogist.bench.cases.make_case`, no asides dealt)."""
+        (with :func:`~analogist.bench.generation.cases.make_case`, no asides dealt)."""
         seed = self.rng.randrange(10**9) if seed is None else seed
         n = max(least, self.rng.randrange(MAX_ASIDES + 1))
         if like:

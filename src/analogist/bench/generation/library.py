@@ -1,4 +1,4 @@
-"""The fix-operator library shared by every PARB world (see :mod:`analogist.bench.operators`).
+"""The fix-operator library shared by every PARB world (see :mod:`analogist.bench.generation.operators`).
 
 Each entry is an intervention with one meaning everywhere. Some operators are a motif's correct
 fix, some a plausible wrong one, some a decoy's own fix; ``repair`` and ``review`` act only on
@@ -8,8 +8,8 @@ keeps causing. Phrasings avoid every vocabulary word, like L0 text.
 
 from __future__ import annotations
 
-from analogist.bench.operators import Operator
-from analogist.bench.operators import make_operator as _op
+from analogist.bench.generation.operators import Operator
+from analogist.bench.generation.operators import make_operator as _op
 from analogist.errors import BenchError
 
 _DEFECTS = ("fails", "degraded", "corrupted", "unavailable", "inconsistent")

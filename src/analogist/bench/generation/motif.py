@@ -2,7 +2,7 @@
 
 A :class:`Motif` is one recurring causal shape (a stale copy trusted over its source, a retry
 storm, a circular wait ...). It holds the gold structure with role names, the numeric
-:class:`~analogist.bench.engine.Dynamics` that make it executable, its correct fix and plausible
+:class:`~analogist.bench.generation.simulate.Dynamics` that make it executable, its correct fix and plausible
 wrong ones, its minimal-pair decoys and partial variant (:class:`Variant`), the finer-grained
 re-description used by F8 (:class:`Split`), and its surface renderings (:class:`Skin`).
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from analogist.bench.engine import Dynamics
+from analogist.bench.generation.simulate import Dynamics
 
 REVERSE = "reverse_edge"
 FLIP = "flip_polarity"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from analogist.bench.engine import Graph, Intervention, vocabulary
+from analogist.bench.generation.simulate import Graph, Intervention, vocabulary
 from analogist.errors import BenchError
 from analogist.signature import Term, parse_term
 

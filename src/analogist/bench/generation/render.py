@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from analogist.bench.motif import Motif, Skin
+from analogist.bench.generation.motif import Motif, Skin
 from analogist.errors import BenchError
 
 _ONSETS = ("b", "br", "d", "dr", "f", "g", "gl", "k", "kr", "m", "n", "p", "pl", "s", "sk",

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from analogist.bench.edits import edited_structure, split_structure
-from analogist.bench.engine import vocabulary
-from analogist.bench.motif import Motif
+from analogist.bench.generation.edits import edited_structure, split_structure
+from analogist.bench.generation.motif import Motif
+from analogist.bench.generation.simulate import vocabulary
 from analogist.signature import Signature, parse_signature, parse_term
 
 

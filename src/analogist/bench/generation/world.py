@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from analogist.bench.engine import Graph, canonical, run, vocabulary
-from analogist.bench.library import LIBRARY
-from analogist.bench.motif import Motif
-from analogist.bench.operators import interventions
-from analogist.bench.signatures import gold_signature
+from analogist.bench.generation.library import LIBRARY
+from analogist.bench.generation.motif import Motif
+from analogist.bench.generation.operators import interventions
+from analogist.bench.generation.signatures import gold_signature
+from analogist.bench.generation.simulate import Graph, canonical, run, vocabulary
 from analogist.errors import BenchError, TermSyntaxError
 from analogist.signature import Signature, Term, parse_term
 
@@ -93,7 +93,7 @@ class World:
 
 @cache
 def _world(name: str, variant: str) -> World:
-    from analogist.bench.motifs import motif
+    from analogist.bench.generation.motifs import motif
 
     m = motif(name)
     return World(m, variant, gold_signature(m, variant))

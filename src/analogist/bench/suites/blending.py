@@ -20,7 +20,7 @@ only by scoring. E+Bld is arm E with :class:`~analogist.reason.blend.BlendPolicy
 ``novel`` is set from the system's own run: the useful analogy's source is a generated blend
 (found by BLD, by no channel). Figures per condition and pooled: NAV, novel useful rate,
 negative-transfer rate, false accepts, items solved only with a blend; paired BCa intervals
-E+Bld − E; H6 from :func:`analogist.bench.hypotheses.evaluate` on the pooled items.
+E+Bld − E; H6 from :func:`analogist.bench.analysis.hypotheses.evaluate` on the pooled items.
 """
 
 from __future__ import annotations
@@ -34,20 +34,20 @@ from dataclasses import asdict, dataclass, replace
 from functools import cache
 from typing import Any
 
-from analogist.bench.answer import Answer, target_signature
-from analogist.bench.arms import ARMS, Arm
-from analogist.bench.asides import Dealer
-from analogist.bench.cases import Shown, episode, make_case
-from analogist.bench.check import check_fix
-from analogist.bench.engine_answer import EngineAnswerer
-from analogist.bench.families_memory import _retrieval, build_f3
-from analogist.bench.items import CHECK_SEEDS, Context, Item, Slot, variants
-from analogist.bench.motif import Motif
-from analogist.bench.motifs import motif, split_motifs
-from analogist.bench.score import Score
-from analogist.bench.scoring import score
-from analogist.bench.signatures import gold_signature
-from analogist.bench.world import World
+from analogist.bench.analysis.check import check_fix
+from analogist.bench.analysis.score_answer import score
+from analogist.bench.analysis.score_record import Score
+from analogist.bench.execution.answer import Answer, target_signature
+from analogist.bench.execution.arms import ARMS, Arm
+from analogist.bench.execution.engine_answer import EngineAnswerer
+from analogist.bench.generation.asides import Dealer
+from analogist.bench.generation.cases import Shown, episode, make_case
+from analogist.bench.generation.families_memory import _retrieval, build_f3
+from analogist.bench.generation.items import CHECK_SEEDS, Context, Item, Slot, variants
+from analogist.bench.generation.motif import Motif
+from analogist.bench.generation.motifs import motif, split_motifs
+from analogist.bench.generation.signatures import gold_signature
+from analogist.bench.generation.world import World
 from analogist.errors import BenchError
 from analogist.reason.analogizer import AnalogizerConfig
 from analogist.reason.blend import DEFAULT_POLICY, BlendPolicy, is_blend

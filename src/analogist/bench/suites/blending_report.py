@@ -4,7 +4,7 @@
 (``split``, ``split_decoy``, ``plain``) and pooled, arms E and E+Bld with BCa intervals and the
 paired difference, what blending did (blends proposed, chosen, recorded "verified novel", items
 solved only with a blend, items lost with one), and H6 decided by
-:func:`analogist.bench.hypotheses.evaluate` on the pooled items.
+:func:`analogist.bench.analysis.hypotheses.evaluate` on the pooled items.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from analogist.bench import metrics as m
-from analogist.bench.hypotheses import evaluate
-from analogist.bench.metrics import Metric
-from analogist.bench.score import Score
-from analogist.bench.stats import bootstrap, paired_difference
-from analogist.bench.svg import esc, fmt
+from analogist.bench.analysis import metrics as m
+from analogist.bench.analysis.hypotheses import evaluate
+from analogist.bench.analysis.metrics import Metric
+from analogist.bench.analysis.score_record import Score
+from analogist.bench.analysis.stats import bootstrap, paired_difference
+from analogist.bench.analysis.svg import esc, fmt
 
 ARMS = ("E", "E+Bld")
 CONDITIONS = ("split", "split_decoy", "plain")

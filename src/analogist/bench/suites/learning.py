@@ -12,7 +12,7 @@ analogies help it later?
 3. **Test.** Fresh F3 items (another item seed: new skins, new snapshots) on the learned motifs
    and on the held-out ones are answered by E and by ``E+S`` — E with the induced library
    installed in each item's memory (S3 finds the schema's instances there; schema hits are
-   mapped first). Scores are the benchmark's own (:func:`analogist.bench.scoring.score`).
+   mapped first). Scores are the benchmark's own (:func:`analogist.bench.analysis.score_answer.score`).
 
 Figures: S3 recall@1 (the schema channel's first hit is the keyed source), first-candidate
 recall (the first candidate the mapper maps is the keyed source — the arms' common ground),
@@ -31,18 +31,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from analogist.bench.answer import Answer, target_signature
-from analogist.bench.arms import ARMS, Arm
-from analogist.bench.asides import Dealer
-from analogist.bench.check import check_fix
-from analogist.bench.engine_answer import EngineAnswerer
-from analogist.bench.families_memory import build_f3
-from analogist.bench.items import Context, Item, Slot
-from analogist.bench.metrics import Metric, nav
-from analogist.bench.motifs import split_motifs
-from analogist.bench.score import Score
-from analogist.bench.scoring import score
-from analogist.bench.stats import bootstrap, paired_difference
+from analogist.bench.analysis.check import check_fix
+from analogist.bench.analysis.metrics import Metric, nav
+from analogist.bench.analysis.score_answer import score
+from analogist.bench.analysis.score_record import Score
+from analogist.bench.analysis.stats import bootstrap, paired_difference
+from analogist.bench.execution.answer import Answer, target_signature
+from analogist.bench.execution.arms import ARMS, Arm
+from analogist.bench.execution.engine_answer import EngineAnswerer
+from analogist.bench.generation.asides import Dealer
+from analogist.bench.generation.families_memory import build_f3
+from analogist.bench.generation.items import Context, Item, Slot
+from analogist.bench.generation.motifs import split_motifs
 from analogist.errors import BenchError
 from analogist.learn import ConsolidationPolicy, InductionPolicy
 from analogist.memory import Memory

@@ -1,6 +1,6 @@
 """The PARB learning phase as text and as a report.html section (from stored rows only).
 
-:func:`analogist.bench.learning.latest_learning` aggregates the newest learning run of a store;
+:func:`analogist.bench.suites.learning.latest_learning` aggregates the newest learning run of a store;
 this module renders it: what was learned (verified runs, schemas), then per condition (learned
 motifs, held-out motifs) the arms E and E+S with BCa intervals and their paired difference.
 """
@@ -11,7 +11,7 @@ import math
 import re
 from typing import Any
 
-from analogist.bench.svg import esc, fmt
+from analogist.bench.analysis.svg import esc, fmt
 
 LABELS = {
     "nav": "NAV",

@@ -34,8 +34,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analogist.bench.files import Bench, dumps, file_hashes, seal
-from analogist.bench.items import QUESTIONS, Item
+from analogist.bench.generation.files import Bench, dumps, file_hashes, seal
+from analogist.bench.generation.items import QUESTIONS, Item
 from analogist.errors import BenchError
 from analogist.retrieve.provenance import DerivativeIndex
 from analogist.signature.terms import TermSyntaxError, parse_fix_operator
@@ -261,5 +261,5 @@ def example_labels(pairs: Mapping[str, Any]) -> dict:
                       "note": "twin group withheld: the surface lookalike is the trap"})
     return {"format": LABELS_FORMAT,
             "note": "Example labels for the bundled example memory (analogist demo), built from "
-                    "example_memory_pairs.json by analogist.bench.private.example_labels.",
+                    "example_memory_pairs.json by analogist.bench.suites.private.example_labels.",
             "items": items}

@@ -22,10 +22,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from analogist.bench.arms import ARMS
-from analogist.bench.engine_answer import EngineAnswerer
-from analogist.bench.learning import _items, _probe, _target
-from analogist.bench.motifs import split_motifs
+from analogist.bench.execution.arms import ARMS
+from analogist.bench.execution.engine_answer import EngineAnswerer
+from analogist.bench.generation.motifs import split_motifs
+from analogist.bench.suites.learning import _items, _probe, _target
 from analogist.learn.triggers import Outcome, evaluate, fit_policy
 from analogist.reason.triggers import Signals, TriggerPolicy
 from analogist.signature.vocabulary import default_vocabulary

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from analogist.bench.motif import Motif
+from analogist.bench.generation.motif import Motif
 from analogist.errors import BenchError
 
 DEV_MOTIFS: tuple[str, ...] = (
@@ -35,7 +35,7 @@ def motif(name: str) -> Motif:
     if name not in _CACHE:
         if name not in DEV_MOTIFS + HELDOUT_MOTIFS:
             raise BenchError(f"unknown motif {name!r}; motifs: {', '.join(DEV_MOTIFS + HELDOUT_MOTIFS)}")
-        _CACHE[name] = import_module(f"analogist.bench.motifs.{name}").MOTIF
+        _CACHE[name] = import_module(f"analogist.bench.generation.motifs.{name}").MOTIF
     return _CACHE[name]
 
 

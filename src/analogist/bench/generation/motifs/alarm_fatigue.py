@@ -6,8 +6,7 @@ out for other reasons and the alarm re-sounded because nobody answered (a common
 earlier miss produced the indifference (reversed).
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import (
+from analogist.bench.generation.motif import (
     DROP_RELATION,
     MEDIATOR,
     REVERSE,
@@ -17,6 +16,7 @@ from analogist.bench.motif import (
     Split,
     Variant,
 )
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="alarm_fatigue",

@@ -6,8 +6,17 @@ before acting. Decoys: the decider's half-belief is what makes it cautious (flip
 belief is worse), or the decision is forced by the pattern regardless of belief.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, DROP_RELATION, FLIP, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    DELETE,
+    DROP_RELATION,
+    FLIP,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="confounded_correlation",

@@ -6,8 +6,8 @@ that cannot decide turns everything away. Decoys: the screening itself is what l
 (flip: forcing it shut is worse), or the harm arrives by another route.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, FLIP, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import DELETE, FLIP, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="fail_open_guard",

@@ -6,8 +6,16 @@ Decoy: the backup is really independent and failed from a fault of its own (copi
 independent), so staggering its source changes nothing.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import COPIED, DROP_RELATION, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    COPIED,
+    DROP_RELATION,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="hidden_spof",

@@ -6,8 +6,17 @@ Decoys: the warning could not have changed the outcome, or warnings only follow 
 missed failure.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, DROP_RELATION, REVERSE, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    DELETE,
+    DROP_RELATION,
+    REVERSE,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="masking_cause",

@@ -6,8 +6,17 @@ producer back when full. Decoys: the backed-up buffer is what provoked the produ
 cause), or the buffer fills from some other inflow.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, DROP_RELATION, MEDIATOR, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    DELETE,
+    DROP_RELATION,
+    MEDIATOR,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="missing_backpressure",

@@ -6,8 +6,8 @@ in trouble and that made the measurement heavier (a common cause), or the conclu
 for unrelated reasons.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, MEDIATOR, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import DELETE, MEDIATOR, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="observer_effect",

@@ -6,8 +6,8 @@ real silence is what knocked the watcher out (a common cause), or the absence re
 and unrelated to the watcher's failure.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, MEDIATOR, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import DELETE, MEDIATOR, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="observer_failure",

@@ -6,8 +6,17 @@ Decoys: the actor is not responding to the level at all but driving it on its ow
 (reversed or missing link), so capping it only trims a standing push.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, DROP_RELATION, REVERSE, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    DELETE,
+    DROP_RELATION,
+    REVERSE,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="positive_feedback",

@@ -6,8 +6,17 @@ holder borrows the waiter's rank while holding. Decoys: the holder had stalled o
 was ranked down afterwards (a common cause), or the urgent task's delay is unrelated.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, DROP_RELATION, MEDIATOR, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    DELETE,
+    DROP_RELATION,
+    MEDIATOR,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="priority_inversion",

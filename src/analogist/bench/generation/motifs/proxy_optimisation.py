@@ -5,8 +5,17 @@ the goal, and the goal suffers. Fix: judge the agent on the goal itself. Decoys:
 had come apart before anyone pushed (a common cause), or the goal declines for unrelated reasons.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, DROP_RELATION, MEDIATOR, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    DELETE,
+    DROP_RELATION,
+    MEDIATOR,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="proxy_optimisation",

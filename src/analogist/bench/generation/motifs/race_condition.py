@@ -6,8 +6,8 @@ Decoys: flapping state set both parties off at once (a common cause), or the dam
 elsewhere.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, MEDIATOR, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import DELETE, MEDIATOR, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="race_condition",

@@ -6,8 +6,17 @@ repeats. Decoys: the caller's own errors drive the load (a common cause), or the
 a fixed timer and are not a reaction to failures.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, DROP_RELATION, MEDIATOR, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    DELETE,
+    DROP_RELATION,
+    MEDIATOR,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="retry_amplification",

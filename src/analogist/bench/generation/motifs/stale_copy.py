@@ -6,8 +6,17 @@ Decoys: the copy is really independent state with its own errors (re-syncing it 
 data: worse), or the wrong claim came first and was written back into the copy.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import COPIED, DELETE, REVERSE, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    COPIED,
+    DELETE,
+    REVERSE,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="stale_copy",

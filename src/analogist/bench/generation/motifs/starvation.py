@@ -5,8 +5,8 @@ other user gets nothing. Fix: let waiting raise a claim (ageing). Decoys: going 
 protects the other user (flip: putting the other first is worse), or precedence plays no part.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, FLIP, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import DELETE, FLIP, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="starvation",

@@ -6,8 +6,17 @@ record from the start and also decides what passes (a common cause), or the deci
 and shaped the sample (reversed).
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, MEDIATOR, REVERSE, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    DELETE,
+    MEDIATOR,
+    REVERSE,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="survivorship_filter",

@@ -6,8 +6,7 @@ Decoys: the client rush came first and also used up the cached item (a common ca
 backend was swamped first and its slowness kept the clients coming back (reversed).
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import (
+from analogist.bench.generation.motif import (
     DROP_RELATION,
     MEDIATOR,
     REVERSE,
@@ -17,6 +16,7 @@ from analogist.bench.motif import (
     Split,
     Variant,
 )
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="thundering_herd",

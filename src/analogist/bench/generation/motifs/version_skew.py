@@ -6,8 +6,17 @@ the new version first. Decoys: the mismatch makes the old side reject records sa
 upgrading it is worse), or the old side garbles records whatever their version.
 """
 
-from analogist.bench.engine import Dynamics
-from analogist.bench.motif import DELETE, DROP_RELATION, FLIP, Edit, Motif, Skin, Split, Variant
+from analogist.bench.generation.motif import (
+    DELETE,
+    DROP_RELATION,
+    FLIP,
+    Edit,
+    Motif,
+    Skin,
+    Split,
+    Variant,
+)
+from analogist.bench.generation.simulate import Dynamics
 
 MOTIF = Motif(
     name="version_skew",

@@ -1,5 +1,5 @@
 """External analogy benchmarks written by others, run through the pipeline and baselines.
 
-- :mod:`analogist.bench.external.parallelparc` — ParallelPARC (NAACL 2024): binary and
+- :mod:`analogist.bench.suites.external.parallelparc` — ParallelPARC (NAACL 2024): binary and
   multiple-choice tasks with challenging distractors.
 """

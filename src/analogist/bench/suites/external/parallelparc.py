@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from analogist.bench.stats import Interval, bca_bounds
+from analogist.bench.analysis.stats import Interval, bca_bounds
 from analogist.errors import BenchError
 
 CANDIDATES = ("target", "distractor", "random")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from analogist.bench.planning.world import (
+from analogist.bench.suites.planning.world import (
     MEANING,
     SKINS,
     Layout,

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from analogist.bench.planning.items import SIZES, generate_planning
-from analogist.bench.planning.run import ARMS, ORACLE_ARMS, run_planning
-from analogist.bench.planning.summary import summarize
-from analogist.bench.svg import esc
+from analogist.bench.analysis.svg import esc
+from analogist.bench.suites.planning.items import SIZES, generate_planning
+from analogist.bench.suites.planning.run import ARMS, ORACLE_ARMS, run_planning
+from analogist.bench.suites.planning.summary import summarize
 from analogist.plan.planner import Planner
 
 PLANNERS = (Planner("bfs"), Planner("gbfs", "hadd"))

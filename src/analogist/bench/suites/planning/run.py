@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from analogist.bench.planning.items import PlanBench, PlanItem, without_key
+from analogist.bench.suites.planning.items import PlanBench, PlanItem, without_key
 from analogist.episode import Episode
 from analogist.errors import BenchError
 from analogist.memory import Memory

@@ -5,7 +5,7 @@ often the skeleton was used or abandoned, and which prior plan the analogy arm c
 decoy, other — read from the key by scoring only). Paired with the planner alone on the same
 items: the ratio of total expansions, the ratio of total wall time, the difference in success
 and the ratio of total plan length, each with a BCa interval from a paired bootstrap over
-items (:func:`analogist.bench.stats.bca_bounds`, the interval PARB uses).
+items (:func:`analogist.bench.analysis.stats.bca_bounds`, the interval PARB uses).
 
 The success criterion of spec §14, per planner: the analogy arm needs fewer expansions and
 less wall time (intervals of the ratios below 1) at equal or better success, and the decoy arm
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analogist.bench.planning.run import PlanScore
-from analogist.bench.stats import Interval, bca_bounds
+from analogist.bench.analysis.stats import Interval, bca_bounds
+from analogist.bench.suites.planning.run import PlanScore
 
 NAN = float("nan")
 
