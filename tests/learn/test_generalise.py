@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analogist.learn.evidence import VerifiedAnalogy
-from analogist.learn.facts import Fact, signature_facts
+from analogist.learn.facts import SchemaFact, signature_facts
 from analogist.learn.generalise import InductionPolicy, Pools
 from analogist.learn.induce import induce_one
 from analogist.retrieve.schemas import parse_schema
@@ -26,10 +26,10 @@ def pair(run: str, s: dict, t: dict, role_map: dict, context: str = "failure/t1"
 def test_facts_are_renamed_and_commutative_arguments_sorted():
     s = parsed(sig("ep_a_1", ("P", "Q", "R"), extra=True))
     facts = signature_facts(s, {"P": "X", "Q": "Y", "R": "A"}, V)
-    assert Fact("relation", "depends_on(X,Y)") in facts
-    assert Fact("relation", "shares_resource(A,X)") in facts  # sorted: commutative
-    assert Fact("causal", "fails(Y) --causes--> fails(X)") in facts
-    assert Fact("fix", "add_spare(Y)") in facts  # the qualifier is dropped
+    assert SchemaFact("relation", "depends_on(X,Y)") in facts
+    assert SchemaFact("relation", "shares_resource(A,X)") in facts  # sorted: commutative
+    assert SchemaFact("causal", "fails(Y) --causes--> fails(X)") in facts
+    assert SchemaFact("fix", "add_spare(Y)") in facts  # the qualifier is dropped
 
 
 def test_three_exemplars_generalise_to_hand_checked_probabilities():

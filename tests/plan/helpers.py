@@ -8,9 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from analogist.bench.suites.planning.world import SKINS, make_layout, render, subdivide
-from analogist.plan.block import PlanBlock
 from analogist.plan.pddl import GroundProblem, ground, parse_step_key
 from analogist.plan.planner import Planner
+from analogist.signature.plan_block import PlanBlock
 
 DATA = Path(__file__).parent / "data"
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from analogist.bench.suites.planning.world import SKINS, operators
-from analogist.plan.block import PlanBlock, Step
 from analogist.plan.macros import (
     Macro,
     Transfer,
@@ -13,6 +12,7 @@ from analogist.plan.macros import (
     with_macros,
 )
 from analogist.plan.planner import Planner
+from analogist.signature.plan_block import PlanBlock, Step
 from tests.plan.helpers import pair
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from analogist.bench.suites.planning.world import SKINS, operators
-from analogist.plan.block import OperatorSchema, PlanBlock
 from analogist.plan.planner import Planner
 from analogist.plan.repair import RepairPolicy, repair, validate
 from analogist.plan.skeleton import MATCHED, MISSING, UNMATCHED, operator_map, project
+from analogist.signature.plan_block import OperatorSchema, PlanBlock
 from tests.plan.helpers import pair
 
 

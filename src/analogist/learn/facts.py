@@ -24,7 +24,7 @@ ARROW = " --"
 
 
 @dataclass(frozen=True, order=True)
-class Fact:
+class SchemaFact:
     """One fact over role variables.
 
     Attributes:
@@ -50,21 +50,21 @@ def split_link(text: str) -> tuple[Term, str, Term]:
     return parse_term(cause), link, parse_term(effect)
 
 
-def signature_facts(sig: Signature, names: Mapping[str, str], vocab: Vocabulary) -> set[Fact]:
+def signature_facts(sig: Signature, names: Mapping[str, str], vocab: Vocabulary) -> set[SchemaFact]:
     """Every fact of ``sig`` with its roles renamed through ``names`` (missing names kept),
     each term in the one canonical spelling (:func:`~analogist.signature.canonical.canonical_term`:
     vocabulary term, commutative arguments sorted)."""
-    out = {Fact("relation", canonical_term(r.term(), vocab, names)) for r in sig.relations}
+    out = {SchemaFact("relation", canonical_term(r.term(), vocab, names)) for r in sig.relations}
     for link in sig.causal_chain:
         cause = canonical_term(link.cause, vocab, names)
         effect = canonical_term(link.effect, vocab, names)
-        out.add(Fact("causal", f"{cause}{ARROW}{link.link}--> {effect}"))
+        out.add(SchemaFact("causal", f"{cause}{ARROW}{link.link}--> {effect}"))
     if sig.fix_operator is not None:
-        out.add(Fact("fix", canonical_term(sig.fix_operator.term, vocab, names)))
+        out.add(SchemaFact("fix", canonical_term(sig.fix_operator.term, vocab, names)))
     return out
 
 
-def structure_json(facts: list[Fact]) -> dict:
+def structure_json(facts: list[SchemaFact]) -> dict:
     """Relations, causal chain and fix operator (the most frequent first) as signature JSON."""
     body: dict = {"relations": [], "causal_chain": []}
     for f in facts:

@@ -8,7 +8,7 @@ threshold* it is merged into that generalisation, otherwise a new generalisation
 exemplar pair arrives together: a verified analogy (source, target, role map). When neither is
 assimilated, the pair seeds a new generalisation, aligned by the verified mapping itself.
 
-A generalisation keeps, for each fact (:class:`~analogist.learn.facts.Fact`), how many members
+A generalisation keeps, for each fact (:class:`~analogist.learn.facts.SchemaFact`), how many members
 have it, so each fact carries the probability that a member shares it. Entities become role
 variables: every member's roles are bound to the generalisation's variables (the seed's role
 names; an unmatched role of a later member becomes a new variable). Facts whose probability is
@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from analogist.learn.facts import KINDS, Fact, signature_facts, structure_json
+from analogist.learn.facts import KINDS, SchemaFact, signature_facts, structure_json
 from analogist.retrieve.schemas import Schema, parse_schema
 from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary
@@ -74,7 +74,7 @@ class Generalisation:
     summary: str = ""
     times_verified: int = 0
 
-    def probability(self, fact: Fact) -> float:
+    def probability(self, fact: SchemaFact) -> float:
         return self.counts[fact] / len(self.members) if self.members else 0.0
 
     def assimilate(self, sig: Signature, binding: Mapping[str, str], vocab: Vocabulary) -> None:
@@ -104,7 +104,7 @@ class Generalisation:
         """The schema JSON: structure from the facts at or above ``low_probability``, and the
         whole generalisation (all facts, members, bindings, runs) under ``induction``."""
         facts = self.facts(policy.low_probability)
-        kept = [Fact(f["kind"], f["fact"]) for f in facts if not f["low"]]
+        kept = [SchemaFact(f["kind"], f["fact"]) for f in facts if not f["low"]]
         body = structure_json(kept)
         used = {r for f in kept for r in f.roles()} or set(self.roles)
         return {
@@ -129,7 +129,7 @@ class Generalisation:
         for b in ind["bindings"].values():
             for var in b.values():
                 g.roles.setdefault(var, var)
-        g.counts = Counter({Fact(f["kind"], f["fact"]): int(f["count"]) for f in ind["facts"]})
+        g.counts = Counter({SchemaFact(f["kind"], f["fact"]): int(f["count"]) for f in ind["facts"]})
         g.members, g.runs = list(ind["members"]), list(ind["runs"])
         g.bindings = {m: dict(b) for m, b in ind["bindings"].items()}
         return g

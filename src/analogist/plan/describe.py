@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from analogist.mapping.engine import DEFAULT_PARAMS, match
 from analogist.mapping.params import SMEParams
-from analogist.plan.block import PlanBlock
 from analogist.signature.description import Description, Entity, Expr, PredicateInfo
+from analogist.signature.plan_block import PlanBlock
 
 GOAL = "goal"
 

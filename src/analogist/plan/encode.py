@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from analogist.plan.block import PlanBlock, Step
+from analogist.signature.plan_block import PlanBlock, Step
 
 
 def summary_relations(block: PlanBlock, meaning: Mapping[str, str]) -> list[list[str]]:

@@ -22,12 +22,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from analogist.plan.block import Fact, OperatorSchema, PlanBlock, Step
 from analogist.plan.pddl import GroundProblem, ground, parse_step_key, step_key
 from analogist.plan.planner import Planner
 from analogist.plan.repair import PlanStep, Repair, plan_alone, validate
 from analogist.plan.skeleton import operator_map
 from analogist.signature.model import Signature, parse_signature
+from analogist.signature.plan_block import Atom, OperatorSchema, PlanBlock, Step
 from analogist.signature.vocabulary import Vocabulary
 
 
@@ -114,9 +114,9 @@ def _compose(
     """The composite STRIPS operator of ``parts`` over ``ops`` (None if not composable)."""
     rename = rename or {}
     types: dict[int, str] = {}
-    pre: set[Fact] = set()
-    add: set[Fact] = set()
-    dele: set[Fact] = set()
+    pre: set[Atom] = set()
+    add: set[Atom] = set()
+    dele: set[Atom] = set()
     for op_name, ix in parts:
         m = rename.get(op_name)
         op = ops.operator(m.target if m else op_name)

@@ -1,6 +1,6 @@
 """PDDL in and out, and grounding, through the pyperplan library.
 
-A :class:`~analogist.plan.block.PlanBlock` is a STRIPS problem written over roles; this module
+A :class:`~analogist.signature.plan_block.PlanBlock` is a STRIPS problem written over roles; this module
 writes it as a PDDL domain and problem (:func:`to_pddl`), reads PDDL back into a block with
 pyperplan's parser (:func:`from_pddl`), and grounds a block into a pyperplan ``Task``
 (:func:`ground`), the object pyperplan's search algorithms take. Ground facts and operators are
@@ -20,14 +20,14 @@ from pyperplan.pddl.tree_visitor import SemanticError
 from pyperplan.task import Task
 
 from analogist.errors import AnalogistError
-from analogist.plan.block import Fact, OperatorSchema, PlanBlock, Step
+from analogist.signature.plan_block import Atom, OperatorSchema, PlanBlock, Step
 
 
 class PlanningError(AnalogistError):
     """A planning problem could not be read, grounded or solved as asked."""
 
 
-def fact_key(f: Fact) -> str:
+def fact_key(f: Atom) -> str:
     return "(" + " ".join(f) + ")"
 
 
@@ -40,7 +40,7 @@ def parse_step_key(name: str) -> Step:
     return Step(parts[0], tuple(parts[1:]))
 
 
-def _atoms(facts: tuple[Fact, ...]) -> str:
+def _atoms(facts: tuple[Atom, ...]) -> str:
     return " ".join(fact_key(f) for f in facts)
 
 
@@ -115,7 +115,7 @@ def _parse(text: PddlText):  # -> pyperplan Problem (untyped library)
         ) from None
 
 
-def _lifted(pred) -> Fact:
+def _lifted(pred) -> Atom:
     return (pred.name, *(v for v, _ in pred.signature))
 
 

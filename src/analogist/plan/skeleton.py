@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import permutations
 
-from analogist.plan.block import OperatorSchema, PlanBlock, Step
 from analogist.plan.pddl import GroundProblem, fact_key, step_key
+from analogist.signature.plan_block import OperatorSchema, PlanBlock, Step
 
 MATCHED, UNMATCHED, MISSING = "matched", "unmatched precondition", "missing operator"
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analogist.errors import SignatureError, TermSyntaxError
-from analogist.plan.block import PlanBlock, parse_plan_block
 from analogist.signature import limits as L
+from analogist.signature.plan_block import PlanBlock, parse_plan_block
 from analogist.signature.terms import FixOperator, Term, parse_fix_operator, parse_term
 from analogist.signature.vocabulary import Vocabulary
 
@@ -108,7 +108,7 @@ class Signature:
     verified: bool = False
     writer_model: str | None = None
     written_at: str | None = None
-    plan: PlanBlock | None = None  # kind "plan" only: states, operators, steps (plan/block.py)
+    plan: PlanBlock | None = None  # kind "plan" only: states, operators, steps (signature/plan_block.py)
 
     @property
     def role_names(self) -> tuple[str, ...]:
@@ -400,7 +400,7 @@ def parse_signature(
 def _plan(
     raw: Mapping[str, Any], kind: str, roles: tuple[Role, ...], eid: str | None
 ) -> PlanBlock | None:
-    """The plan block of a kind-\"plan\" signature, validated and simulated (plan/block.py)."""
+    """The plan block of a kind-\"plan\" signature, validated and simulated (signature/plan_block.py)."""
     if raw.get("plan") is None:
         return None
     if kind != "plan":

@@ -257,7 +257,9 @@ class Dealer:
             deck = list(pool(domain, kind))
             random.Random(f"asides|{self.seed}|{key}").shuffle(deck)
             self._decks[key] = deck
-        deck, out, events = self._decks[key], [], set()
+        deck = self._decks[key]
+        out: list[str] = []
+        events: set[str] = set()
         for aside in list(deck):
             if len(out) == n:
                 break

@@ -37,11 +37,11 @@ from analogist.bench.suites.planning.world import (
     trap_shortcut,
 )
 from analogist.errors import BenchError
-from analogist.plan.block import Step
 from analogist.plan.encode import plan_signature_json
 from analogist.plan.pddl import ground, parse_step_key
 from analogist.plan.planner import Planner
 from analogist.signature.model import Signature, parse_signature
+from analogist.signature.plan_block import Step
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 
 SIZES = {

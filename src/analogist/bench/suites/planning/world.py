@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from analogist.plan.block import OperatorSchema, PlanBlock
+from analogist.signature.plan_block import OperatorSchema, PlanBlock
 
 PREDICATES = (
     ("at", 2),

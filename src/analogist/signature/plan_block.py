@@ -35,7 +35,7 @@ MAX_FACTS = 2000
 MAX_OPERATORS = 100
 MAX_STEPS = 500
 
-Fact = tuple[str, ...]
+Atom = tuple[str, ...]
 """A ground or lifted atom: predicate first, then arguments (roles or ``?variables``)."""
 
 
@@ -45,9 +45,9 @@ class OperatorSchema:
 
     name: str
     params: tuple[tuple[str, str], ...]
-    pre: tuple[Fact, ...]
-    add: tuple[Fact, ...]
-    delete: tuple[Fact, ...]
+    pre: tuple[Atom, ...]
+    add: tuple[Atom, ...]
+    delete: tuple[Atom, ...]
 
     @property
     def arity(self) -> int:
@@ -58,11 +58,11 @@ class OperatorSchema:
 
     def ground(
         self, args: Sequence[str]
-    ) -> tuple[frozenset[Fact], frozenset[Fact], frozenset[Fact]]:
+    ) -> tuple[frozenset[Atom], frozenset[Atom], frozenset[Atom]]:
         """Precondition, add and delete sets with the parameters bound to ``args``."""
         b = self.bind(args)
 
-        def sub(facts: tuple[Fact, ...]) -> frozenset[Fact]:
+        def sub(facts: tuple[Atom, ...]) -> frozenset[Atom]:
             return frozenset((f[0], *(b.get(a, a) for a in f[1:])) for f in facts)
 
         return sub(self.pre), sub(self.add), sub(self.delete)
@@ -106,8 +106,8 @@ class PlanBlock:
 
     predicates: tuple[tuple[str, int], ...]
     operators: tuple[OperatorSchema, ...]
-    init: tuple[Fact, ...]
-    goal: tuple[Fact, ...]
+    init: tuple[Atom, ...]
+    goal: tuple[Atom, ...]
     steps: tuple[Step, ...] = ()
     outcome: str = "unsolved"
 
@@ -125,7 +125,7 @@ class PlanBlock:
         }
 
 
-def fact_str(f: Fact) -> str:
+def fact_str(f: Atom) -> str:
     return f"{f[0]}({', '.join(f[1:])})"
 
 
@@ -149,7 +149,7 @@ class _Check:
                 raise self.err(f"predicates.{name}", "the arity must be an integer from 0 to 8")
             self.preds[name] = n
 
-    def fact(self, where: str, raw: Any, names: Mapping[str, Any]) -> Fact:
+    def fact(self, where: str, raw: Any, names: Mapping[str, Any]) -> Atom:
         if not isinstance(raw, list) or not raw or not all(isinstance(x, str) for x in raw):
             raise self.err(where, 'write a fact as ["predicate", "arg", ...]')
         pred, args = raw[0], raw[1:]
@@ -163,7 +163,7 @@ class _Check:
                 raise self.err(where, f"{kind} {a!r} is not declared")
         return tuple(raw)
 
-    def facts(self, where: str, raw: Any, names: Mapping[str, Any]) -> tuple[Fact, ...]:
+    def facts(self, where: str, raw: Any, names: Mapping[str, Any]) -> tuple[Atom, ...]:
         if not isinstance(raw, list):
             raise self.err(where, "must be a list of facts")
         if len(raw) > MAX_FACTS:
