@@ -18,7 +18,10 @@ Targets (issue 16, one core, 1M): open + first answer <= 2 s, S1 <= 10 ms, S0 ne
 S2/M.emb <= 10 ms with recall@10 >= 0.95, RSS <= 1.5 GB, ingest >= 5,000/s.
 
 Usage: ``nice -n 15 python bench/retrieval.py [--sizes 10000,100000,1000000,10000000]
-[--quick] [--embedder hashing|random] [--queries N] [--keep DIR] [--json]``
+[--quick] [--embedder hashing|random] [--queries N] [--keep DIR] [--json]
+[--db postgresql://USER@HOST:PORT/DB]``. With ``--db`` each size runs on that PostgreSQL server
+in a fresh database ``DB_bench_SIZE`` (dropped afterwards unless ``--keep``); "db" is then
+``pg_database_size`` and the snapshot lives under the run's temporary folder.
 """
 
 from __future__ import annotations
@@ -47,7 +50,9 @@ from analogist.retrieve import (
     MacChannel,
     Target,
 )
+from analogist.retrieve.persist import snapshot_root
 from analogist.signature import parse_signature
+from analogist.store.postgres import database_bytes, drop_database, fresh_database
 
 # name: (relations, causal chain, L2, L3); roles are A, B, C, D
 TEMPLATES = {
@@ -266,10 +271,12 @@ def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
     return out
 
 
-def run_size(n: int, queries: int, embedder_name: str, seed: int, keep: str | None) -> dict:
+def run_size(n: int, queries: int, embedder_name: str, seed: int, keep: str | None,
+             pg: str | None = None) -> dict:
     """Ingest and query in two child processes (RSS is each stage's own)."""
     tmp = keep or tempfile.mkdtemp(prefix="analogist-bench-")
-    db = os.path.join(tmp, "bench.db")
+    db = fresh_database(pg, f"_bench_{n}") if pg else os.path.join(tmp, "bench.db")
+    os.environ["ANALOGIST_INDEX_DIR"] = os.path.join(tmp, "indexes")  # a PostgreSQL snapshot's home
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     out: dict = {"size": n, "embedder": make_embedder(embedder_name).name}
     for stage in ("ingest", "query"):
@@ -279,8 +286,14 @@ def run_size(n: int, queries: int, embedder_name: str, seed: int, keep: str | No
         if proc.returncode != 0:
             raise SystemExit(f"{stage} at {n:,} failed:\n{proc.stderr[-3000:]}")
         out.update(json.loads(proc.stdout.strip().splitlines()[-1]))
-    out["db_mb"] = sum(os.path.getsize(p) for p in (db, db + "-wal") if os.path.exists(p)) / 2**20
-    out["idx_mb"] = dir_mb(db + ".idx")
+    if pg:
+        out["db_mb"] = database_bytes(db) / 2**20
+        if not keep:
+            drop_database(db)
+    else:
+        out["db_mb"] = sum(os.path.getsize(p) for p in (db, db + "-wal") if os.path.exists(p)) / 2**20
+    out["backend"] = "postgresql" if pg else "sqlite"
+    out["idx_mb"] = dir_mb(str(snapshot_root(db)))
     out["disk_kb_per_episode"] = (out["db_mb"] + out["idx_mb"]) * 1024 / n
     if not keep:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -296,6 +309,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep", help="keep the database and snapshot in this folder (one size)")
+    ap.add_argument("--db", help="postgresql://USER@HOST:PORT/DB: run on this PostgreSQL server "
+                    "(a fresh database per size) instead of a SQLite file")
     ap.add_argument("--one-size", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--ingest", help=argparse.SUPPRESS)
     ap.add_argument("--query", help=argparse.SUPPRESS)
@@ -314,7 +329,7 @@ def main() -> None:
         keep = os.path.join(args.keep, str(n)) if args.keep else None
         if keep:
             os.makedirs(keep, exist_ok=True)
-        results.append(run_size(n, queries, args.embedder, args.seed, keep))
+        results.append(run_size(n, queries, args.embedder, args.seed, keep, args.db))
         if not args.json:
             report(results[-1])
     if args.json:
@@ -322,7 +337,7 @@ def main() -> None:
 
 
 def report(r: dict) -> None:
-    print(f"\n{r['size']:,} signatures ({r['embedder']}): ingest {r['ingest_per_s']:,.0f}/s "
+    print(f"\n{r['size']:,} signatures ({r['embedder']}, {r['backend']}): ingest {r['ingest_per_s']:,.0f}/s "
           f"({r['ingest_s']:.0f} s), snapshot write {r['save_s']:.1f} s; open + first answer "
           f"{r['open_first_answer_s']:.2f} s{' (REBUILT ' + ','.join(r['rebuilt']) + ')' if r['rebuilt'] else ''}; "
           f"RSS after queries {r['rss_mb']:,.0f} MB (anon {r['rss_anon_mb']:,.0f} + mapped files "

@@ -274,3 +274,64 @@ def test_many_writers_on_one_postgres_memory(pg_server):
     assert [i for i, _ in stores[2].bm25("writer 3 note 7")][:1] == ["w3_7"]
     for s in stores:
         s.close()
+
+
+def _rec(i: int) -> CallRecord:
+    return CallRecord(cache_key=f"k{i}", provider="p", model="m", request={"i": i})
+
+
+def test_readers_are_not_blocked_and_a_rollback_keeps_other_writers_rows(pg_server):
+    """A reader sees the last committed state at once while a writer holds the lock; a writer
+    in another thread waits for the lock, and a rollback of the first drops only its own row."""
+    import threading
+    import time
+
+    from analogist.store.postgres import PostgresStore
+
+    url = pg_server.url()
+    writer, reader = PostgresStore(url), PostgresStore(url)
+    writer.calls.record(_rec(1))
+    inside, release = threading.Event(), threading.Event()
+
+    def a() -> None:
+        try:
+            with writer.transaction():
+                writer.calls.record(_rec(2))
+                inside.set()
+                release.wait(5)
+                raise RuntimeError("roll A back")
+        except RuntimeError:
+            pass
+
+    ta = threading.Thread(target=a)
+    ta.start()
+    inside.wait(5)
+    t0 = time.monotonic()
+    assert reader.calls.count() == 1 and time.monotonic() - t0 < 0.5
+    tb = threading.Thread(target=lambda: writer.calls.record(_rec(3)))
+    tb.start()
+    release.set()
+    ta.join()
+    tb.join()
+    assert [r.cache_key for r in reader.calls.all()] == ["k1", "k3"]
+    writer.close()
+    reader.close()
+
+
+def test_the_writer_lock_wait_is_bounded_with_one_line(pg_server, monkeypatch):
+    from analogist.errors import StoreBusyError
+    from analogist.store.postgres import PostgresStore
+
+    url = pg_server.url()
+    holder, waiter = PostgresStore(url), PostgresStore(url)
+    monkeypatch.setenv("ANALOGIST_DB_TIMEOUT", "0.3")
+    with holder.transaction():
+        holder.calls.record(_rec(1))
+        with pytest.raises(StoreBusyError, match="stayed locked by another writer") as e:
+            waiter.calls.record(_rec(2))
+    assert "\n" not in str(e.value)
+    assert [r.cache_key for r in waiter.calls.all()] == ["k1"]
+    waiter.calls.record(_rec(3))  # the connection is usable again
+    assert waiter.calls.count() == 2
+    holder.close()
+    waiter.close()

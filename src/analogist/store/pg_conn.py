@@ -25,7 +25,8 @@ from typing import Any
 
 import psycopg
 
-from analogist.errors import StoreError
+from analogist.errors import StoreBusyError, StoreError
+from analogist.store.db import write_timeout_s
 
 # each table written with INSERT OR REPLACE, and its key (the conflict target)
 REPLACE_KEYS: dict[str, tuple[str, ...]] = {
@@ -138,9 +139,24 @@ class Cursor:
         """A write transaction holding the writer lock until it ends, so writes commit one at a
         time, in ``rowid`` order, as on SQLite: a reader that has seen rowid N has seen every
         row below it, which the persisted indexes' incremental sync relies on. Readers are
-        never blocked (MVCC)."""
+        never blocked (MVCC). The wait is bounded by ``ANALOGIST_DB_TIMEOUT`` (as on SQLite).
+
+        Raises:
+            StoreBusyError: another writer held the lock past the bound; nothing was written.
+        """
+        bound = write_timeout_s()
         self._run(lambda: self._cur.execute("BEGIN"))
-        self._run(lambda: self._cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,)))
+        try:
+            self._cur.execute(f"SET LOCAL lock_timeout = {int(bound * 1000)}")
+            self._cur.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
+        except psycopg.errors.LockNotAvailable:
+            self._conn.raw.execute("ROLLBACK")
+            raise StoreBusyError(
+                f"database {self._conn.where} stayed locked by another writer for {bound:g} s; "
+                "nothing was written: retry, or raise ANALOGIST_DB_TIMEOUT") from None
+        except psycopg.Error:
+            self._conn.raw.execute("ROLLBACK")
+            raise
         return self
 
     def _run(self, fn: Any) -> None:

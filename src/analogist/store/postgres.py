@@ -212,6 +212,34 @@ def snapshot_dir(url: str) -> Path:
     return Path(base) / f"pg-{''.join(c if c.isalnum() or c in '-_.' else '_' for c in name)}.idx"
 
 
+def _admin(url: str) -> Any:
+    """A connection to the ``postgres`` database of ``url``'s server (to create or drop one)."""
+    parts = urlsplit(url)
+    return _connect(urlunsplit(parts._replace(path="/postgres")))
+
+
+def fresh_database(url: str, suffix: str) -> str:
+    """Drop and create the database ``<url's database><suffix>``; its URL (for benches)."""
+    parts = urlsplit(url)
+    name = f"{parts.path.strip('/') or 'analogist'}{suffix}"
+    with _admin(url) as c:
+        c.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        c.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+def drop_database(url: str) -> None:
+    with _admin(url) as c:
+        c.execute(f'DROP DATABASE IF EXISTS "{urlsplit(url).path.strip("/")}"')
+
+
+def database_bytes(url: str) -> int:
+    """``pg_database_size`` of the database ``url`` names."""
+    with _connect(url) as c:
+        row = c.execute("SELECT pg_database_size(current_database())").fetchone()
+    return int(row[0]) if row else 0
+
+
 def open_store(target: str | Path = ":memory:", vocabulary: Vocabulary | None = None) -> Store:
     """The store a ``--db`` value names: a ``postgresql://`` URL opens :class:`PostgresStore`,
     anything else is a SQLite file (or ``:memory:``)."""
