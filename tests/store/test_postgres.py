@@ -335,3 +335,26 @@ def test_the_writer_lock_wait_is_bounded_with_one_line(pg_server, monkeypatch):
     assert waiter.calls.count() == 2
     holder.close()
     waiter.close()
+
+
+def test_consolidation_applies_and_undoes_exactly(open_db, spec_example):
+    from analogist.store.consolidation import MergeTerm, PutLearned, PutSchema
+
+    s = open_db()
+    s.add_episodes([parse_episode(spec_example, s.vocabulary)])
+    eid = spec_example["episode_id"]
+    before = (s.list_schemas(), s.learned_rows("operator"), s.vocab_counts(), tuple(s.vocabulary))
+    changes = [PutSchema("sc1", {"name": "x"}, (eid,)), PutLearned("operator", "op1", {"w": 1}),
+               MergeTerm("skips_check", "derives_from")]
+    s.apply_consolidation("c1", changes, s.max_log_rowid(), 0, {"n": 3})
+    assert [r.schema_id for r in s.list_schemas()] == ["sc1"]
+    assert s.learned_rows("operator") == {"op1": {"w": 1}}
+    (run,) = s.consolidation_runs()
+    assert run.run_id == "c1" and run.undone_at is None
+    with pytest.raises(NotFoundError, match="nothing was written"):
+        s.apply_consolidation("c2", [PutSchema("sc2", {}, ("ghost",))], 0, 0, {})
+    assert s.undo_consolidation("c1") == 3
+    after = (s.list_schemas(), s.learned_rows("operator"), s.vocab_counts(), tuple(s.vocabulary))
+    assert after == before
+    with pytest.raises(StoreError, match="already undone"):
+        s.undo_consolidation("c1")
