@@ -21,6 +21,11 @@ Every step shares one system prompt (rules, vocabulary, one worked example) and 
 starts with the episode, so llama.cpp's prompt cache reuses the common prefix across the steps of
 an episode and across episodes. The worked example is a responsibility gap (two parties each
 assume the other will act) — a mechanism that matches none of PARB's motifs (``docs/parb.md``).
+
+Opt-in versions, each measured against v4 on the same episodes (``docs/models.md``): v5 (concrete
+sentences), v6 (a mechanism sentence before the roles, the mechanism's actors as roles, a free
+"does" sentence before each role's relation, the enum shuffled per role with a fixed seed), v7
+(v6 with one relations call per role), v8 (v7 with term names as the enum).
 """
 
 from __future__ import annotations
