@@ -69,13 +69,25 @@ def writer(db: str, index: int, seconds: float, out: str) -> None:
                 raise RuntimeError(f"writer {index}: rejected {report.rejected[0]}")
             stored.extend(report.added)
             if batches % 3 == 0:
-                log.record(CallRecord(cache_key=f"w{index}_{batches}", provider="load",
-                                      model="none", request={"batch": batches}))
+                log.record(
+                    CallRecord(
+                        cache_key=f"w{index}_{batches}",
+                        provider="load",
+                        model="none",
+                        request={"batch": batches},
+                    )
+                )
         except StoreBusyError:
             busy += 1
         batches += 1
-    result = {"role": "writer", "index": index, "stored": stored, "batches": batches,
-              "busy": busy, "waits": store.write_waits()}
+    result = {
+        "role": "writer",
+        "index": index,
+        "stored": stored,
+        "batches": batches,
+        "busy": busy,
+        "waits": store.write_waits(),
+    }
     store.close()
     Path(out).write_text(json.dumps(result))
 
@@ -97,8 +109,9 @@ def reader(db: str, index: int, seconds: float, out: str) -> None:
         latencies.append(time.monotonic() - t0)
         reads += 1
     store.close()
-    Path(out).write_text(json.dumps({"role": "reader", "index": index, "reads": reads,
-                                     "latencies": latencies}))
+    Path(out).write_text(
+        json.dumps({"role": "reader", "index": index, "reads": reads, "latencies": latencies})
+    )
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -119,8 +132,16 @@ def run_once(db: str, writers: int, readers: int, seconds: float) -> dict:
         for i in range(count):
             out = work / f"{role}{i}.json"
             cmd = [sys.executable, __file__, "worker", role, db, str(i), str(seconds), str(out)]
-            procs.append((role, i, out, subprocess.Popen(
-                cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+            procs.append(
+                (
+                    role,
+                    i,
+                    out,
+                    subprocess.Popen(
+                        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+                    ),
+                )
+            )
     results, crashes, tracebacks = [], [], 0
     for role, i, out, p in procs:
         try:
@@ -144,32 +165,53 @@ def run_once(db: str, writers: int, readers: int, seconds: float) -> dict:
     from analogist.retrieve.embedder_choice import configured_embedder
 
     return {
-        "writers": writers, "readers": readers, "seconds": seconds,
+        "writers": writers,
+        "readers": readers,
+        "seconds": seconds,
         "embedder": configured_embedder().name,
-        "episodes_confirmed": len(confirmed), "episodes_present": len(present),
-        "lost": len(confirmed - present), "phantom": len(present - confirmed),
-        "batches": sum(w["batches"] for w in ws), "busy_bound_hit": sum(w["busy"] for w in ws),
-        "reads": sum(r["reads"] for r in rs), "crashes": crashes, "tracebacks": tracebacks,
-        "write_wait_s": {"p50": _pct(waits, 0.5), "p95": _pct(waits, 0.95),
-                         "max": max(waits, default=0.0), "n": len(waits)},
-        "read_latency_s": {"p50": _pct(lat, 0.5), "p95": _pct(lat, 0.95),
-                           "max": max(lat, default=0.0), "n": len(lat)},
+        "episodes_confirmed": len(confirmed),
+        "episodes_present": len(present),
+        "lost": len(confirmed - present),
+        "phantom": len(present - confirmed),
+        "batches": sum(w["batches"] for w in ws),
+        "busy_bound_hit": sum(w["busy"] for w in ws),
+        "reads": sum(r["reads"] for r in rs),
+        "crashes": crashes,
+        "tracebacks": tracebacks,
+        "write_wait_s": {
+            "p50": _pct(waits, 0.5),
+            "p95": _pct(waits, 0.95),
+            "max": max(waits, default=0.0),
+            "n": len(waits),
+        },
+        "read_latency_s": {
+            "p50": _pct(lat, 0.5),
+            "p95": _pct(lat, 0.95),
+            "max": max(lat, default=0.0),
+            "n": len(lat),
+        },
     }
 
 
 def ok(result: dict) -> bool:
-    return (result["lost"] == 0 and result["phantom"] == 0 and not result["crashes"]
-            and result["tracebacks"] == 0)
+    return (
+        result["lost"] == 0
+        and result["phantom"] == 0
+        and not result["crashes"]
+        and result["tracebacks"] == 0
+    )
 
 
 def _line(n: int, r: dict) -> str:
     w, rl = r["write_wait_s"], r["read_latency_s"]
-    return (f"run {n}: {'ok' if ok(r) else 'FAILED'}  episodes {r['episodes_present']} "
-            f"(confirmed {r['episodes_confirmed']}, lost {r['lost']}, phantom {r['phantom']})  "
-            f"batches {r['batches']}  bound hit {r['busy_bound_hit']}  reads {r['reads']}  "
-            f"write wait p50 {w['p50'] * 1000:.1f} ms p95 {w['p95'] * 1000:.1f} ms "
-            f"max {w['max'] * 1000:.0f} ms  read p95 {rl['p95'] * 1000:.1f} ms  "
-            f"tracebacks {r['tracebacks']}  crashes {len(r['crashes'])}  embedder {r['embedder']}")
+    return (
+        f"run {n}: {'ok' if ok(r) else 'FAILED'}  episodes {r['episodes_present']} "
+        f"(confirmed {r['episodes_confirmed']}, lost {r['lost']}, phantom {r['phantom']})  "
+        f"batches {r['batches']}  bound hit {r['busy_bound_hit']}  reads {r['reads']}  "
+        f"write wait p50 {w['p50'] * 1000:.1f} ms p95 {w['p95'] * 1000:.1f} ms "
+        f"max {w['max'] * 1000:.0f} ms  read p95 {rl['p95'] * 1000:.1f} ms  "
+        f"tracebacks {r['tracebacks']}  crashes {len(r['crashes'])}  embedder {r['embedder']}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -91,8 +91,11 @@ def make_pair_json(rng: random.Random, n_relations: int) -> tuple[dict, dict]:
     fresh = random_facts(rng, list(names.values()), n_relations)
     extra = [f for f in fresh if f not in kept][: n_relations - len(kept)]
     base = {"name": "base", "entities": entities, "facts": [f.to_json() for f in facts]}
-    target = {"name": "target", "entities": list(names.values()),
-              "facts": [f.to_json() for f in kept + extra]}  # type: ignore[union-attr]
+    target = {
+        "name": "target",
+        "entities": list(names.values()),
+        "facts": [f.to_json() for f in kept + extra],
+    }  # type: ignore[union-attr]
     return base, target
 
 
@@ -124,12 +127,17 @@ def python_pass(pairs: list[tuple[dict, dict]], cold: bool = False) -> tuple[flo
 
 
 def _rates(n: int, seconds: float, mappings: int) -> dict[str, float]:
-    return {"matches_per_s": n / seconds, "mappings_per_s": mappings / seconds,
-            "ms_per_match": 1000 * seconds / n, "mappings_per_match": mappings / n}
+    return {
+        "matches_per_s": n / seconds,
+        "mappings_per_s": mappings / seconds,
+        "ms_per_match": 1000 * seconds / n,
+        "mappings_per_match": mappings / n,
+    }
 
 
-def time_python(pairs: list[tuple[dict, dict]], repeat: int,
-                cold: bool = False) -> dict[str, float]:
+def time_python(
+    pairs: list[tuple[dict, dict]], repeat: int, cold: bool = False
+) -> dict[str, float]:
     """Best of ``repeat`` :func:`python_pass` es."""
     runs = [python_pass(pairs, cold) for _ in range(repeat)]
     seconds, mappings = min(runs)
@@ -166,8 +174,9 @@ SME_STEPPER = """
 """
 
 
-def time_alternating(oracle: str, pairs: list[tuple[dict, dict]], passes: int,
-                     cold: bool = False) -> dict[str, Any]:
+def time_alternating(
+    oracle: str, pairs: list[tuple[dict, dict]], passes: int, cold: bool = False
+) -> dict[str, Any]:
     """Both engines on the same pairs, pass by pass in turn (analogist, SME v4, analogist,
     ...), SME in one sbcl process that waits for each pass, so that the two see the same
     machine load. Each engine's rate is its best pass; ``ratio`` is the ratio of the two
@@ -177,8 +186,10 @@ def time_alternating(oracle: str, pairs: list[tuple[dict, dict]], passes: int,
     lines = [orc.lisp(["bench", specs])]
     for i, (b, t) in enumerate(pairs):
         desc = [[d["name"], d["entities"], d["facts"]] for d in (b, t)]
-        lines.append(f"({i} {orc.lisp(f'p{i}')} {orc.param_bindings({})} "
-                     f"{orc.lisp(desc[0])} {orc.lisp(desc[1])})")
+        lines.append(
+            f"({i} {orc.lisp(f'p{i}')} {orc.param_bindings({})} "
+            f"{orc.lisp(desc[0])} {orc.lisp(desc[1])})"
+        )
     ours: list[tuple[float, int]] = []
     theirs: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -187,9 +198,22 @@ def time_alternating(oracle: str, pairs: list[tuple[dict, dict]], passes: int,
         driver = Path(tmp) / "driver.lisp"
         driver.write_text(orc.DRIVER + "\n" + SME_STEPPER.replace("PAIRS", orc.lisp(str(path))))
         proc = subprocess.Popen(
-            [orc.find_sbcl(), "--noinform", "--non-interactive", "--no-sysinit", "--no-userinit",
-             "--load", str(Path(orc.HERE) / "load.lisp"), "--load", str(driver)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            [
+                orc.find_sbcl(),
+                "--noinform",
+                "--non-interactive",
+                "--no-sysinit",
+                "--no-userinit",
+                "--load",
+                str(Path(orc.HERE) / "load.lisp"),
+                "--load",
+                str(driver),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         assert proc.stdin is not None and proc.stdout is not None
         seen: list[str] = []
 
@@ -197,7 +221,7 @@ def time_alternating(oracle: str, pairs: list[tuple[dict, dict]], passes: int,
             for line in proc.stdout:  # type: ignore[union-attr]
                 seen.append(line)
                 if line.startswith(tag):
-                    return line[len(tag):].strip()
+                    return line[len(tag) :].strip()
             proc.wait()
             sys.exit(f"SME v4 stopped before {tag.strip()}: {''.join(seen)[-800:]}")
 
@@ -214,12 +238,20 @@ def time_alternating(oracle: str, pairs: list[tuple[dict, dict]], passes: int,
     n = len(pairs)
     best_ours = min(ours)
     best_sme = min(theirs)
-    sme = {"matches_per_s": n / best_sme, "ms_per_match": 1000 * best_sme / n,
-           "mappings_per_s": best_ours[1] / best_sme}
+    sme = {
+        "matches_per_s": n / best_sme,
+        "ms_per_match": 1000 * best_sme / n,
+        "mappings_per_s": best_ours[1] / best_sme,
+    }
     ratios = [s / o for (o, _), s in zip(ours, theirs)]
-    return {"pairs": n, "analogist": _rates(n, *best_ours), "sme4": sme,
-            "ratio": best_sme / best_ours[0], "pass_ratios": ratios,
-            "pass_ratio_median": statistics.median(ratios)}
+    return {
+        "pairs": n,
+        "analogist": _rates(n, *best_ours),
+        "sme4": sme,
+        "ratio": best_sme / best_ours[0],
+        "pass_ratios": ratios,
+        "pass_ratio_median": statistics.median(ratios),
+    }
 
 
 def _peak_rss_mb() -> float:
@@ -238,14 +270,25 @@ def huge_child(n_relations: int, budget: int) -> None:
         outcome = f"{r.mapping_count} mappings, {r.mh_count:,} match hypotheses"
     except MappingError as e:
         outcome = f"MappingError: {e}"
-    print(json.dumps({"seconds": time.process_time() - started, "outcome": outcome,
-                      "peak_rss_mb": _peak_rss_mb()}))
+    print(
+        json.dumps(
+            {
+                "seconds": time.process_time() - started,
+                "outcome": outcome,
+                "peak_rss_mb": _peak_rss_mb(),
+            }
+        )
+    )
 
 
 def huge(n_relations: int, budget: int) -> dict[str, object]:
     """:func:`huge_child` in a fresh process (so its peak memory is its own)."""
-    proc = subprocess.run([sys.executable, __file__, "--huge-child", str(n_relations),
-                           "--budget", str(budget)], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--huge-child", str(n_relations), "--budget", str(budget)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         return {"relations": n_relations, "outcome": f"crashed: {proc.stderr.strip()[-300:]}"}
     return {"relations": n_relations, **json.loads(proc.stdout)}
@@ -256,13 +299,23 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--pairs", type=int, default=400, help="pairs at 5-15 (fewer at 30, 80)")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs per size")
-    parser.add_argument("--compare-sme", metavar="ORACLE", nargs="?",
-                        const=str(Path(__file__).resolve().parents[2] / "shared" / "reference"
-                                  / "sme4-oracle" / "sme4-oracle"),
-                        help="path to sme4-oracle (default: ../shared/reference/sme4-oracle)")
+    parser.add_argument(
+        "--compare-sme",
+        metavar="ORACLE",
+        nargs="?",
+        const=str(
+            Path(__file__).resolve().parents[2]
+            / "shared"
+            / "reference"
+            / "sme4-oracle"
+            / "sme4-oracle"
+        ),
+        help="path to sme4-oracle (default: ../shared/reference/sme4-oracle)",
+    )
     parser.add_argument("--huge", action="store_true", help="1,600 and 10,000-relation self-maps")
-    parser.add_argument("--cold", action="store_true",
-                        help="empty the rounding memo before every analogist pass")
+    parser.add_argument(
+        "--cold", action="store_true", help="empty the rounding memo before every analogist pass"
+    )
     parser.add_argument("--budget", type=int, default=DEFAULT_MH_BUDGET)
     parser.add_argument("--huge-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true")
@@ -270,9 +323,10 @@ def main() -> None:
     if args.huge_child:
         huge_child(args.huge_child, args.budget)
         return
-    results: dict[str, Any] = {"core": {"compiled": compiled.status().compiled,
-                                        "describe": compiled.status().describe()},
-                               "load_before": list(os.getloadavg())}
+    results: dict[str, Any] = {
+        "core": {"compiled": compiled.status().compiled, "describe": compiled.status().describe()},
+        "load_before": list(os.getloadavg()),
+    }
     for label, low, high in SIZES:
         n = max(20, args.pairs // (1 if high <= 15 else 4 if high <= 30 else 16))
         pairs = batch(args.seed, low, high, n)
@@ -287,31 +341,41 @@ def main() -> None:
         print(json.dumps(results, indent=2))
         return
     print(compiled.status().describe())
-    print(f"structure mapping, one core, seed {args.seed}, fresh descriptions per pair"
-          f"{' and a cold rounding memo per pass' if args.cold else ''}; load "
-          f"average {results['load_before'][0]:.1f} before, {results['load_after'][0]:.1f} after")
+    print(
+        f"structure mapping, one core, seed {args.seed}, fresh descriptions per pair"
+        f"{' and a cold rounding memo per pass' if args.cold else ''}; load "
+        f"average {results['load_before'][0]:.1f} before, {results['load_after'][0]:.1f} after"
+    )
     head = f"{'relations':>10} {'pairs':>6} {'ms/match':>9} {'matches/s':>10} {'mappings/s':>11}"
     if args.compare_sme:
-        head += (f" {'SME v4/s':>9} {'SME maps/s':>11} {'ratio':>6}  "
-                 f"(best pass / best pass; side-by-side passes: median, range)")
+        head += (
+            f" {'SME v4/s':>9} {'SME maps/s':>11} {'ratio':>6}  "
+            f"(best pass / best pass; side-by-side passes: median, range)"
+        )
     print(head)
     for label, _, _ in SIZES:
         r = results[label]
         a = r["analogist"]
-        line = (f"{label:>10} {r['pairs']:>6} {a['ms_per_match']:>9.3f} "
-                f"{a['matches_per_s']:>10.0f} {a['mappings_per_s']:>11.0f}")
+        line = (
+            f"{label:>10} {r['pairs']:>6} {a['ms_per_match']:>9.3f} "
+            f"{a['matches_per_s']:>10.0f} {a['mappings_per_s']:>11.0f}"
+        )
         if args.compare_sme:
             s = r["sme4"]
             pr = r["pass_ratios"]
-            line += (f" {s['matches_per_s']:>9.0f} {s['mappings_per_s']:>11.0f} "
-                     f"{r['ratio']:>5.2f}x  ({r['pass_ratio_median']:.2f}, "
-                     f"{min(pr):.2f}-{max(pr):.2f})")
+            line += (
+                f" {s['matches_per_s']:>9.0f} {s['mappings_per_s']:>11.0f} "
+                f"{r['ratio']:>5.2f}x  ({r['pass_ratio_median']:.2f}, "
+                f"{min(pr):.2f}-{max(pr):.2f})"
+            )
         print(line)
     if args.huge:
         print(f"huge self-maps (match-hypothesis budget {args.budget:,}):")
         for n, h in results["huge"].items():
-            print(f"  {n:>6} relations: {h.get('seconds', float('nan')):.1f} s CPU, peak "
-                  f"{h.get('peak_rss_mb', float('nan')):.0f} MB, {h['outcome']}")
+            print(
+                f"  {n:>6} relations: {h.get('seconds', float('nan')):.1f} s CPU, peak "
+                f"{h.get('peak_rss_mb', float('nan')):.0f} MB, {h['outcome']}"
+            )
 
 
 if __name__ == "__main__":

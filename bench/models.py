@@ -38,12 +38,16 @@ def _row(label: str, calls: int, tin: int, tout: int, ms: float, n_ctx_max: int)
     s = ms / 1000
     per = s / calls if calls else 0.0
     rate = (tin + tout) / s if s else 0.0
-    return (f"{label:<22} {calls:>6} {tin:>10} {tout:>9} {s:>9.1f} {per:>8.1f} {rate:>8.0f} "
-            f"{n_ctx_max:>8}")
+    return (
+        f"{label:<22} {calls:>6} {tin:>10} {tout:>9} {s:>9.1f} {per:>8.1f} {rate:>8.0f} "
+        f"{n_ctx_max:>8}"
+    )
 
 
-HEAD = (f"{'':<22} {'calls':>6} {'in tok':>10} {'out tok':>9} {'seconds':>9} {'s/call':>8} "
-        f"{'tok/s':>8} {'max in':>8}")
+HEAD = (
+    f"{'':<22} {'calls':>6} {'in tok':>10} {'out tok':>9} {'seconds':>9} {'s/call':>8} "
+    f"{'tok/s':>8} {'max in':>8}"
+)
 
 
 def report(store: Store, run_id: str) -> dict:
@@ -74,8 +78,10 @@ def report(store: Store, run_id: str) -> dict:
         key = (row.answer.get("run") or {}).get("cache_key")
         if key in calls:
             add(arms[row.arm], calls[key])
-    return {"kinds": {k: v for k, v in sorted(kinds.items(), key=lambda kv: kv[0].strip())},
-            "arms": dict(arms)}
+    return {
+        "kinds": {k: v for k, v in sorted(kinds.items(), key=lambda kv: kv[0].strip())},
+        "arms": dict(arms),
+    }
 
 
 def main() -> None:

@@ -40,8 +40,10 @@ def main() -> None:
     rid = run_bench(store, bench, RunConfig(arms=arms, answerers=("engine",)))
     aggregate(store, rid, n_boot=args.n_boot)
     agg = time.perf_counter() - t
-    print(f"all engine arms: {total:.2f} s; one combined run + aggregation "
-          f"(n_boot={args.n_boot}): {agg:.2f} s")
+    print(
+        f"all engine arms: {total:.2f} s; one combined run + aggregation "
+        f"(n_boot={args.n_boot}): {agg:.2f} s"
+    )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {peak:.0f} MiB")
 

@@ -78,4 +78,3 @@ def vocab():
 def sme_fixtures() -> Path:
     assert SME_FIXTURES.is_dir(), f"SME fixtures missing at {SME_FIXTURES}"
     return SME_FIXTURES
-

@@ -30,8 +30,15 @@ SOLAR = {
     "entities": [{"name": "sun", "type": "inanimate"}, "planet"],
     "facts": [
         ["greater", ["mass", "sun"], ["mass", "planet"]],
-        ["cause", ["and", ["greater", ["mass", "sun"], ["mass", "planet"]],
-                   ["attracts", "sun", "planet"]], ["attracts", "sun", "planet"]],
+        [
+            "cause",
+            [
+                "and",
+                ["greater", ["mass", "sun"], ["mass", "planet"]],
+                ["attracts", "sun", "planet"],
+            ],
+            ["attracts", "sun", "planet"],
+        ],
     ],
 }
 
@@ -39,11 +46,15 @@ SOLAR = {
 def test_sub_expressions_are_items_and_roots_are_unembedded_facts():
     d = Description.from_json(SOLAR, PREDS)
     assert [str(e) for e in d.expressions] == [
-        "(mass sun)", "(mass planet)", "(greater (mass sun) (mass planet))",
+        "(mass sun)",
+        "(mass planet)",
+        "(greater (mass sun) (mass planet))",
         "(attracts sun planet)",
         "(and (greater (mass sun) (mass planet)) (attracts sun planet))",
-        ("(cause (and (greater (mass sun) (mass planet)) (attracts sun planet)) "
-         "(attracts sun planet))"),
+        (
+            "(cause (and (greater (mass sun) (mass planet)) (attracts sun planet)) "
+            "(attracts sun planet))"
+        ),
     ]
     assert [str(r) for r in d.roots] == [str(d.expressions[-1])]
     assert d.entities == (Entity("sun", "inanimate"), Entity("planet"))
@@ -58,19 +69,26 @@ def test_json_round_trip_is_self_contained():
 
 
 def test_embedded_predicates_override_the_given_table():
-    obj = dict(SOLAR, predicates={"attracts": {"kind": "relation", "arity": 2,
-                                              "n_ary": False, "commutative": True}})
+    obj = dict(
+        SOLAR,
+        predicates={
+            "attracts": {"kind": "relation", "arity": 2, "n_ary": False, "commutative": True}
+        },
+    )
     d = Description.from_json(obj, PREDS)
     assert d.predicates["attracts"].commutative
 
 
-@pytest.mark.parametrize("fact, message", [
-    (["orbits", "sun", "planet"], "unknown predicate 'orbits'; add it to the predicates file"),
-    (["greater", "sun"], "'greater' takes 2 argument(s), got 1"),
-    (["attracts", "sun", "moon"], "entity 'moon' is not declared"),
-    (["and"], "n-ary 'and' needs arguments"),
-    (["attracts", "sun", 3], "neither an entity name nor an expression"),
-])
+@pytest.mark.parametrize(
+    "fact, message",
+    [
+        (["orbits", "sun", "planet"], "unknown predicate 'orbits'; add it to the predicates file"),
+        (["greater", "sun"], "'greater' takes 2 argument(s), got 1"),
+        (["attracts", "sun", "moon"], "entity 'moon' is not declared"),
+        (["and"], "n-ary 'and' needs arguments"),
+        (["attracts", "sun", 3], "neither an entity name nor an expression"),
+    ],
+)
 def test_invalid_facts_are_rejected_with_a_clear_message(fact, message):
     with pytest.raises(DescriptionError, match=message.replace("(", r"\(").replace(")", r"\)")):
         Description.from_json(dict(SOLAR, facts=[fact]), PREDS)

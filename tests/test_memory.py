@@ -47,8 +47,7 @@ def test_a_bad_line_is_rejected_with_its_number_and_not_written():
     m = Memory(":memory:")
     bad_sig = copy.deepcopy(cases.LEDGER)
     bad_sig["signature"]["relations"][0][0] = "frobnicates"
-    lines = [json.dumps(cases.PROXY), "", "{not json", json.dumps(bad_sig),
-             json.dumps(cases.PROXY)]
+    lines = [json.dumps(cases.PROXY), "", "{not json", json.dumps(bad_sig), json.dumps(cases.PROXY)]
     report = m.add(lines)
     assert report.added == ["proxy"]
     where = dict(report.rejected)

@@ -30,10 +30,12 @@ def test_subpackages_export_the_types_their_functions_return():
     import analogist.store
     import analogist.verify
 
-    for pkg, names in ((analogist.verify, ("RoleMapping", "Assessment", "CriticVerdict")),
-                       (analogist.retrieve, ("Pool", "Candidate")),
-                       (analogist.encode, ("EncodeResult",)),
-                       (analogist.reason, ("AnalogyRun", "Trigger")),
-                       (analogist.store, ("StoreInterface", "LedgerRow"))):
+    for pkg, names in (
+        (analogist.verify, ("RoleMapping", "Assessment", "CriticVerdict")),
+        (analogist.retrieve, ("Pool", "Candidate")),
+        (analogist.encode, ("EncodeResult",)),
+        (analogist.reason, ("AnalogyRun", "Trigger")),
+        (analogist.store, ("StoreInterface", "LedgerRow")),
+    ):
         for name in names:
             assert name in pkg.__all__ and getattr(pkg, name) is not None, (pkg.__name__, name)

@@ -36,8 +36,10 @@ def file_settings() -> dict:
         raise ConfigError(f'config file {p} must hold a JSON object like {{"db": "..."}}')
     for key, value in data.items():
         if isinstance(value, bool) or not isinstance(value, str | int | float):
-            raise ConfigError(f"config file {p}: {key!r} must be a string or a number, got "
-                              f"{json.dumps(value)[:60]}; fix or delete it")
+            raise ConfigError(
+                f"config file {p}: {key!r} must be a string or a number, got "
+                f"{json.dumps(value)[:60]}; fix or delete it"
+            )
     return data
 
 
@@ -55,8 +57,10 @@ def setting(name: str, flag: str | None = None, default: str | None = None) -> s
         return env
     value = file_settings().get(name, default)
     if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise ConfigError(f"config file {config_path()}: {name!r} must be a non-empty string, "
-                          f"got {json.dumps(value)}; fix or delete it")
+        raise ConfigError(
+            f"config file {config_path()}: {name!r} must be a non-empty string, "
+            f"got {json.dumps(value)}; fix or delete it"
+        )
     return value
 
 

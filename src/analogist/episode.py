@@ -64,7 +64,9 @@ def parse_episode(obj: Any, vocab: Vocabulary) -> Episode:
         return Episode(sig.episode_id, sig.kind, sig.levels["L0"], signature=sig)
     eid = obj.get("id")
     if isinstance(eid, str) and len(eid) > L.MAX_ID_CHARS:
-        raise EpisodeError(f"episode id {short(eid)}: " + L.over("characters", len(eid), "MAX_ID_CHARS"))
+        raise EpisodeError(
+            f"episode id {short(eid)}: " + L.over("characters", len(eid), "MAX_ID_CHARS")
+        )
     if not isinstance(eid, str) or not _ID.match(eid):
         raise EpisodeError(
             f"episode id {short(eid)}: give a string id of letters, digits and _ . : - "
@@ -72,7 +74,9 @@ def parse_episode(obj: Any, vocab: Vocabulary) -> Episode:
         )
     unknown = sorted(set(obj) - _FIELDS)
     if unknown:
-        raise EpisodeError(f"episode {eid}: unknown field {short(unknown[0])}; fields are {sorted(_FIELDS)}")
+        raise EpisodeError(
+            f"episode {eid}: unknown field {short(unknown[0])}; fields are {sorted(_FIELDS)}"
+        )
     kind = obj.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         raise EpisodeError(f"episode {eid}: kind {short(kind)} is not one of {', '.join(KINDS)}")
@@ -83,14 +87,22 @@ def parse_episode(obj: Any, vocab: Vocabulary) -> Episode:
         if obj.get(k) is not None and not isinstance(obj[k], str):
             raise EpisodeError(f"episode {eid}: {k} must be a string")
         if obj.get(k) is not None and len(obj[k]) > L.MAX_TEXT_CHARS:
-            raise EpisodeError(f"episode {eid}: {k} has " + L.over("characters", len(obj[k]), "MAX_TEXT_CHARS"))
+            raise EpisodeError(
+                f"episode {eid}: {k} has " + L.over("characters", len(obj[k]), "MAX_TEXT_CHARS")
+            )
     signed: Signature | None = None
     if obj.get("signature") is not None:
         signed = parse_signature(obj["signature"], vocab)
         if signed.episode_id != eid:
             raise SignatureError(
-                eid, "episode_id", f"signature names {signed.episode_id!r}; it must equal the episode id"
+                eid,
+                "episode_id",
+                f"signature names {signed.episode_id!r}; it must equal the episode id",
             )
         if signed.kind != kind:
-            raise SignatureError(eid, "kind", f"signature kind {signed.kind!r} differs from episode kind {kind!r}")
-    return Episode(eid, kind, text, obj.get("outcome"), obj.get("time"), obj.get("provenance"), signed)
+            raise SignatureError(
+                eid, "kind", f"signature kind {signed.kind!r} differs from episode kind {kind!r}"
+            )
+    return Episode(
+        eid, kind, text, obj.get("outcome"), obj.get("time"), obj.get("provenance"), signed
+    )

@@ -26,7 +26,9 @@ def banned_patterns() -> tuple[tuple[str, re.Pattern], ...]:
     for m in all_motifs():
         phrases.update(a.lower() for a in m.aliases)
         phrases.update({m.name.replace("_", " "), m.title.lower()})
-    return tuple((p, re.compile(r"\b" + re.escape(p) + r"\b", re.IGNORECASE)) for p in sorted(phrases))
+    return tuple(
+        (p, re.compile(r"\b" + re.escape(p) + r"\b", re.IGNORECASE)) for p in sorted(phrases)
+    )
 
 
 def named_terms(text: str) -> list[str]:

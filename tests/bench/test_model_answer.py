@@ -43,7 +43,8 @@ def ask(arm: str, item, *responses, logged: bool = False, seed: int = 0, **kw):
     target = target_signature(item.key, default_vocabulary())
     kw.setdefault("oracle_source", item.key.get("gold_source"))
     answer = ModelAnswerer(ARMS[arm], llm, ArmSettings(), seed).answer(
-        item.family, item.inputs, target, probe=probe_for(item), **kw)
+        item.family, item.inputs, target, probe=probe_for(item), **kw
+    )
     return answer, scripted
 
 
@@ -60,9 +61,16 @@ def test_f1_f4_role_mapping_and_fix_are_read():
     for item in items("F1") + items("F4"):
         sid = item.inputs["source"]["id"]
         eids = sorted(item.inputs["target"]["entities"])
-        ans, _ = ask("A1", item, {"source": sid, "role_mapping": {"R1": eids[0], "R2": eids[1]},
-                                  "fix": {"operator": "distrust", "args": eids[:2]},
-                                  "confidence": 0.8})
+        ans, _ = ask(
+            "A1",
+            item,
+            {
+                "source": sid,
+                "role_mapping": {"R1": eids[0], "R2": eids[1]},
+                "fix": {"operator": "distrust", "args": eids[:2]},
+                "confidence": 0.8,
+            },
+        )
         assert isinstance(ans, Answer)
         assert ans.claimed_source == sid
         assert ans.role_map == {"R1": eids[0], "R2": eids[1]}
@@ -82,8 +90,9 @@ def test_f3_f7_f8_claims_only_shown_episodes():
     for item in items("F3") + items("F7") + items("F8"):
         first, _ = ask("C", item)
         pick = first.retrieved[0]
-        ans, _ = ask("C", item, {"source": pick, "role_mapping": {}, "fix": None,
-                                 "confidence": 0.6})
+        ans, _ = ask(
+            "C", item, {"source": pick, "role_mapping": {}, "fix": None, "confidence": 0.6}
+        )
         assert ans.claimed_source == pick
         # an episode of the memory the arm did not show cannot be claimed
         hidden = [i for i in memory_ids(item) if i not in first.retrieved]
@@ -96,8 +105,11 @@ def test_f5_decisions_are_read():
     for item in items("F5"):
         ids = [i["id"] for i in item.inputs["inferences"]]
         decisions = {i: ("transfer" if n % 2 else "withhold") for n, i in enumerate(ids)}
-        ans, _ = ask("A1", item, {"source": item.inputs["source"]["id"], "decisions": decisions,
-                                  "confidence": 0.5})
+        ans, _ = ask(
+            "A1",
+            item,
+            {"source": item.inputs["source"]["id"], "decisions": decisions, "confidence": 0.5},
+        )
         assert ans.decisions == {i: n % 2 == 1 for n, i in enumerate(ids)}
 
 
@@ -111,8 +123,9 @@ def test_f6_source_id_counts_as_acceptance():
 
 
 def test_parametric_analogue_is_no_claim():
-    ans, _ = ask("A0", items("F3")[0], {"source": "the Challenger O-ring decision",
-                                        "confidence": 0.9})
+    ans, _ = ask(
+        "A0", items("F3")[0], {"source": "the Challenger O-ring decision", "confidence": 0.9}
+    )
     assert ans.claimed_source is None
     assert any("not a shown episode id" in p for p in ans.run["problems"])
 
@@ -209,8 +222,7 @@ def test_e_survival_comes_from_the_machinery_run():
     item = items("F7")[0]
     first, _ = ask("E", item)
     chosen = first.run["machinery"]["source"]
-    ans, _ = ask("E", item, {"source": chosen, "role_mapping": {}, "fix": None,
-                             "confidence": 0.9})
+    ans, _ = ask("E", item, {"source": chosen, "role_mapping": {}, "fix": None, "confidence": 0.9})
     assert ans.survived is True
     other = next(i for i in first.retrieved if i != chosen)
     ans, _ = ask("E", item, {"source": other, "confidence": 0.9})
@@ -239,8 +251,11 @@ def test_source_override_replaces_the_given_source():
 
 # ------------------------------------------------------------------------- no key leaks
 def _leaks(text: str, item) -> list[str]:
-    found = [w for w in ("decoy", "gold", "oracle", "same_domain", "memory_roles")
-             if re.search(rf"\b{w}\b", text, re.IGNORECASE)]
+    found = [
+        w
+        for w in ("decoy", "gold", "oracle", "same_domain", "memory_roles")
+        if re.search(rf"\b{w}\b", text, re.IGNORECASE)
+    ]
     if item.motif in text or item.motif.replace("_", " ") in text.lower():
         found.append(item.motif)
     rm = item.key.get("role_mapping")
@@ -268,8 +283,11 @@ def test_malformed_json_is_no_claim():
 
 def test_malformed_fields_are_no_claim_each():
     item = items("F4")[0]
-    ans, _ = ask("A1", item, {"source": 7, "role_mapping": ["R1"], "fix": {"operator": 3},
-                              "confidence": "high"})
+    ans, _ = ask(
+        "A1",
+        item,
+        {"source": 7, "role_mapping": ["R1"], "fix": {"operator": 3}, "confidence": "high"},
+    )
     assert (ans.claimed_source, ans.role_map, ans.action, ans.confidence) == (None, {}, None, None)
     assert len(ans.run["problems"]) >= 4
     ans, _ = ask("A1", items("F5")[0], [1, 2, 3])
@@ -282,7 +300,10 @@ def test_call_settings_seed_replicate_and_cost():
     ans, scripted = ask("A1", item, {**NO_CLAIM, "accept": {sid: True}}, seed=3, logged=True)
     req = scripted.requests[0]
     assert (req.seed, req.replicate, req.prompt_version) == (3, 3, PROMPT_VERSION)
-    assert (req.temperature, req.max_tokens) == (ArmSettings().temperature, ArmSettings().max_tokens)
+    assert (req.temperature, req.max_tokens) == (
+        ArmSettings().temperature,
+        ArmSettings().max_tokens,
+    )
     assert req.schema["required"][0] == "source"
     assert ans.calls == 1 and ans.tokens > 0 and ans.judged == {sid: True}
     bad = {"source": None}  # misses "accept" and "confidence": one repair re-ask
@@ -334,11 +355,13 @@ def test_the_schema_offers_no_source_and_names_only_what_was_shown():
     ans, scripted = ask("E", item)
     props = scripted.requests[0].schema["properties"]
     assert None in props["source"]["enum"] and set(props["source"]["enum"]) - {None} == set(
-        ans.run["shown"])
+        ans.run["shown"]
+    )
     assert props["confidence"] == {"enum": [0.1, 0.3, 0.5, 0.7, 0.9]}
     eids = sorted(item.inputs["target"]["entities"])
-    sig_roles = set(item.inputs["source"]["signature"]["roles"]) if item.inputs.get("source") \
-        else set()
+    sig_roles = (
+        set(item.inputs["source"]["signature"]["roles"]) if item.inputs.get("source") else set()
+    )
     assert props["role_mapping"]["additionalProperties"] is False
     assert sig_roles <= set(props["role_mapping"]["properties"])
     assert all(v == {"enum": eids} for v in props["role_mapping"]["properties"].values())
@@ -358,11 +381,12 @@ def test_a_prompt_that_would_overflow_the_context_is_cut_and_says_so():
     scripted = ScriptedLLM([NO_CLAIM, NO_CLAIM])
     target = target_signature(item.key, default_vocabulary())
     full = ModelAnswerer(ARMS["B"], scripted, ArmSettings(), 0).answer(
-        item.family, item.inputs, target)
+        item.family, item.inputs, target
+    )
     size = estimate_tokens(scripted.requests[0].message_dicts())
-    small = ModelAnswerer(ARMS["B"], scripted, ArmSettings(), 0,
-                          context_tokens=size + ArmSettings().max_tokens - 200).answer(
-        item.family, item.inputs, target)
+    small = ModelAnswerer(
+        ARMS["B"], scripted, ArmSettings(), 0, context_tokens=size + ArmSettings().max_tokens - 200
+    ).answer(item.family, item.inputs, target)
     assert not any("cut" in n for n in full.run["notes"])
     assert any("episode texts cut to" in n for n in small.run["notes"])
     assert estimate_tokens(scripted.requests[1].message_dicts()) < size

@@ -43,8 +43,13 @@ class SchemaModel(ScriptedLLM):
         words = [w for w in re.findall(r"[a-z]{4,}", _episode(text))][:12] or ["thing", "other"]
         salt = hashlib.sha256(text.encode()).hexdigest()
         value = _fill(request.schema or {}, salt, words, [0])
-        return completion_from_text(json.dumps(value), request, input_tokens=len(text) // 4,
-                                    output_tokens=20, latency_ms=1.0)
+        return completion_from_text(
+            json.dumps(value),
+            request,
+            input_tokens=len(text) // 4,
+            output_tokens=20,
+            latency_ms=1.0,
+        )
 
 
 def _episode(text: str) -> str:
@@ -54,7 +59,7 @@ def _episode(text: str) -> str:
 
 def _fill(s: dict, salt: str, words: list[str], n: list[int]):
     n[0] += 1
-    pick = int(salt[(n[0] * 2) % 60:(n[0] * 2) % 60 + 4], 16)
+    pick = int(salt[(n[0] * 2) % 60 : (n[0] * 2) % 60 + 4], 16)
     if "enum" in s:
         opts = [o for o in s["enum"] if o is not None] or [None]
         return opts[pick % len(opts)]
@@ -99,8 +104,16 @@ def recorded(tmp_path_factory):
     run_id = runner.run()
     path = tmp_path_factory.mktemp("replay") / "run.jsonl.gz"
     n = record_run(store, b, config, "scripted:schema-model", path, run_id)
-    return {"bench": b, "store": store, "llm": llm, "runner": runner, "run_id": run_id,
-            "path": path, "n": n, "config": config}
+    return {
+        "bench": b,
+        "store": store,
+        "llm": llm,
+        "runner": runner,
+        "run_id": run_id,
+        "path": path,
+        "n": n,
+        "config": config,
+    }
 
 
 def test_the_model_encodes_every_episode_from_its_own_record_and_each_target(recorded):
@@ -118,15 +131,20 @@ def test_the_model_encodes_every_episode_from_its_own_record_and_each_target(rec
     sigs = []
     for it in recorded["bench"].items:
         inputs = recorded["runner"].encoding.item(it).item.inputs
-        recs = [*inputs.get("memory", []), *inputs.get("candidates", []),
-                *([inputs["source"]] if inputs.get("source") else [])]
+        recs = [
+            *inputs.get("memory", []),
+            *inputs.get("candidates", []),
+            *([inputs["source"]] if inputs.get("source") else []),
+        ]
         sigs += [r.get("signature") for r in recs]
     assert any(s and s["writer_model"].endswith("#staged-v4") for s in sigs)
     assert not any(s and s.get("writer_model", "").startswith("gold") for s in sigs)
 
 
 def test_jobs_run_item_by_item(recorded):
-    reqs = [r for r in recorded["llm"].inner.requests if r.prompt_version.startswith("model-answer")]
+    reqs = [
+        r for r in recorded["llm"].inner.requests if r.prompt_version.startswith("model-answer")
+    ]
     texts = [r.messages[-1][1] for r in reqs]
     from analogist.bench.execution.runner import item_episodes
 
@@ -172,9 +190,12 @@ def test_a_call_missing_from_the_replay_file_is_a_clear_error(recorded, tmp_path
 def test_the_cli_replays_a_file_and_says_no_model_was_called(recorded, tmp_path):
     from analogist.cli.bench_run_cmd import run_cmd
 
-    res = CliRunner().invoke(run_cmd, ["--replay", str(recorded["path"]), "--out",
-                                       str(tmp_path / "rep"), "--n-boot", "50"],
-                             obj={"db": str(tmp_path / "x.db")}, catch_exceptions=False)
+    res = CliRunner().invoke(
+        run_cmd,
+        ["--replay", str(recorded["path"]), "--out", str(tmp_path / "rep"), "--n-boot", "50"],
+        obj={"db": str(tmp_path / "x.db")},
+        catch_exceptions=False,
+    )
     assert res.exit_code == 0, res.output
     assert "0 model calls made" in res.output and "encoder fidelity (targets" in res.output
     assert (tmp_path / "rep" / "encoder_fidelity.json").exists()
@@ -186,10 +207,20 @@ def test_bench_models_prints_tokens_and_seconds_per_kind_and_arm(recorded):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, str(root / "bench" / "models.py"), "--replay",
-                          str(recorded["path"]), "--json"], capture_output=True, text=True,
-                         check=True, cwd=root).stdout
-    rep = json.loads(out[out.index("{"):])
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(root / "bench" / "models.py"),
+            "--replay",
+            str(recorded["path"]),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+    ).stdout
+    rep = json.loads(out[out.index("{") :])
     assert rep["kinds"]["encode"][0] > 0 and rep["kinds"]["answer"][0] > 0
     assert set(rep["arms"]) == set(ARMS)
     assert rep["arms"]["A0"][1] > 0  # input tokens of A0's answers
@@ -232,8 +263,9 @@ def test_an_answer_cut_at_max_tokens_replays_through_the_same_repair():
         def generate(self, request):
             self.requests.append(request)
             if len(self.requests) == 1:
-                return completion_from_text('{"x": ', request, output_tokens=request.max_tokens,
-                                            finish_reason="length")
+                return completion_from_text(
+                    '{"x": ', request, output_tokens=request.max_tokens, finish_reason="length"
+                )
             return completion_from_text('{"x": 1}', request, output_tokens=5)
 
     store = Store(":memory:")
@@ -252,8 +284,9 @@ def test_a_call_that_failed_live_replays_as_the_same_failure(tmp_path):
     from analogist.models.registry import open_llm
 
     store = Store(":memory:")
-    live = TrackedLLM(LoggedLLM(ScriptedLLM([ModelError("server fell over")], model="m"),
-                                CallLog(store)))
+    live = TrackedLLM(
+        LoggedLLM(ScriptedLLM([ModelError("server fell over")], model="m"), CallLog(store))
+    )
     with pytest.raises(ModelError):
         live.complete([{"role": "user", "content": "q"}])
     path = tmp_path / "f.jsonl.gz"

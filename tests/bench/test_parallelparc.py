@@ -31,7 +31,7 @@ CSV = Path(__file__).parent / "parallelparc" / "subset.csv"
 PHRASES = list(S.relation_phrases(default_vocabulary()))
 # the scripted encoder's structures: (from, phrase index, to) per role
 STRUCTURES = {
-    "analogue": [("R1", 3, "R2"), ("R2", 1, "R3")],   # R1 sends_to R2, R2 depends_on R3
+    "analogue": [("R1", 3, "R2"), ("R2", 1, "R3")],  # R1 sends_to R2, R2 depends_on R3
     "distractor": [("R2", 5, "R1"), ("R3", 2, "R2")],  # another mechanism on the same parts
     "random": [("R1", 6, "R2")],
 }
@@ -48,8 +48,14 @@ class ParagraphModel(BaseLLM):
         self.model, self.base_url, self.params = "paragraphs", None, {}
         self.kind = {}
         for r in rows:
-            self.kind.update({r.source: "analogue", r.target: "analogue",
-                              r.distractor: "distractor", r.random: "random"})
+            self.kind.update(
+                {
+                    r.source: "analogue",
+                    r.target: "analogue",
+                    r.distractor: "distractor",
+                    r.random: "random",
+                }
+            )
         self.targets = {r.target for r in rows}
         self.calls = 0
 
@@ -75,23 +81,38 @@ class ParagraphModel(BaseLLM):
         shape = STRUCTURES[self.kind[para]]
         if step == "roles":
             words = list(dict.fromkeys(w for w in re.findall(r"[A-Za-z]{6,}", para)))[:3]
-            ans = {"domain": "process", "roles": [{"entity": w, "part": f"part {i}"}
-                                                  for i, w in enumerate(words, 1)]}
+            ans = {
+                "domain": "process",
+                "roles": [{"entity": w, "part": f"part {i}"} for i, w in enumerate(words, 1)],
+            }
         elif step == "relations":
-            ans = {r: {"relation": "none", "to": "R1" if r != "R1" else "R2"}
-                   for r in ("R1", "R2", "R3")}
+            ans = {
+                r: {"relation": "none", "to": "R1" if r != "R1" else "R2"}
+                for r in ("R1", "R2", "R3")
+            }
             for a, p, b in shape:
                 ans[a] = {"relation": PHRASES[p], "to": b}
         elif step == "causal_chain":
             terms = S.relation_phrases(default_vocabulary())
             a, p, b = shape[0]
-            ans = {"links": [{"cause": [terms[PHRASES[p]], a, b], "link": "causes",
-                              "effect": ["degraded", b]}]}
+            ans = {
+                "links": [
+                    {
+                        "cause": [terms[PHRASES[p]], a, b],
+                        "link": "causes",
+                        "effect": ["degraded", b],
+                    }
+                ]
+            }
         else:
-            ans = {"symptom": "the process stalls", "violated_invariant": "each step is fed",
-                   "fix": {"operator": "restore", "args": ["R1", "R2"]},
-                   "L1": "one part feeds the next", "L2": "a chain of feeding steps",
-                   "L3": "dependency chain"}
+            ans = {
+                "symptom": "the process stalls",
+                "violated_invariant": "each step is fed",
+                "fix": {"operator": "restore", "args": ["R1", "R2"]},
+                "L1": "one part feeds the next",
+                "L2": "a chain of feeding steps",
+                "L3": "dependency chain",
+            }
         return completion_from_text(json.dumps(ans), request)
 
 
@@ -132,10 +153,18 @@ def test_cosine_baseline_and_cross_fitting(rows):
 
 def test_scoring_counts_pairs_per_item_and_distractor_rates():
     answers = [
-        ItemAnswer("a", {"target": True, "distractor": True, "random": False},
-                   dict.fromkeys(CANDIDATES, 0.0), "distractor"),
-        ItemAnswer("b", {"target": True, "distractor": False, "random": False},
-                   dict.fromkeys(CANDIDATES, 0.0), "target"),
+        ItemAnswer(
+            "a",
+            {"target": True, "distractor": True, "random": False},
+            dict.fromkeys(CANDIDATES, 0.0),
+            "distractor",
+        ),
+        ItemAnswer(
+            "b",
+            {"target": True, "distractor": False, "random": False},
+            dict.fromkeys(CANDIDATES, 0.0),
+            "target",
+        ),
     ]
     r = score_method("m", answers, n_boot=200)
     assert r.binary_accuracy.estimate == pytest.approx((2 / 3 + 1) / 2)
@@ -160,9 +189,24 @@ def test_bad_csv_is_one_line(tmp_path):
 
 
 def test_cli_runs_the_cosine_baseline(tmp_path):
-    r = CliRunner().invoke(cli, ["--embedder", "hashing", "--db", str(tmp_path / "d.db"), "bench",
-                                 "external", "parallelparc", "--csv", str(CSV), "--n-boot", "200",
-                                 "--out", str(tmp_path / "o")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "--embedder",
+            "hashing",
+            "--db",
+            str(tmp_path / "d.db"),
+            "bench",
+            "external",
+            "parallelparc",
+            "--csv",
+            str(CSV),
+            "--n-boot",
+            "200",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "cosine:hashing" in r.output and "choice accuracy" in r.output
     doc = json.loads((tmp_path / "o" / "results.json").read_text())

@@ -34,9 +34,12 @@ def _data(name: str) -> str:
 @pytest.fixture(scope="module")
 def store():
     m = Memory(":memory:")
-    derived = {"id": "ep_note_on_ledger", "kind": "observation",
-               "text": "Summary note of the ledger copy incident.",
-               "provenance": "derived_from:ep_fin_ledger_copy"}
+    derived = {
+        "id": "ep_note_on_ledger",
+        "kind": "observation",
+        "text": "Summary note of the ledger copy incident.",
+        "provenance": "derived_from:ep_fin_ledger_copy",
+    }
     assert not m.add([*example_memory_lines(), json.dumps(derived)]).rejected
     return m.store
 
@@ -79,8 +82,11 @@ def test_target_derivatives_are_removed(example):
     bench, _ = example
     it = next(i for i in bench.items if i.key["private_target"] == "ep_fin_ledger_copy")
     assert "ep_note_on_ledger" not in {r["id"] for r in it.inputs["memory"]}
-    other = next(i for i in bench.items if i.key["private_target"] == "ep_ops_feed_status_cache"
-                 and i.key["has_valid_source"])
+    other = next(
+        i
+        for i in bench.items
+        if i.key["private_target"] == "ep_ops_feed_status_cache" and i.key["has_valid_source"]
+    )
     assert "ep_note_on_ledger" in {r["id"] for r in other.inputs["memory"]}
 
 
@@ -100,22 +106,34 @@ def test_keys_are_frozen_with_hashes_and_builds_are_deterministic(example, store
 
 
 def test_recorded_fix_check():
-    check = {"kind": "recorded_fix", "fix": {"operator": "reconcile", "args": ["CON", "DER", "SRC"]}}
+    check = {
+        "kind": "recorded_fix",
+        "fix": {"operator": "reconcile", "args": ["CON", "DER", "SRC"]},
+    }
     assert check_fix(check, "reconcile", ["CON", "DER", "SRC"]).result == "resolved"
     assert check_fix(check, "reconcile", ["DER", "CON", "SRC"]).result == "unchanged"
     assert check_fix(check, "add_jitter", ["SCH"]).result == "unchanged"
 
 
-@pytest.mark.parametrize("doc, message", [
-    ("[1]", "format"),
-    (json.dumps({"format": LABELS_FORMAT, "items": []}), "non-empty"),
-    (json.dumps({"format": LABELS_FORMAT, "items": [{"target": "a"}]}), "\"matches\" must be"),
-    (json.dumps({"format": LABELS_FORMAT, "items": [{"target": "a", "matches": ["a"]}]}),
-     "named twice"),
-    (json.dumps({"format": LABELS_FORMAT, "items": [{"target": "a", "matches": [], "x": 1}]}),
-     "unknown field"),
-    ("{not json", "not JSON"),
-])
+@pytest.mark.parametrize(
+    "doc, message",
+    [
+        ("[1]", "format"),
+        (json.dumps({"format": LABELS_FORMAT, "items": []}), "non-empty"),
+        (json.dumps({"format": LABELS_FORMAT, "items": [{"target": "a"}]}), '"matches" must be'),
+        (
+            json.dumps({"format": LABELS_FORMAT, "items": [{"target": "a", "matches": ["a"]}]}),
+            "named twice",
+        ),
+        (
+            json.dumps(
+                {"format": LABELS_FORMAT, "items": [{"target": "a", "matches": [], "x": 1}]}
+            ),
+            "unknown field",
+        ),
+        ("{not json", "not JSON"),
+    ],
+)
 def test_bad_labels_are_one_line_errors(doc, message):
     with pytest.raises(BenchError, match=message):
         parse_labels(doc)
@@ -133,8 +151,9 @@ def test_runner_scores_private_items_through_the_arms(store):
     text = json.dumps(doc)
     bench = build_private_bench(store, parse_labels(text), text)
     run_store = Store(":memory:")
-    rid = run_bench(run_store, bench, RunConfig(arms=("B", "E"), answerers=("engine",),
-                                                contamination=False))
+    rid = run_bench(
+        run_store, bench, RunConfig(arms=("B", "E"), answerers=("engine",), contamination=False)
+    )
     scores = [Score.from_json(s) for s in run_store.bench_scores(rid)]
     assert len(scores) == 6 and all(s.item_source == "private" for s in scores)
     e = {s.item_id: s for s in scores if s.arm == "E"}
@@ -159,19 +178,43 @@ def test_cli_builds_runs_and_rejects_bad_input(tmp_path):
     doc = json.loads(_data("example_private_labels.json"))
     doc["items"] = doc["items"][:2] + doc["items"][-1:]
     labels.write_text(json.dumps(doc))
-    r = runner.invoke(cli, ["bench", "private", "--db", str(db), "--labels", str(labels),
-                            "--out", str(tmp_path / "pv")])
+    r = runner.invoke(
+        cli,
+        [
+            "bench",
+            "private",
+            "--db",
+            str(db),
+            "--labels",
+            str(labels),
+            "--out",
+            str(tmp_path / "pv"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "3 items (2 true-match, 1 no-match)" in r.output
     assert len(load_bench(tmp_path / "pv").items) == 3
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "x"}')
-    r = runner.invoke(cli, ["bench", "private", "--db", str(db), "--labels", str(bad),
-                            "--out", str(tmp_path / "x")])
+    r = runner.invoke(
+        cli,
+        ["bench", "private", "--db", str(db), "--labels", str(bad), "--out", str(tmp_path / "x")],
+    )
     assert r.exit_code == 1 and "error:" in r.output and "Traceback" not in r.output
     assert not (tmp_path / "x").exists()
-    r = runner.invoke(cli, ["bench", "private", "--db", str(tmp_path / "none.db"), "--labels",
-                            str(labels), "--out", str(tmp_path / "y")])
+    r = runner.invoke(
+        cli,
+        [
+            "bench",
+            "private",
+            "--db",
+            str(tmp_path / "none.db"),
+            "--labels",
+            str(labels),
+            "--out",
+            str(tmp_path / "y"),
+        ],
+    )
     assert r.exit_code == 1 and "does not exist" in r.output
     assert not (tmp_path / "none.db").exists()
 

@@ -36,9 +36,19 @@ def _chromium() -> str:
 
 def _open(page: Path, shot: Path, profile: Path) -> list[str]:
     """Load ``page`` headless, write a screenshot to ``shot``, return the console errors."""
-    cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-           f"--user-data-dir={profile}", "--window-size=1280,2400", f"--screenshot={shot}",
-           "--enable-logging=stderr", "--v=0", page.resolve().as_uri()]
+    cmd = [
+        _chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--window-size=1280,2400",
+        f"--screenshot={shot}",
+        "--enable-logging=stderr",
+        "--v=0",
+        page.resolve().as_uri(),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return [m.group(1) for m in CONSOLE.finditer(proc.stderr)]
@@ -55,15 +65,16 @@ def test_the_browser_check_sees_console_errors(tmp_path):
 def test_a_real_report_opens_in_a_headless_browser(tmp_path, monkeypatch):
     monkeypatch.setenv("ANALOGIST_EMBEDDER", "hashing")
     store = Store(str(tmp_path / "p.db"))
-    config = RunConfig(arms=("B", "C", "C′", "D", "E", "ISO"), answerers=("engine",),
-                       contamination=False)
+    config = RunConfig(
+        arms=("B", "C", "C′", "D", "E", "ISO"), answerers=("engine",), contamination=False
+    )
     run_id = Runner(store, bench(1, "dev", "small"), config).run()
     paths = write_report(store, run_id, tmp_path / "out", n_boot=200)
     page = Path(paths["html"])
     html = page.read_text(encoding="utf-8")
     assert html.index("Conclusion") < html.index("<h2>Bench</h2>")
     assert "§" not in html and "Piper" not in html
-    assert "hashing" in html                                  # the embedder each arm used
+    assert "hashing" in html  # the embedder each arm used
     shot = tmp_path / "report.png"
     errors = _open(page, shot, tmp_path / "profile")
     assert errors == []

@@ -55,6 +55,7 @@ def test_gold_target_signature_hides_role_names_fix_and_templates(small, vocab):
     # L1-L3, invariant and role descriptions are written from the structure (entity ids and
     # names), never copied from the motif: none of its templates or role names appears
     from analogist.bench.generation.motifs import motif
+
     m = motif(item.motif)
     for s in (m.levels["L2"], m.levels["L3"], m.symptom, m.invariant, *m.roles.values()):
         assert s not in text
@@ -62,10 +63,22 @@ def test_gold_target_signature_hides_role_names_fix_and_templates(small, vocab):
 
 
 def test_shuffle_moves_every_signature():
-    recs = [{"id": f"e{i}", "kind": "failure", "text": f"t{i}",
-             "signature": {"episode_id": f"e{i}", "kind": "failure", "roles": {"A": "a"},
-                           "relations": [], "levels": {"L0": f"t{i}"}, "marker": i}}
-            for i in range(4)]
+    recs = [
+        {
+            "id": f"e{i}",
+            "kind": "failure",
+            "text": f"t{i}",
+            "signature": {
+                "episode_id": f"e{i}",
+                "kind": "failure",
+                "roles": {"A": "a"},
+                "relations": [],
+                "levels": {"L0": f"t{i}"},
+                "marker": i,
+            },
+        }
+        for i in range(4)
+    ]
     out = shuffled(recs, seed=3)
     assert [r["signature"]["episode_id"] for r in out] == ["e0", "e1", "e2", "e3"]
     assert [r["signature"]["marker"] for r in out] != [0, 1, 2, 3]
@@ -78,7 +91,9 @@ def test_run_stores_every_score_and_resumes_without_work(small, ran):
     per_arm = len(small.items)
     controls = sum(1 for i in small.items if i.family in ("F1", "F4")) * 4
     assert n == 5 * per_arm + controls
-    again = run_bench(store, small, RunConfig(arms=("B", "C", "D", "E", "G"), answerers=("engine",)))
+    again = run_bench(
+        store, small, RunConfig(arms=("B", "C", "D", "E", "G"), answerers=("engine",))
+    )
     assert again == rid and len(store.bench_scores(rid)) == n
 
 
@@ -87,8 +102,10 @@ def test_killed_run_continues_where_it_stopped(small):
     cfg = RunConfig(arms=("C",), answerers=("engine",), contamination=False)
     rid = run_bench(store, small, cfg)
     full = store.bench_scores(rid)
-    store.conn.execute("DELETE FROM bench_results WHERE rowid IN "
-                       "(SELECT rowid FROM bench_results ORDER BY rowid DESC LIMIT 5)")
+    store.conn.execute(
+        "DELETE FROM bench_results WHERE rowid IN "
+        "(SELECT rowid FROM bench_results ORDER BY rowid DESC LIMIT 5)"
+    )
     run_bench(store, small, cfg)
 
     def timeless(scores):
@@ -121,8 +138,16 @@ def test_scoreboard_has_the_three_sections(ran):
     store, rid = ran
     text = scoreboard(aggregate(store, rid, n_boot=200), {"opportunities": 3})
     assert text.startswith("10 Analogical reasoning")
-    for part in ("Latest — PARB", "NAV:", "Decoy d′:", "Recall@5 far:", "Baseline —",
-                 "A1 NAV:            not run", "Live use — last 7 days", "opportunities:"):
+    for part in (
+        "Latest — PARB",
+        "NAV:",
+        "Decoy d′:",
+        "Recall@5 far:",
+        "Baseline —",
+        "A1 NAV:            not run",
+        "Live use — last 7 days",
+        "opportunities:",
+    ):
         assert part in text
 
 
@@ -138,8 +163,9 @@ def test_system_under_test_never_reads_the_key(small, monkeypatch):
         return real(self, family, inputs, target, **kw)
 
     monkeypatch.setattr(engine_answer.EngineAnswerer, "answer", spy)
-    run_bench(Store(":memory:"), small, RunConfig(arms=("E",), answerers=("engine",),
-                                                   contamination=False))
+    run_bench(
+        Store(":memory:"), small, RunConfig(arms=("E",), answerers=("engine",), contamination=False)
+    )
     for item, text in zip(small.items, seen):
         assert item.motif not in text
         assert "role_mapping" not in text and "gold_source" not in text

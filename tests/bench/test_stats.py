@@ -19,8 +19,9 @@ PHI = NormalDist()
 
 
 def sample(values, arm: str = "A", prefix: str = "i") -> list[Score]:
-    return [Score(f"{prefix}{i}", "F1", arm, "engine", wall_ms=float(v))
-            for i, v in enumerate(values)]
+    return [
+        Score(f"{prefix}{i}", "F1", arm, "engine", wall_ms=float(v)) for i, v in enumerate(values)
+    ]
 
 
 def test_mean_of_a_normal_sample_matches_percentile_and_t_intervals():
@@ -35,8 +36,8 @@ def test_mean_of_a_normal_sample_matches_percentile_and_t_intervals():
 
 
 def test_bca_formula_on_hand_computed_cases():
-    reps = (np.arange(1000) + 0.5) / 1000          # uniform quantiles on (0, 1)
-    symmetric = np.array([1.0, 2.0, 3.0])          # acceleration 0
+    reps = (np.arange(1000) + 0.5) / 1000  # uniform quantiles on (0, 1)
+    symmetric = np.array([1.0, 2.0, 3.0])  # acceleration 0
     # z0 = 0, a = 0: the percentile interval
     low, high, method, _ = bca_bounds(0.5, reps, symmetric, 0.95)
     assert method == "bca" and (low, high) == pytest.approx((0.025, 0.975), abs=1e-3)
@@ -56,9 +57,13 @@ def test_bca_formula_on_hand_computed_cases():
 def test_bca_falls_back_to_percentile_and_says_why():
     reps = np.linspace(0, 1, 101)
     assert bca_bounds(2.0, reps, np.array([1.0, 2.0]), 0.95)[2:] == (
-        "percentile", ["BCa undefined: the estimate lies outside the bootstrap distribution"])
-    assert "leave-one-item-out values are equal" in bca_bounds(
-        0.5, reps, np.array([1.0, 1.0]), 0.95)[3][0]
+        "percentile",
+        ["BCa undefined: the estimate lies outside the bootstrap distribution"],
+    )
+    assert (
+        "leave-one-item-out values are equal"
+        in bca_bounds(0.5, reps, np.array([1.0, 1.0]), 0.95)[3][0]
+    )
     assert bca_bounds(0.5, np.full(10, np.nan), np.ones(2), 0.95)[2] == "none"
 
 
@@ -78,7 +83,7 @@ def test_identical_arms_differ_by_exactly_zero_with_zero_width():
 
 
 def test_pairing_removes_item_difficulty():
-    x = np.random.default_rng(5).normal(100, 30, 50)   # items differ a lot
+    x = np.random.default_rng(5).normal(100, 30, 50)  # items differ a lot
     control, treated = sample(x, "C"), sample(x + 2.0, "D")
     r = paired_difference(MEAN, treated, control)
     assert r.estimate == pytest.approx(2.0) and r.high - r.low < 1e-9 and r.excludes_zero
@@ -86,8 +91,15 @@ def test_pairing_removes_item_difficulty():
 
 def test_ratio_metrics_are_recomputed_on_each_resample():
     def decoy(i: int, valid: bool, accepted: bool, arm: str) -> Score:
-        return Score(f"d{i}", "F2", arm, "engine", offered_is_valid=valid, accepted=accepted,
-                     proposed=accepted)
+        return Score(
+            f"d{i}",
+            "F2",
+            arm,
+            "engine",
+            offered_is_valid=valid,
+            accepted=accepted,
+            proposed=accepted,
+        )
 
     good = [decoy(i, i < 10, i < 9, "D") for i in range(20)]
     poor = [decoy(i, i < 10, i % 2 == 0, "C") for i in range(20)]
@@ -95,7 +107,7 @@ def test_ratio_metrics_are_recomputed_on_each_resample():
     assert r.estimate == pytest.approx(m.dprime(good) - m.dprime(poor))
     assert r.low < r.estimate < r.high and r.n_items == 20
     few = [decoy(0, True, True, "D"), decoy(1, True, True, "D"), decoy(2, False, False, "D")]
-    r = bootstrap(m.dprime, few, n_boot=500)   # resamples without an invalid decoy: undefined
+    r = bootstrap(m.dprime, few, n_boot=500)  # resamples without an invalid decoy: undefined
     assert "replicates undefined and dropped" in r.note
 
 
@@ -110,7 +122,7 @@ def test_degenerate_inputs():
     assert math.isnan(empty.estimate) and empty.method == "none" and empty.n_items == 0
     one = bootstrap(MEAN, sample([4.0]))
     assert one.estimate == 4.0 and math.isnan(one.low) and one.note == "only 1 item"
-    undefined = bootstrap(m.dprime, sample([1.0, 2.0, 3.0]))   # no decoy offers at all
+    undefined = bootstrap(m.dprime, sample([1.0, 2.0, 3.0]))  # no decoy offers at all
     assert undefined.method == "none" and undefined.n_items == 0
     with pytest.raises(BenchError, match="n_boot"):
         bootstrap(MEAN, sample([1.0, 2.0]), n_boot=0)

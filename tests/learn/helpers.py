@@ -10,8 +10,14 @@ from analogist.reason.analogizer import Analogizer
 from analogist.reason.run import AnalogyRun
 
 
-def sig(eid: str, roles: tuple[str, str, str], *, extra: bool = False, kind: str = "failure",
-        fix: str = "add_spare") -> dict:
+def sig(
+    eid: str,
+    roles: tuple[str, str, str],
+    *,
+    extra: bool = False,
+    kind: str = "failure",
+    fix: str = "add_spare",
+) -> dict:
     """A three-role signature: X depends on Y, Z gates X, Y failing fails X; ``extra`` adds
     shares_resource(X, Z)."""
     x, y, z = roles
@@ -19,7 +25,8 @@ def sig(eid: str, roles: tuple[str, str, str], *, extra: bool = False, kind: str
     if extra:
         rels.append(["shares_resource", x, z])
     return {
-        "episode_id": eid, "kind": kind,
+        "episode_id": eid,
+        "kind": kind,
         "roles": {x: "the dependent system", y: "the single upstream", z: "the gatekeeper"},
         "relations": rels,
         "causal_chain": [[f"fails({y})", "causes", f"fails({x})"]],
@@ -33,12 +40,18 @@ def sig(eid: str, roles: tuple[str, str, str], *, extra: bool = False, kind: str
 def other(eid: str) -> dict:
     """A structurally unrelated signature (an overloaded shared resource)."""
     return {
-        "episode_id": eid, "kind": "failure",
+        "episode_id": eid,
+        "kind": "failure",
         "roles": {"REQ": "requesters", "SRC": "resource", "SCH": "schedule"},
-        "relations": [["consumes", "REQ", "SRC"], ["gates", "SCH", "REQ"],
-                      ["depends_on", "REQ", "SRC"]],
-        "causal_chain": [["consumes(REQ,SRC)", "causes", "overloaded(SRC)"],
-                         ["overloaded(SRC)", "causes", "unavailable(SRC)"]],
+        "relations": [
+            ["consumes", "REQ", "SRC"],
+            ["gates", "SCH", "REQ"],
+            ["depends_on", "REQ", "SRC"],
+        ],
+        "causal_chain": [
+            ["consumes(REQ,SRC)", "causes", "overloaded(SRC)"],
+            ["overloaded(SRC)", "causes", "unavailable(SRC)"],
+        ],
         "fix_operator": "add_jitter(SCH)",
         "levels": {"L0": f"episode {eid}"},
         "surface": {"domain": "x", "entities": []},
@@ -47,8 +60,9 @@ def other(eid: str) -> dict:
 
 
 def episode(s: dict) -> str:
-    return json.dumps({"id": s["episode_id"], "kind": s["kind"], "text": s["levels"]["L0"],
-                       "signature": s})
+    return json.dumps(
+        {"id": s["episode_id"], "kind": s["kind"], "text": s["levels"]["L0"], "signature": s}
+    )
 
 
 def memory(*sigs: dict) -> Memory:

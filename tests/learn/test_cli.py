@@ -13,8 +13,16 @@ from tests.learn.helpers import episode, other, sig
 def test_consolidate_schemas_undo(tmp_path):
     db = str(tmp_path / "m.db")
     lines = tmp_path / "eps.jsonl"
-    lines.write_text("\n".join(episode(s) for s in (
-        sig("ep_a_1", ("P", "Q", "R")), sig("ep_b_2", ("U", "V", "W")), other("ep_x_9"))))
+    lines.write_text(
+        "\n".join(
+            episode(s)
+            for s in (
+                sig("ep_a_1", ("P", "Q", "R")),
+                sig("ep_b_2", ("U", "V", "W")),
+                other("ep_x_9"),
+            )
+        )
+    )
     r = CliRunner()
     base = ["--db", db, "--embedder", "hashing"]
     assert r.invoke(cli, [*base, "add", str(lines)]).exit_code == 0

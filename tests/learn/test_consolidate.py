@@ -14,14 +14,20 @@ from tests.learn.helpers import analogize, memory, other, sig
 
 
 def three():
-    return memory(sig("ep_a_1", ("P", "Q", "R")), sig("ep_b_2", ("U", "V", "W")),
-                  sig("ep_c_3", ("K", "L", "M")), other("ep_x_9"))
+    return memory(
+        sig("ep_a_1", ("P", "Q", "R")),
+        sig("ep_b_2", ("U", "V", "W")),
+        sig("ep_c_3", ("K", "L", "M")),
+        other("ep_x_9"),
+    )
 
 
 def state(m) -> dict:
     conn = m.store.conn
-    return {t: sorted(tuple(r) for r in conn.execute(f"SELECT * FROM {t}"))
-            for t in ("schemas", "learned", "vocab")}
+    return {
+        t: sorted(tuple(r) for r in conn.execute(f"SELECT * FROM {t}"))
+        for t in ("schemas", "learned", "vocab")
+    }
 
 
 def test_induces_from_logged_runs_and_is_idempotent():
@@ -149,8 +155,18 @@ def test_schema_hits_come_first_in_the_pool_for_a_new_instance():
     m = three()
     analogize(m, "ep_b_2", source="ep_a_1")
     m.consolidate()
-    m.add([json.dumps({"id": "ep_d_4", "kind": "failure", "text": "new",
-                       "signature": sig("ep_d_4", ("E", "F", "G"))})])
+    m.add(
+        [
+            json.dumps(
+                {
+                    "id": "ep_d_4",
+                    "kind": "failure",
+                    "text": "new",
+                    "signature": sig("ep_d_4", ("E", "F", "G")),
+                }
+            )
+        ]
+    )
     pool = m.search("ep_c_3", channels="S3,S1")
     first = pool.candidates[0]
     assert "S3" in first.ranks and first.found_by[0].startswith("S3:sch_")
@@ -171,8 +187,9 @@ def test_example_memory_twin_groups_become_schemas():
     from analogist.reason.analogizer import Analogizer
 
     text = resources.files("analogist.data").joinpath("example_memory.jsonl").read_text("utf-8")
-    pairs = json.loads(resources.files("analogist.data").joinpath(
-        "example_memory_pairs.json").read_text("utf-8"))
+    pairs = json.loads(
+        resources.files("analogist.data").joinpath("example_memory_pairs.json").read_text("utf-8")
+    )
     twin = {e: i for i, g in enumerate(pairs["structural_twins"]) for e in g}
     m = Memory(":memory:", embedder=HashingEmbedder())
     m.add(text.splitlines())

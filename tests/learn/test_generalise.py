@@ -19,8 +19,9 @@ def parsed(raw: dict):
 
 
 def pair(run: str, s: dict, t: dict, role_map: dict, context: str = "failure/t1"):
-    return VerifiedAnalogy(run, parsed(s), parsed(t), True, tuple(sorted(role_map.items())),
-                           context, "critic")
+    return VerifiedAnalogy(
+        run, parsed(s), parsed(t), True, tuple(sorted(role_map.items())), context, "critic"
+    )
 
 
 def test_facts_are_renamed_and_commutative_arguments_sorted():
@@ -52,8 +53,10 @@ def test_three_exemplars_generalise_to_hand_checked_probabilities():
     raw = g.to_json(InductionPolicy())
     probs = {f["fact"]: (f["p"], f["low"]) for f in raw["induction"]["facts"]}
     assert probs == {
-        "depends_on(P,Q)": (1.0, False), "gates(R,P)": (1.0, False),
-        "fails(Q) --causes--> fails(P)": (1.0, False), "add_spare(Q)": (1.0, False),
+        "depends_on(P,Q)": (1.0, False),
+        "gates(R,P)": (1.0, False),
+        "fails(Q) --causes--> fails(P)": (1.0, False),
+        "add_spare(Q)": (1.0, False),
         "shares_resource(P,R)": (round(1 / 3, 6), True),
     }
     assert raw["relations"] == [["depends_on", "P", "Q"], ["gates", "R", "P"]]
@@ -66,8 +69,16 @@ def test_three_exemplars_generalise_to_hand_checked_probabilities():
 
 def test_two_exemplars_share_half_and_a_half_fact_is_kept():
     pools = Pools(V, InductionPolicy())
-    induce_one(pools, pair("r1", sig("ep_a_1", ("P", "Q", "R"), extra=True),
-                           sig("ep_b_2", ("U", "V", "W")), {"P": "U", "Q": "V", "R": "W"}), set())
+    induce_one(
+        pools,
+        pair(
+            "r1",
+            sig("ep_a_1", ("P", "Q", "R"), extra=True),
+            sig("ep_b_2", ("U", "V", "W")),
+            {"P": "U", "Q": "V", "R": "W"},
+        ),
+        set(),
+    )
     facts = pools.all()[0].to_json(InductionPolicy())["induction"]["facts"]
     assert {f["fact"]: f["p"] for f in facts}["shares_resource(P,R)"] == 0.5
     assert not any(f["low"] for f in facts)  # 0.5 is not below the 0.5 mark
@@ -76,35 +87,83 @@ def test_two_exemplars_share_half_and_a_half_fact_is_kept():
 def test_a_dissimilar_pair_starts_its_own_generalisation_and_repeats_confirm():
     pools = Pools(V, InductionPolicy())
     changed: set[str] = set()
-    induce_one(pools, pair("r1", sig("ep_a_1", ("P", "Q", "R")), sig("ep_b_2", ("U", "V", "W")),
-                           {"P": "U", "Q": "V", "R": "W"}), changed)
-    ev = induce_one(pools, pair("r2", other("ep_x_1"), other("ep_y_2"),
-                                {"REQ": "REQ", "SRC": "SRC", "SCH": "SCH"}), changed)
+    induce_one(
+        pools,
+        pair(
+            "r1",
+            sig("ep_a_1", ("P", "Q", "R")),
+            sig("ep_b_2", ("U", "V", "W")),
+            {"P": "U", "Q": "V", "R": "W"},
+        ),
+        changed,
+    )
+    ev = induce_one(
+        pools,
+        pair("r2", other("ep_x_1"), other("ep_y_2"), {"REQ": "REQ", "SRC": "SRC", "SCH": "SCH"}),
+        changed,
+    )
     assert ev.action == "started" and len(pools.all()) == 2
-    again = induce_one(pools, pair("r3", sig("ep_b_2", ("U", "V", "W")),
-                                   sig("ep_a_1", ("P", "Q", "R")), {"U": "P", "V": "Q", "W": "R"}),
-                       changed)
+    again = induce_one(
+        pools,
+        pair(
+            "r3",
+            sig("ep_b_2", ("U", "V", "W")),
+            sig("ep_a_1", ("P", "Q", "R")),
+            {"U": "P", "V": "Q", "W": "R"},
+        ),
+        changed,
+    )
     assert again.action == "confirmed"
     assert pools.all()[0].times_verified == 2
 
 
 def test_pools_are_per_context():
     pools = Pools(V, InductionPolicy())
-    induce_one(pools, pair("r1", sig("ep_a_1", ("P", "Q", "R")), sig("ep_b_2", ("U", "V", "W")),
-                           {"P": "U", "Q": "V", "R": "W"}), set())
-    ev = induce_one(pools, pair("r2", sig("ep_c_3", ("K", "L", "M")),
-                                sig("ep_d_4", ("E", "F", "G")), {"K": "E", "L": "F", "M": "G"},
-                                context="success/t1"), set())
+    induce_one(
+        pools,
+        pair(
+            "r1",
+            sig("ep_a_1", ("P", "Q", "R")),
+            sig("ep_b_2", ("U", "V", "W")),
+            {"P": "U", "Q": "V", "R": "W"},
+        ),
+        set(),
+    )
+    ev = induce_one(
+        pools,
+        pair(
+            "r2",
+            sig("ep_c_3", ("K", "L", "M")),
+            sig("ep_d_4", ("E", "F", "G")),
+            {"K": "E", "L": "F", "M": "G"},
+            context="success/t1",
+        ),
+        set(),
+    )
     assert ev.action == "started"  # not assimilated across contexts
     assert sorted(pools.by_context) == ["failure/t1", "success/t1"]
 
 
 def test_threshold_is_the_normalised_sme_score():
     strict = Pools(V, InductionPolicy(assimilation_threshold=1.0))
-    induce_one(strict, pair("r1", sig("ep_a_1", ("P", "Q", "R"), extra=True),
-                            sig("ep_b_2", ("U", "V", "W"), extra=True),
-                            {"P": "U", "Q": "V", "R": "W"}), set())
-    ev = induce_one(strict, pair("r2", sig("ep_c_3", ("K", "L", "M")),
-                                 sig("ep_d_4", ("E", "F", "G")), {"K": "E", "L": "F", "M": "G"}),
-                    set())
+    induce_one(
+        strict,
+        pair(
+            "r1",
+            sig("ep_a_1", ("P", "Q", "R"), extra=True),
+            sig("ep_b_2", ("U", "V", "W"), extra=True),
+            {"P": "U", "Q": "V", "R": "W"},
+        ),
+        set(),
+    )
+    ev = induce_one(
+        strict,
+        pair(
+            "r2",
+            sig("ep_c_3", ("K", "L", "M")),
+            sig("ep_d_4", ("E", "F", "G")),
+            {"K": "E", "L": "F", "M": "G"},
+        ),
+        set(),
+    )
     assert ev.action == "started"  # below a perfect normalised score: not assimilated

@@ -76,8 +76,12 @@ def test_padding_adds_only_other_motifs_clusters():
         own = {r["id"] for r in before.inputs["memory"]}
         extra = [r for r in after.inputs["memory"] if r["id"] not in own]
         assert len(extra) == 5 and before.key == after.key
-        others = {r["id"]: it.motif for it in items if it.motif != before.motif
-                  for r in it.inputs["memory"]}
+        others = {
+            r["id"]: it.motif
+            for it in items
+            if it.motif != before.motif
+            for r in it.inputs["memory"]
+        }
         assert all(r["id"] in others for r in extra)
 
 

@@ -10,13 +10,21 @@ from tests.learn.helpers import memory, other, sig
 def schema_json() -> dict:
     s = sig("sch_x", ("P", "Q", "R"), extra=True)
     body = {k: s[k] for k in ("kind", "roles", "relations", "causal_chain", "fix_operator")}
-    return {"schema_id": "sch_x", **body, "verified": True, "levels": {"L3": "x"},
-            "induction": {"context": "failure/t1", "members": ["elsewhere_1", "elsewhere_2"]}}
+    return {
+        "schema_id": "sch_x",
+        **body,
+        "verified": True,
+        "levels": {"L3": "x"},
+        "induction": {"context": "failure/t1", "members": ["elsewhere_1", "elsewhere_2"]},
+    }
 
 
 def test_instance_with_the_targets_part_of_the_schema_comes_first():
-    m = memory(sig("ep_full_1", ("A", "B", "C"), extra=True),
-               sig("ep_part_2", ("D", "E", "F")), other("ep_other_3"))
+    m = memory(
+        sig("ep_full_1", ("A", "B", "C"), extra=True),
+        sig("ep_part_2", ("D", "E", "F")),
+        other("ep_other_3"),
+    )
     m.add_schema(schema_json(), [])  # induced elsewhere: no stored member here
     target = parse_signature(sig("tgt_t", ("U", "V", "W")), m.store.vocabulary)
     hits = m.search(target, channels="S3").hits["S3"]

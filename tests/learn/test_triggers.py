@@ -16,8 +16,9 @@ from analogist.store import Store
 
 
 def o(i: int, repairs: int, useful: bool, negative: bool = False, tokens: int = 100) -> Outcome:
-    return Outcome(f"r{i}", Signals(error_logged=True, failed_repairs=repairs), useful,
-                   negative, tokens)
+    return Outcome(
+        f"r{i}", Signals(error_logged=True, failed_repairs=repairs), useful, negative, tokens
+    )
 
 
 LOG = [o(1, 2, False, True), o(2, 2, False), o(3, 3, True), o(4, 5, True), o(5, 0, True)]
@@ -28,8 +29,10 @@ def test_evaluate_by_hand():
     # default: tier 1 at >= 2 failed repairs, tier 2 at >= 4; r5 (0 repairs) does not fire
     assert (v.fired, v.useful, v.negative, v.tokens) == (4, 2, 1, 400)
     assert v.value == 2 - 2 * 1 and v.useful_rate == 0.5
-    assert v.by_tier == {"1": {"fired": 3, "useful": 1, "negative": 1, "tokens": 300},
-                         "2": {"fired": 1, "useful": 1, "negative": 0, "tokens": 100}}
+    assert v.by_tier == {
+        "1": {"fired": 3, "useful": 1, "negative": 1, "tokens": 300},
+        "2": {"fired": 1, "useful": 1, "negative": 0, "tokens": 100},
+    }
 
 
 def test_fit_raises_the_repair_threshold_past_the_harmful_runs():
@@ -47,13 +50,26 @@ def test_budget_is_respected_when_it_can_be():
 def test_log_signals_and_versions_are_stored():
     store = Store(":memory:")
     for i, (repairs, resolved) in enumerate([(2, False), (3, True), (3, True)]):
-        store.log_run({"run_id": f"run_{i}", "trigger": {"tier": 1, "reasons": ["x"], "signals": {
-            "error_logged": True, "failed_repairs": repairs}},
-            "transferred": ["fix(A)"], "verification_result": "passed" if resolved else "failed",
-            "cost": {"tokens": 50}, "candidates": []})
+        store.log_run(
+            {
+                "run_id": f"run_{i}",
+                "trigger": {
+                    "tier": 1,
+                    "reasons": ["x"],
+                    "signals": {"error_logged": True, "failed_repairs": repairs},
+                },
+                "transferred": ["fix(A)"],
+                "verification_result": "passed" if resolved else "failed",
+                "cost": {"tokens": 50},
+                "candidates": [],
+            }
+        )
     outs = outcomes_from_log(store.list_runs(), set())
     assert sorted((x.signals.failed_repairs, x.useful) for x in outs) == [
-        (2, False), (3, True), (3, True)]
+        (2, False),
+        (3, True),
+        (3, True),
+    ]
     fit, version = fit_triggers(store)
     assert version == 1 and fit.policy.repeated_repairs == 3
     policy, v = current_policy(store)
@@ -75,11 +91,20 @@ def test_memory_trigger_decides_with_the_newest_fitted_policy(tmp_path):
         before, version = mem.trigger(two)
         assert version is None and before.tier == 1
         for i, (repairs, resolved) in enumerate([(2, False), (3, True), (3, True)]):
-            mem.store.log_run({"run_id": f"run_{i}", "trigger": {"tier": 1, "reasons": ["x"],
-                               "signals": {"error_logged": True, "failed_repairs": repairs}},
-                               "transferred": ["fix(A)"],
-                               "verification_result": "passed" if resolved else "failed",
-                               "cost": {"tokens": 50}, "candidates": []})
+            mem.store.log_run(
+                {
+                    "run_id": f"run_{i}",
+                    "trigger": {
+                        "tier": 1,
+                        "reasons": ["x"],
+                        "signals": {"error_logged": True, "failed_repairs": repairs},
+                    },
+                    "transferred": ["fix(A)"],
+                    "verification_result": "passed" if resolved else "failed",
+                    "cost": {"tokens": 50},
+                    "candidates": [],
+                }
+            )
         fit_triggers(mem.store)
         after, version = mem.trigger(two)
         assert version == 1 and after.tier == 0

@@ -27,8 +27,10 @@ def test_swapped_predicate_on_corresponding_roles_is_one_observation():
     swap, together = interchangeable(s, t, (("P", "U"), ("Q", "V"), ("R", "W")))
     assert swap == Counter({("blocks", "gates"): 1})
     assert not together
-    assert matched_predicates(s, t, (("P", "U"), ("Q", "V"), ("R", "W"))) == {"depends_on",
-                                                                            "causes"}
+    assert matched_predicates(s, t, (("P", "U"), ("Q", "V"), ("R", "W"))) == {
+        "depends_on",
+        "causes",
+    }
 
 
 def test_proposal_needs_repeated_evidence_and_no_joint_use():
@@ -41,10 +43,12 @@ def test_proposal_needs_repeated_evidence_and_no_joint_use():
 
 
 def test_near_identical_definitions_are_proposed():
-    vocab = Vocabulary((
-        VocabTerm("feeds", "structural", 2, "X supplies its output to Y"),
-        VocabTerm("supplies", "structural", 2, "X supplies its output to Y"),
-        VocabTerm("fails", "state", 1, "X stops working"),
-    ))
+    vocab = Vocabulary(
+        (
+            VocabTerm("feeds", "structural", 2, "X supplies its output to Y"),
+            VocabTerm("supplies", "structural", 2, "X supplies its output to Y"),
+            VocabTerm("fails", "state", 1, "X stops working"),
+        )
+    )
     (p,) = proposals_from_definitions(vocab, HashingEmbedder(), {"feeds": 3})
     assert (p.old, p.into) == ("supplies", "feeds") and p.evidence["cosine"] >= 0.99

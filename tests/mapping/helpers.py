@@ -32,11 +32,14 @@ def desc(name: str, *facts: list, entities: tuple[str, ...] | None = None) -> De
             for sub in e.subexpressions():
                 found.update((a, None) for a in sub.args if isinstance(a, str))
         entities = tuple(found)
-    return Description.from_json({"name": name, "entities": list(entities),
-                                  "facts": [e.to_json() for e in exprs]}, PREDS)
+    return Description.from_json(
+        {"name": name, "entities": list(entities), "facts": [e.to_json() for e in exprs]}, PREDS
+    )
 
 
 def fixture_pair(folder: Path, base: str, target: str) -> tuple[Description, Description]:
     preds = load_predicates(folder / "predicates.json")
-    return (load_description(folder / f"{base}.json", preds),
-            load_description(folder / f"{target}.json", preds))
+    return (
+        load_description(folder / f"{base}.json", preds),
+        load_description(folder / f"{target}.json", preds),
+    )

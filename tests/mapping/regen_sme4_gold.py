@@ -30,10 +30,15 @@ GOLD = HERE / "sme4_gold"
 SETS = {"dev": (1001, 2000), "heldout": (2002, 800), "params": (3003, 300), "dgroups": (0, 0)}
 #: Non-default SME parameters drawn for the pairs of the ``params`` set.
 PARAM_CHOICES = {
-    "greedy-cutoff": [0.0, 0.5, 0.95], "greedy-max-#": [1, 2, 5],
-    "greedy-merge-overlap-only?": [True], "allow-out-of-mapping-score-contributions?": [False],
-    "block-most-out-of-mapping-contributions?": [False], "functor-trickle-down?": [True],
-    "max-local-score": [1.0, 0.05], "trickle-down": [8.0, 2.0], "same-functor": [0.0005],
+    "greedy-cutoff": [0.0, 0.5, 0.95],
+    "greedy-max-#": [1, 2, 5],
+    "greedy-merge-overlap-only?": [True],
+    "allow-out-of-mapping-score-contributions?": [False],
+    "block-most-out-of-mapping-contributions?": [False],
+    "functor-trickle-down?": [True],
+    "max-local-score": [1.0, 0.05],
+    "trickle-down": [8.0, 2.0],
+    "same-functor": [0.0005],
     "same-function": [0.0002, 0.004],
 }
 
@@ -54,11 +59,22 @@ def run_oracle(oracle: str, pairs: list[dict], predicates: Path | None = None) -
         preds.write_text(predicates.read_text() if predicates else json.dumps(PREDICATES))
         inp = Path(tmp) / "pairs.jsonl"
         keys = ("name", "base", "target", "params")
-        inp.write_text("".join(json.dumps({k: p[k] for k in keys if k in p}) + "\n"
-                               for p in pairs))
+        inp.write_text("".join(json.dumps({k: p[k] for k in keys if k in p}) + "\n" for p in pairs))
         out = Path(tmp) / "out.jsonl"
-        subprocess.run([oracle, "--predicates", str(preds), "--pairs", str(inp), "--out",
-                        str(out), "--vocabulary", "sme4-pairs"], check=True)
+        subprocess.run(
+            [
+                oracle,
+                "--predicates",
+                str(preds),
+                "--pairs",
+                str(inp),
+                "--out",
+                str(out),
+                "--vocabulary",
+                "sme4-pairs",
+            ],
+            check=True,
+        )
         return [json.loads(line) for line in out.read_text().splitlines()]
 
 
@@ -67,11 +83,17 @@ PUBLISHED = HERE / "sme_published"
 
 def dgroup_pairs() -> list[dict]:
     """All ordered pairs of SME v4's 14 published descriptions (``sme_published``)."""
-    stems = sorted(p.stem for p in PUBLISHED.glob("*.json")
-                   if not p.name.endswith(".expected.json") and p.stem != "predicates")
+    stems = sorted(
+        p.stem
+        for p in PUBLISHED.glob("*.json")
+        if not p.name.endswith(".expected.json") and p.stem != "predicates"
+    )
     descs = {s: json.loads((PUBLISHED / f"{s}.json").read_text()) for s in stems}
-    return [{"name": f"{a}~{b}", "kind": "dgroup", "base": descs[a], "target": descs[b]}
-            for a in stems for b in stems]
+    return [
+        {"name": f"{a}~{b}", "kind": "dgroup", "base": descs[a], "target": descs[b]}
+        for a in stems
+        for b in stems
+    ]
 
 
 def main() -> None:
@@ -87,8 +109,9 @@ def main() -> None:
         if name == "params":
             pairs = [p for p in pairs if len(p["base"]["facts"]) <= 30]
             pairs = with_params(pairs, seed)
-        results = run_oracle(args.oracle, pairs, PUBLISHED / "predicates.json"
-                             if name == "dgroups" else None)
+        results = run_oracle(
+            args.oracle, pairs, PUBLISHED / "predicates.json" if name == "dgroups" else None
+        )
         errors = [r for r in results if "error" in r]
         for e in errors:  # SME v4 itself crashes on a few inputs; those pairs are left out
             print(f"{name}: left out {e['name']}: {' '.join(e['error'].split())}")

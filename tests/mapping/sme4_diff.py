@@ -49,8 +49,11 @@ def mapping_diff(got: dict, want: dict) -> list[str]:
 
 def result_diff(got: dict, want: dict) -> list[str]:
     """What differs between a produced and an expected result, mapping N against mapping N."""
-    out = [f"{k} {got[k]} != {want[k]}" for k in ("mh_count", "kernel_count", "mapping_count")
-           if got[k] != want[k]]
+    out = [
+        f"{k} {got[k]} != {want[k]}"
+        for k in ("mh_count", "kernel_count", "mapping_count")
+        if got[k] != want[k]
+    ]
     for i, (g, w) in enumerate(zip(got["mappings"], want["mappings"]), 1):
         out += [f"mapping {i}: {d}" for d in mapping_diff(g, w)]
     return out
@@ -71,8 +74,11 @@ def agrees_up_to_ties(got: dict, want: dict) -> bool:
 
 def load_predicates(set_name: str = "dev") -> dict[str, PredicateInfo]:
     """The predicates of a gold set: the generator's, or SME's own for ``dgroups``."""
-    path = (GOLD.parent / "sme_published" / "predicates.json" if set_name == "dgroups"
-            else GOLD / "predicates.json")
+    path = (
+        GOLD.parent / "sme_published" / "predicates.json"
+        if set_name == "dgroups"
+        else GOLD / "predicates.json"
+    )
     return parse_predicates(json.loads(path.read_text()))
 
 
@@ -89,7 +95,9 @@ def run_pair(pair: dict, preds: dict[str, PredicateInfo]) -> dict:
     return to_fixture_json(match(base, target, params))
 
 
-def iter_diffs(pairs: list[dict], preds: dict[str, PredicateInfo]) -> Iterator[tuple[dict, list[str], bool]]:
+def iter_diffs(
+    pairs: list[dict], preds: dict[str, PredicateInfo]
+) -> Iterator[tuple[dict, list[str], bool]]:
     for pair in pairs:
         try:
             got = run_pair(pair, preds)
@@ -116,8 +124,10 @@ def main(argv: list[str]) -> None:
                 k[0] += 1
         elapsed = time.perf_counter() - started
         n = len(pairs)
-        print(f"{name}: {n - len(bad)}/{n} pairs agree exactly ({100 * (n - len(bad)) / n:.1f}%),"
-              f" {n - len(bad) + tie_ok}/{n} up to tie order; {elapsed:.1f} s")
+        print(
+            f"{name}: {n - len(bad)}/{n} pairs agree exactly ({100 * (n - len(bad)) / n:.1f}%),"
+            f" {n - len(bad) + tie_ok}/{n} up to tie order; {elapsed:.1f} s"
+        )
         print("  by kind: " + ", ".join(f"{k} {a}/{t}" for k, (a, t) in sorted(by_kind.items())))
         for pname, diff in bad[: (len(bad) if verbose else 5)]:
             print(f"  {pname}: {'; '.join(diff[:3])}")

@@ -88,8 +88,11 @@ class _Builder:
 
     def first_order(self) -> list:
         r = self.rng.random()
-        weights = {"plain": (0.55, 0.65, 0.75, 0.85, 0.95), "comm": (0.3, 0.55, 0.8, 0.88, 0.95),
-                   "tie": (0.2, 0.5, 0.85, 0.9, 0.95)}[self.style]
+        weights = {
+            "plain": (0.55, 0.65, 0.75, 0.85, 0.95),
+            "comm": (0.3, 0.55, 0.8, 0.88, 0.95),
+            "tie": (0.2, 0.5, 0.85, 0.9, 0.95),
+        }[self.style]
         if r < weights[0]:
             a, b = self.two()
             return [self.rng.choice(FIRST), a, b]
@@ -104,8 +107,12 @@ class _Builder:
         if r < weights[4]:
             return ["greater", self.quantity(), self.quantity()]
         if self.rng.random() < 0.5:
-            return ["tri_" + str(self.rng.randrange(2)), self.entity(), self.entity(),
-                    self.entity()]
+            return [
+                "tri_" + str(self.rng.randrange(2)),
+                self.entity(),
+                self.entity(),
+                self.entity(),
+            ]
         k = self.rng.randint(2, 4)
         return ["seq", *(self.entity() for _ in range(k))]
 
@@ -159,12 +166,12 @@ def description(name: str, facts: list, extra_entities: list[str] = ()) -> dict:
     ents = _entities_of(facts, {})
     for e in extra_entities:
         ents.setdefault(e, None)
-    return {"name": name, "entities": [{"name": e, "type": "thing"} for e in ents],
-            "facts": facts}
+    return {"name": name, "entities": [{"name": e, "type": "thing"} for e in ents], "facts": facts}
 
 
-def random_description(rng: random.Random, name: str, n_facts: int, style: str,
-                       prefix: str = "e") -> dict:
+def random_description(
+    rng: random.Random, name: str, n_facts: int, style: str, prefix: str = "e"
+) -> dict:
     entities = [f"{prefix}{i}" for i in range(rng.randint(3, max(3, min(12, n_facts // 2 + 2))))]
     facts = _Builder(rng, entities, style).build(n_facts, rng.choice((0.15, 0.3, 0.45)))
     return description(name, facts)
@@ -208,7 +215,7 @@ def _tie_shape(rng: random.Random, name: str, prefix: str) -> dict:
     elif shape == "star":
         facts = [[pred, ents[0], e] for e in ents[1:]]
     elif shape == "clique":
-        facts = [[pred, a, b] for i, a in enumerate(ents) for b in ents[i + 1:]][:10]
+        facts = [[pred, a, b] for i, a in enumerate(ents) for b in ents[i + 1 :]][:10]
     else:
         facts = [[pred, ents[i], ents[i + 1]] for i in range(0, n - 1, 2)]
         facts += [[rng.choice(ATTRS), e] for e in ents[:2]]
@@ -247,12 +254,16 @@ def make_pair(rng: random.Random, index: int) -> dict:
         target = description(f"t{index}", kept[:half] + other["facts"][: len(kept) - half])
     elif kind == "unrelated":
         base = random_description(rng, base_name, size, style)
-        target = random_description(rng, f"t{index}", rng.choice((5, 10, 20, 40)), style,
-                                    prefix="u")
+        target = random_description(
+            rng, f"t{index}", rng.choice((5, 10, 20, 40)), style, prefix="u"
+        )
     else:
         base = _tie_shape(rng, base_name, "e")
-        target = (_tie_shape(rng, f"t{index}", "t") if rng.random() < 0.5
-                  else dict(_edit(rng, base, "tie", 0.1), name=f"t{index}"))
+        target = (
+            _tie_shape(rng, f"t{index}", "t")
+            if rng.random() < 0.5
+            else dict(_edit(rng, base, "tie", 0.1), name=f"t{index}")
+        )
     if not target["facts"]:
         target = description(f"t{index}", [["attr_0", "t0"]])
     return {"name": f"p{index}", "kind": kind, "base": base, "target": target}

@@ -44,25 +44,35 @@ def test_json_output_uses_the_fixture_notation(group, files):
 
 
 def test_params_by_lisp_name(group):
-    args = ["map", str(PUBLISHED / "ct6base.json"), str(PUBLISHED / "ct6target.json"),
-            "--vocab", str(PUBLISHED / "predicates.json"), "--json"]
+    args = [
+        "map",
+        str(PUBLISHED / "ct6base.json"),
+        str(PUBLISHED / "ct6target.json"),
+        "--vocab",
+        str(PUBLISHED / "predicates.json"),
+        "--json",
+    ]
     runner = CliRunner()
     assert json.loads(runner.invoke(group, args).output)["mapping_count"] == 2
-    one = runner.invoke(group, [*args, "--param", "greedy-max-#=1",
-                                "--param", "compute-reverse-inferences?=true"])
+    one = runner.invoke(
+        group, [*args, "--param", "greedy-max-#=1", "--param", "compute-reverse-inferences?=true"]
+    )
     assert one.exit_code == 0, one.output
     assert json.loads(one.output)["mapping_count"] == 1
 
 
-@pytest.mark.parametrize("param, message", [
-    ("greedy-max=2", "unknown parameter 'greedy-max'; valid names: greedy-cutoff"),
-    ("greedy-max-#", "is not NAME=VALUE"),
-    ("greedy-max-#=two", "is not true, false, null or a number"),
-    ("greedy-max-#=1.5", "takes a whole number"),
-    ("functor-trickle-down?=1", "takes true or false"),
-    ("trickle-down=null", "cannot be null"),
-    ("greedy-cutoff=2", "greedy-cutoff 2.0: must lie in [0, 1]"),
-])
+@pytest.mark.parametrize(
+    "param, message",
+    [
+        ("greedy-max=2", "unknown parameter 'greedy-max'; valid names: greedy-cutoff"),
+        ("greedy-max-#", "is not NAME=VALUE"),
+        ("greedy-max-#=two", "is not true, false, null or a number"),
+        ("greedy-max-#=1.5", "takes a whole number"),
+        ("functor-trickle-down?=1", "takes true or false"),
+        ("trickle-down=null", "cannot be null"),
+        ("greedy-cutoff=2", "greedy-cutoff 2.0: must lie in [0, 1]"),
+    ],
+)
 def test_bad_params_are_usage_errors(group, files, param, message):
     result = CliRunner().invoke(group, ["map", *files, "--param", param])
     assert result.exit_code == 2
@@ -78,8 +88,9 @@ def test_description_without_predicates_asks_for_vocab(group):
 
 def test_unknown_predicate_is_an_error_with_a_hint(group, files, tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"name": "bad", "entities": ["a"], "facts": [["flies", "a"]],
-                               "predicates": {}}))
+    bad.write_text(
+        json.dumps({"name": "bad", "entities": ["a"], "facts": [["flies", "a"]], "predicates": {}})
+    )
     result = CliRunner().invoke(group, ["map", str(bad), files[1]])
     assert result.exit_code == 1
     assert "unknown predicate 'flies'; add it to the predicates file" in result.output
@@ -94,8 +105,9 @@ def test_non_files_need_a_registered_episode_resolver(group, files):
         seen.append(arg)
         return desc(arg, ["hits", "p", "q"])
 
-    result = CliRunner().invoke(group, ["map", "ep_0213", files[1], "--json"],
-                                obj={"resolve_episode": resolve})
+    result = CliRunner().invoke(
+        group, ["map", "ep_0213", files[1], "--json"], obj={"resolve_episode": resolve}
+    )
     assert result.exit_code == 0, result.output
     assert seen == ["ep_0213"]
     assert json.loads(result.output)["mappings"][0]["entity_mhs"] == [["p", "x"], ["q", "y"]]

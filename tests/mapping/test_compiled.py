@@ -80,24 +80,40 @@ def test_the_status_shown_is_the_code_that_runs() -> None:
 
 
 def _pair() -> tuple[Description, Description]:
-    preds = {"r": PredicateInfo("r", "relation", 2), "cause": PredicateInfo("cause", "relation", 2),
-             "and": PredicateInfo("and", "logical", None, n_ary=True, commutative=True)}
+    preds = {
+        "r": PredicateInfo("r", "relation", 2),
+        "cause": PredicateInfo("cause", "relation", 2),
+        "and": PredicateInfo("and", "logical", None, n_ary=True, commutative=True),
+    }
+
     def desc(name: str, a: str, b: str, c: str) -> Description:
         f1, f2 = Expr("r", (a, b)), Expr("r", (b, c))
-        return Description(name, (Entity(a), Entity(b), Entity(c)),
-                           (Expr("cause", (f1, f2)), Expr("and", (f1, f2))), preds)
+        return Description(
+            name,
+            (Entity(a), Entity(b), Entity(c)),
+            (Expr("cause", (f1, f2)), Expr("and", (f1, f2))),
+            preds,
+        )
+
     return desc("b", "x", "y", "z"), desc("t", "p", "q", "s")
 
 
 def test_the_source_gives_the_same_result_as_the_running_core() -> None:
-    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
-            "from test_compiled import _pair; "
-            "from analogist.mapping import compiled, engine, match, to_fixture_json; "
-            "print(json.dumps([compiled.status().compiled, engine.__file__, "
-            "to_fixture_json(match(*_pair()), detailed=True)]))")
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); "
+        "from test_compiled import _pair; "
+        "from analogist.mapping import compiled, engine, match, to_fixture_json; "
+        "print(json.dumps([compiled.status().compiled, engine.__file__, "
+        "to_fixture_json(match(*_pair()), detailed=True)]))"
+    )
     env = {**os.environ, compiled.PURE_ENV: "1"}
-    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(Path(__file__).parent)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     is_compiled, path, result = json.loads(out.stdout)
     assert not is_compiled and path.endswith("engine.py")
     assert result == json.loads(json.dumps(to_fixture_json(match(*_pair()), detailed=True)))

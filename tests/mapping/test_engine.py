@@ -23,8 +23,10 @@ def test_trickle_down_score_by_hand():
 
 
 def test_identical_descriptions_map_completely_with_normalised_score_one():
-    facts = (["cause", ["hits", "a", "b"], ["near", "a", "b"]], ["greater", ["mass", "a"],
-                                                                  ["mass", "b"]])
+    facts = (
+        ["cause", ["hits", "a", "b"], ["near", "a", "b"]],
+        ["greater", ["mass", "a"], ["mass", "b"]],
+    )
     r = match(desc("b", *facts), desc("t", *facts))
     best = r.best
     assert best.normalized_score == pytest.approx(1.0)
@@ -44,8 +46,10 @@ def test_relations_and_attributes_match_only_identically_functions_cross_dimensi
 
 
 def test_mappings_are_one_to_one_and_parallel_connected():
-    b, t = desc("b", ["hits", "a", "b"], ["hits", "b", "c"], ["near", "a", "c"]), \
-        desc("t", ["hits", "x", "y"], ["hits", "y", "z"], ["near", "x", "y"])
+    b, t = (
+        desc("b", ["hits", "a", "b"], ["hits", "b", "c"], ["near", "a", "c"]),
+        desc("t", ["hits", "x", "y"], ["hits", "y", "z"], ["near", "x", "y"]),
+    )
     for m in match(b, t).mappings:
         bases = [h.base for h in m.mhs if h.kind != "functor"]
         targets = [h.target for h in m.mhs if h.kind != "functor"]
@@ -82,9 +86,10 @@ def test_functor_trickle_down_scores_functor_correspondences():
 def test_candidate_inference_skolemises_unmapped_entities_once():
     b = desc("b", ["hits", "a", "b"], ["cause", ["hits", "a", "b"], ["hits", "c", "c"]])
     t = desc("t", ["hits", "x", "y"])
-    ci, = match(b, t).best.candidate_inferences
-    assert ci.expression == Expr("cause", (Expr("hits", ("x", "y")),
-                                           Expr("hits", (Skolem("c"), Skolem("c")))))
+    (ci,) = match(b, t).best.candidate_inferences
+    assert ci.expression == Expr(
+        "cause", (Expr("hits", ("x", "y")), Expr("hits", (Skolem("c"), Skolem("c"))))
+    )
     assert ci.skolems == (Skolem("c"),)
     # SME v4's ciscore: hits~hits (0.005 + 2 * 16 * 0.005) and the hits functor match (0.005);
     # outside, the new cause statement: 0.005 + 2 * 16 * 0.005.
@@ -131,8 +136,9 @@ def test_excluded_and_required_correspondences_filter_kernels():
     excluded = match(b, t, filters=MatchFilters(excluded=(("sun", "nucleus"),)))
     assert all(("sun", "nucleus") not in entity_pairs(m) for m in excluded.mappings)
     required = match(b, t, filters=MatchFilters(required=(("sun", "electron"),)))
-    assert required.mappings and all(("sun", "electron") in entity_pairs(m)
-                                     for m in required.mappings)
+    assert required.mappings and all(
+        ("sun", "electron") in entity_pairs(m) for m in required.mappings
+    )
     with pytest.raises(MappingError, match="not an entity or expression of the base"):
         match(b, t, filters=MatchFilters(excluded=(("moon", "nucleus"),)))
 
@@ -156,20 +162,23 @@ def test_commutative_arguments_are_paired_consistently():
 def test_logical_connectives_are_seeded_like_sme_v4_and_ubiquitous_ones_are_not():
     b, t = fixture_pair(PUBLISHED, "ct5base", "ct5target")
     assert match(b, t).mh_count == 15  # SME v4's count needs the and~and seed
-    preds = dict(b.predicates, **{"and": PredicateInfo("and", "logical", None, True, True,
-                                                        ubiquitous=True)})
+    preds = dict(
+        b.predicates, **{"and": PredicateInfo("and", "logical", None, True, True, ubiquitous=True)}
+    )
     b2 = Description(b.name, b.entities, b.facts, preds)
     t2 = Description(t.name, t.entities, t.facts, preds)
-    assert not any(h.kind == "expression" and h.base.functor == "and"
-                   for h in match(b2, t2).hypotheses)
+    assert not any(
+        h.kind == "expression" and h.base.functor == "and" for h in match(b2, t2).hypotheses
+    )
 
 
 def test_runs_are_deterministic():
     b = desc("b", ["hits", "a", "b"], ["hits", "b", "a"], ["near", "a", "b"])
     t = desc("t", ["hits", "x", "y"], ["hits", "y", "x"], ["near", "y", "x"])
     first, second = match(b, t), match(b, t)
-    assert [(m.score, m.correspondences) for m in first.mappings] == \
-        [(m.score, m.correspondences) for m in second.mappings]
+    assert [(m.score, m.correspondences) for m in first.mappings] == [
+        (m.score, m.correspondences) for m in second.mappings
+    ]
 
 
 def test_no_shared_structure_gives_no_mapping():
@@ -195,11 +204,15 @@ def test_overlap_only_merge_as_sme_v4():
 
 
 def test_global_support_counts_the_whole_mappings_trickle_down():
-    b = desc("b", ["hits", "a", "b"], ["near", "a", "b"], ["cause", ["hits", "a", "b"],
-                                                          ["hits", "b", "a"]])
+    b = desc(
+        "b",
+        ["hits", "a", "b"],
+        ["near", "a", "b"],
+        ["cause", ["hits", "a", "b"], ["hits", "b", "a"]],
+    )
     t = desc("t", ["hits", "x", "y"], ["near", "x", "y"])
-    local, = match(b, t).best.candidate_inferences
-    wide, = match(b, t, SMEParams(ci_support_scores_global=True)).best.candidate_inferences
+    (local,) = match(b, t).best.candidate_inferences
+    (wide,) = match(b, t, SMEParams(ci_support_scores_global=True)).best.candidate_inferences
     # SME v4 (ciscore.lisp; values checked against the real SME v4: 0.18 and 0.325): the
     # inference (cause (hits x y) (hits y x)) rests on hits~hits (0.005 + 2 * 16 * 0.005),
     # the hits functor match and the two entity matches (0.005 each).
@@ -211,6 +224,12 @@ def test_global_support_counts_the_whole_mappings_trickle_down():
 
 def test_disallowing_out_of_mapping_contributions_rescores_every_partial_mapping():
     b, t = desc("b", ["above", "t", "c"]), desc("t", ["above", "T", "C"], ["above", "T", "S"])
-    strict = match(b, t, SMEParams(allow_out_of_mapping_score_contributions=False,
-                                   block_most_out_of_mapping_contributions=False))
+    strict = match(
+        b,
+        t,
+        SMEParams(
+            allow_out_of_mapping_score_contributions=False,
+            block_most_out_of_mapping_contributions=False,
+        ),
+    )
     assert [round(m.score, 4) for m in strict.mappings] == [0.165, 0.165]

@@ -12,8 +12,13 @@ from tests.mapping.helpers import PUBLISHED
 
 
 def test_lisp_names_round_trip():
-    fixture = {"greedy-max-#": 2, "functor-trickle-down?": True, "max-local-score": None,
-               "use-less-greedy-greedy-merge?": False, "trickle-down": 8.0}
+    fixture = {
+        "greedy-max-#": 2,
+        "functor-trickle-down?": True,
+        "max-local-score": None,
+        "use-less-greedy-greedy-merge?": False,
+        "trickle-down": 8.0,
+    }
     params = SMEParams.from_fixture_dict(fixture)
     assert params.greedy_max == 2 and params.functor_trickle_down
     assert not params.use_less_greedy_greedy_merge and params.trickle_down == 8.0
@@ -35,11 +40,14 @@ def test_unknown_names_list_the_valid_ones():
         SMEParams.from_fixture_dict({"greedy-max": 2})
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"greedy_cutoff": 1.5}, "greedy-cutoff"),
-    ({"greedy_max": 0}, "greedy-max-#"),
-    ({"max_local_score": 0.0}, "max-local-score"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"greedy_cutoff": 1.5}, "greedy-cutoff"),
+        ({"greedy_max": 0}, "greedy-max-#"),
+        ({"max_local_score": 0.0}, "max-local-score"),
+    ],
+)
 def test_out_of_range_values_are_rejected(changes, message):
     with pytest.raises(MappingError, match=message):
         SMEParams(**changes)

@@ -9,8 +9,9 @@ from tests.mapping.helpers import desc
 
 
 def _pair():
-    b = desc("water", ["hits", "a", "b"], ["cause", ["hits", "a", "b"], ["near", "c", "a"]],
-             ["red", "b"])
+    b = desc(
+        "water", ["hits", "a", "b"], ["cause", ["hits", "a", "b"], ["near", "c", "a"]], ["red", "b"]
+    )
     t = desc("heat", ["hits", "x", "y"], ["round", "y"])
     return b, t
 
@@ -27,8 +28,9 @@ def test_fixture_notation_writes_skolems_and_nested_lists():
 
 
 def test_detailed_json_adds_inference_scores():
-    out = to_fixture_json(match(*_pair(), SMEParams(compute_reverse_inferences=True)),
-                          detailed=True)
+    out = to_fixture_json(
+        match(*_pair(), SMEParams(compute_reverse_inferences=True)), detailed=True
+    )
     m = out["mappings"][0]
     detail = {json.dumps(d["expression"]): d for d in m["ci_details"]}
     cause = detail[json.dumps(["cause", ["hits", "x", "y"], ["near", ["skolem", "c"], "x"]])]
@@ -39,8 +41,13 @@ def test_detailed_json_adds_inference_scores():
 
 def test_table_has_the_spec_sections():
     text = render_result(match(*_pair()))
-    for heading in ("SOURCE ENTITY    TARGET ENTITY", "MATCHED RELATIONS",
-                    "UNMATCHED SOURCE RELATIONS", "TARGET-ONLY FACTORS", "CANDIDATE INFERENCES"):
+    for heading in (
+        "SOURCE ENTITY    TARGET ENTITY",
+        "MATCHED RELATIONS",
+        "UNMATCHED SOURCE RELATIONS",
+        "TARGET-ONLY FACTORS",
+        "CANDIDATE INFERENCES",
+    ):
         assert heading in text
     assert "a                x" in text
     assert "- (hits a b)  ->  (hits x y)" in text

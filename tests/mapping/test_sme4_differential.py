@@ -35,7 +35,9 @@ def test_every_pair_agrees_with_sme_v4(set_name: str) -> None:
         diff = result_diff(run_pair(pair, predicates), pair["expected"])
         if diff:
             failures.append(f"{pair['name']} ({pair['kind']}): {'; '.join(diff[:3])}")
-    assert not failures, f"{len(failures)}/{len(pairs)} pairs disagree:\n" + "\n".join(failures[:10])
+    assert not failures, f"{len(failures)}/{len(pairs)} pairs disagree:\n" + "\n".join(
+        failures[:10]
+    )
 
 
 def test_gold_sets_cover_the_shapes_the_issue_lists() -> None:
@@ -73,5 +75,8 @@ def test_generator_reproduces_the_committed_pairs():
     fresh = {p["name"]: p for p in make_pairs(2002, 20)}
     for pair in committed:
         again = fresh[pair["name"]]
-        assert (again["kind"], again["base"], again["target"]) == \
-            (pair["kind"], pair["base"], pair["target"])
+        assert (again["kind"], again["base"], again["target"]) == (
+            pair["kind"],
+            pair["base"],
+            pair["target"],
+        )

@@ -27,11 +27,27 @@ def test_streamable_http_serves_the_tools(tmp_path: Path) -> None:
         m.add(example_memory_lines()[:10])
     port = _free_port()
     script = Path(sys.executable).with_name("analogist")
-    cmd = [str(script)] if script.exists() else [
-        sys.executable, "-c", "from analogist.cli.main import cli; cli()"]
-    proc = subprocess.Popen([*cmd, "--embedder", "hashing", "--db", str(db), "mcp", "--transport",
-                             "http", "--port", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    cmd = (
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-c", "from analogist.cli.main import cli; cli()"]
+    )
+    proc = subprocess.Popen(
+        [
+            *cmd,
+            "--embedder",
+            "hashing",
+            "--db",
+            str(db),
+            "mcp",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -44,8 +60,9 @@ def test_streamable_http_serves_the_tools(tmp_path: Path) -> None:
         async def scenario():
             async with Client(f"http://127.0.0.1:{port}/mcp") as client:
                 names = {t.name for t in (await client.list_tools()).tools}
-                found = await client.call_tool("search", {"target": "ep_ops_shared_dns_outage",
-                                                          "k": 3})
+                found = await client.call_tool(
+                    "search", {"target": "ep_ops_shared_dns_outage", "k": 3}
+                )
                 bad = await client.call_tool("log", {"limit": 0})
                 return names, found, bad
 

@@ -20,12 +20,18 @@ TOOLS = {"add_episode", "search", "analogize", "map", "log", "record_outcome"}
 
 def _server(db: Path) -> StdioServerParameters:
     script = Path(sys.executable).with_name("analogist")
-    command = [str(script)] if script.exists() else [
-        sys.executable, "-c", "from analogist.cli.main import cli; cli()"]
+    command = (
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-c", "from analogist.cli.main import cli; cli()"]
+    )
     if not script.exists() and shutil.which("analogist"):
         command = [shutil.which("analogist")]
-    return StdioServerParameters(command=command[0], args=[*command[1:], "--db", str(db), "mcp"],
-                                 env={"ANALOGIST_EMBEDDER": "hashing"})
+    return StdioServerParameters(
+        command=command[0],
+        args=[*command[1:], "--db", str(db), "mcp"],
+        env={"ANALOGIST_EMBEDDER": "hashing"},
+    )
 
 
 @pytest.fixture
@@ -42,9 +48,12 @@ def _new_twin() -> dict:
 
     sig = json.loads(json.dumps(SPEC_EXAMPLE))
     sig["episode_id"] = "ep_new_intel_feed"
-    return {"id": "ep_new_intel_feed", "kind": "failure",
-            "text": "The status page said the intel feed was down; it had read a cached summary.",
-            "signature": sig}
+    return {
+        "id": "ep_new_intel_feed",
+        "kind": "failure",
+        "text": "The status page said the intel feed was down; it had read a cached summary.",
+        "signature": sig,
+    }
 
 
 def test_full_cycle_add_analogize_record_outcome(db: Path) -> None:
@@ -60,14 +69,27 @@ def test_full_cycle_add_analogize_record_outcome(db: Path) -> None:
             run = await client.call_tool("analogize", {"target": "ep_new_intel_feed", "tier": 1})
             tier0 = await client.call_tool("analogize", {"target": "ep_new_intel_feed", "tier": 0})
             rec = run.structured_content
-            mapped = await client.call_tool("map", {"base": rec["source"] or "ep_fin_ledger_copy",
-                                                    "target": "ep_new_intel_feed"})
-            outcome = await client.call_tool("record_outcome", {
-                "run_id": rec["run_id"], "outcome": "worse", "delta": 1.5})
+            mapped = await client.call_tool(
+                "map",
+                {"base": rec["source"] or "ep_fin_ledger_copy", "target": "ep_new_intel_feed"},
+            )
+            outcome = await client.call_tool(
+                "record_outcome", {"run_id": rec["run_id"], "outcome": "worse", "delta": 1.5}
+            )
             logged = await client.call_tool("log", {"limit": 5})
-            return {"names": names, "schema": schema, "resources": resources, "vocab": vocab,
-                    "added": added, "found": found, "run": run, "tier0": tier0,
-                    "mapped": mapped, "outcome": outcome, "logged": logged}
+            return {
+                "names": names,
+                "schema": schema,
+                "resources": resources,
+                "vocab": vocab,
+                "added": added,
+                "found": found,
+                "run": run,
+                "tier0": tier0,
+                "mapped": mapped,
+                "outcome": outcome,
+                "logged": logged,
+            }
 
     r = anyio.run(scenario)
     assert r["names"] >= TOOLS
@@ -82,9 +104,13 @@ def test_full_cycle_add_analogize_record_outcome(db: Path) -> None:
     assert pool["candidates"] and all(c["found_by"] for c in pool["candidates"])
     rec = r["run"].structured_content
     assert not r["run"].is_error and rec["accepted"] and rec["logged"]
-    assert rec["source"] in {"ep_ops_feed_status_cache", "ep_fin_ledger_copy",
-                             "ep_med_discharge_medlist", "ep_log_wms_bin_count",
-                             "ep_edu_degree_audit_export"}
+    assert rec["source"] in {
+        "ep_ops_feed_status_cache",
+        "ep_fin_ledger_copy",
+        "ep_med_discharge_medlist",
+        "ep_log_wms_bin_count",
+        "ep_edu_degree_audit_export",
+    }
     assert rec["mapped"] and any(t["decision"] == "YES" for t in rec["transfer"])
     assert rec["record_text"].startswith("ANALOGY")
     t0 = r["tier0"].structured_content
@@ -116,9 +142,10 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving(db: Path) -> Non
             ]
             results = [await client.call_tool(name, args) for name, args in calls]
             fine = await client.call_tool("search", {"target": "ep_sw_coverage_gate", "k": 3})
-            run = (await client.call_tool("analogize", {"target": "ep_sw_coverage_gate"}))
-            bad_outcome = await client.call_tool("record_outcome", {
-                "run_id": run.structured_content["run_id"], "outcome": "great"})
+            run = await client.call_tool("analogize", {"target": "ep_sw_coverage_gate"})
+            bad_outcome = await client.call_tool(
+                "record_outcome", {"run_id": run.structured_content["run_id"], "outcome": "great"}
+            )
             return [*results, bad_outcome, fine]
 
     *errors, fine = anyio.run(scenario)

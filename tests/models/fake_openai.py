@@ -76,7 +76,8 @@ class FakeOpenAI:
                         self.wfile.flush()
                         if fault.kind == "reset":  # RST instead of FIN
                             self.connection.setsockopt(
-                                socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                                socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                            )
                         self.connection.close()
                         self.close_connection = True
                         return
@@ -101,13 +102,29 @@ class FakeOpenAI:
         if q:
             return q.popleft()
         if path.endswith("/models"):
-            return 200, {}, {"object": "list", "data": [
-                {"id": "qwen2.5", "object": "model", "created": 0, "owned_by": "me"}]}
+            return (
+                200,
+                {},
+                {
+                    "object": "list",
+                    "data": [{"id": "qwen2.5", "object": "model", "created": 0, "owned_by": "me"}],
+                },
+            )
         if path.endswith("/embeddings"):
-            data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]}
-                    for i, t in enumerate(body.get("input", []))]
-            return 200, {}, {"object": "list", "data": data, "model": body.get("model"),
-                             "usage": {"prompt_tokens": 1, "total_tokens": 1}}
+            data = [
+                {"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0]}
+                for i, t in enumerate(body.get("input", []))
+            ]
+            return (
+                200,
+                {},
+                {
+                    "object": "list",
+                    "data": data,
+                    "model": body.get("model"),
+                    "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                },
+            )
         return 500, {}, {"error": {"message": f"no reply queued for {path}"}}
 
     def __enter__(self) -> Self:
@@ -121,9 +138,20 @@ class FakeOpenAI:
 
 def chat_reply(content: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> dict:
     return {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "qwen2.5",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "qwen2.5",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
     }

@@ -29,5 +29,6 @@ def require(modules: tuple[str, ...], what: str, skipped: str) -> pytest.MarkDec
     gap = missing(modules, what)
     if gap and os.environ.get("ANALOGIST_REQUIRE_LOCAL") == "1":
         raise RuntimeError(f"ANALOGIST_REQUIRE_LOCAL=1 but {gap}: run `make local-test`")
-    return pytest.mark.skipif(gap is not None,
-                              reason=f"{skipped} SKIPPED: {gap}; run `make local-test`")
+    return pytest.mark.skipif(
+        gap is not None, reason=f"{skipped} SKIPPED: {gap}; run `make local-test`"
+    )

@@ -16,8 +16,10 @@ def test_environment_chooses_the_embedder():
     assert get_embedder(settings=s).dim == 32
 
 
-@pytest.mark.parametrize("spec,match", [("word2vec", "unknown"), ("openai:", "give the model"),
-                                        ("hashing:big", "hashing:DIM")])
+@pytest.mark.parametrize(
+    "spec,match",
+    [("word2vec", "unknown"), ("openai:", "give the model"), ("hashing:big", "hashing:DIM")],
+)
 def test_bad_names_say_what_is_allowed(spec, match):
     with pytest.raises(ConfigError, match=match):
         get_embedder(spec, ModelSettings())

@@ -17,8 +17,12 @@ from analogist.store.calls import CallLog
 from .fake_openai import Fault, chat_reply
 
 CHAT = "/v1/chat/completions"
-SCHEMA = {"type": "object", "required": ["cause"], "additionalProperties": False,
-          "properties": {"cause": {"enum": ["cache", "dns", "lock"]}}}
+SCHEMA = {
+    "type": "object",
+    "required": ["cause"],
+    "additionalProperties": False,
+    "properties": {"cause": {"enum": ["cache", "dns", "lock"]}},
+}
 
 
 def msg(i: int) -> list[dict]:
@@ -26,8 +30,12 @@ def msg(i: int) -> list[dict]:
 
 
 def backend(server, **kw) -> OpenAICompatServerLLM:
-    base = {"base_url": server.base_url, "api_key": "sk-test", "timeout_s": 5,
-            "retry": RetryPolicy(max_attempts=3, base_delay_s=0.0)}
+    base = {
+        "base_url": server.base_url,
+        "api_key": "sk-test",
+        "timeout_s": 5,
+        "retry": RetryPolicy(max_attempts=3, base_delay_s=0.0),
+    }
     return OpenAICompatServerLLM("qwen2.5", ModelSettings(**{**base, **kw}), sleep=lambda s: None)
 
 
@@ -82,8 +90,11 @@ def test_429_waits_what_retry_after_asks(server):
     server.push(CHAT, 429, {"error": {"message": "busy"}}, {"retry-after": "7"})
     server.push(CHAT, 200, ok())
     waits: list[float] = []
-    b = OpenAICompatServerLLM("qwen2.5", ModelSettings(
-        base_url=server.base_url, api_key="k", retry=RetryPolicy(max_attempts=3)), sleep=waits.append)
+    b = OpenAICompatServerLLM(
+        "qwen2.5",
+        ModelSettings(base_url=server.base_url, api_key="k", retry=RetryPolicy(max_attempts=3)),
+        sleep=waits.append,
+    )
     assert b.complete(msg(0), schema=SCHEMA).attempts == 2 and waits == [7.0]
 
 

@@ -26,8 +26,12 @@ def test_the_configured_model_answers(llm):
 
 
 def test_the_model_writes_a_valid_signature(llm):
-    ep = Episode("live_1", "failure", "The dashboard showed the copied ledger total, which had "
-                 "drifted from the bank account, and the finance team signed off on it.")
+    ep = Episode(
+        "live_1",
+        "failure",
+        "The dashboard showed the copied ledger total, which had "
+        "drifted from the bank account, and the finance team signed off on it.",
+    )
     r = ModelEncoder(llm).encode(ep)
     assert r.ok, r.reason
     assert llm.stats.calls >= 1

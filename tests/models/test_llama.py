@@ -45,8 +45,13 @@ def _gguf() -> str | None:
 def test_a_real_call_returns_json_of_the_schemas_shape():
     pytest.importorskip("llama_cpp")
     llm = open_llm(f"llama:{_gguf()}", settings=ModelSettings(n_ctx=1024))
-    schema = {"type": "object", "required": ["colour"], "additionalProperties": False,
-              "properties": {"colour": {"enum": ["red", "green", "blue"]}}}
-    c = llm.complete([{"role": "user", "content": "What colour is the sky?"}],
-                     schema=schema, max_tokens=20)
+    schema = {
+        "type": "object",
+        "required": ["colour"],
+        "additionalProperties": False,
+        "properties": {"colour": {"enum": ["red", "green", "blue"]}},
+    }
+    c = llm.complete(
+        [{"role": "user", "content": "What colour is the sky?"}], schema=schema, max_tokens=20
+    )
     assert c.parsed["colour"] in ("red", "green", "blue")

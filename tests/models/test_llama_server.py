@@ -24,12 +24,18 @@ from analogist.models.settings import RetryPolicy, auto_threads
 
 from .local_runtime import require
 
-pytestmark = require(("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context",
-                      "pydantic_settings"), "llama-cpp-python's server",
-                     "REAL LLAMA.CPP SERVER TESTS")
+pytestmark = require(
+    ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings"),
+    "llama-cpp-python's server",
+    "REAL LLAMA.CPP SERVER TESTS",
+)
 
-SCHEMA = {"type": "object", "additionalProperties": False, "required": ["colour"],
-          "properties": {"colour": {"enum": ["red", "green", "blue"]}}}
+SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["colour"],
+    "properties": {"colour": {"enum": ["red", "green", "blue"]}},
+}
 ASK = [{"role": "user", "content": "What colour is a clear daytime sky? Answer in JSON."}]
 
 
@@ -46,10 +52,28 @@ def server_url(tmp_path_factory):
     log = tmp_path_factory.mktemp("llama_server") / "server.log"
     with open(log, "w") as errf:  # a file, not a pipe: the server's chatter must never block it
         proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias",
-             "smol", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
-             "--verbose", "False", "--n_threads", str(auto_threads()[0])],
-            stdout=subprocess.DEVNULL, stderr=errf, text=True,
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(path),
+                "--model_alias",
+                "smol",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "2048",
+                "--verbose",
+                "False",
+                "--n_threads",
+                str(auto_threads()[0]),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=errf,
+            text=True,
         )
         url = f"http://127.0.0.1:{port}/v1"
         deadline = time.monotonic() + 90
@@ -71,7 +95,11 @@ def server_url(tmp_path_factory):
 
 
 def _backend(url: str, **kw) -> OpenAICompatServerLLM:
-    base = {"base_url": url, "timeout_s": 60, "retry": RetryPolicy(max_attempts=3, base_delay_s=0.1)}
+    base = {
+        "base_url": url,
+        "timeout_s": 60,
+        "retry": RetryPolicy(max_attempts=3, base_delay_s=0.1),
+    }
     return OpenAICompatServerLLM("smol", ModelSettings(**{**base, **kw}))
 
 
@@ -87,10 +115,17 @@ def test_auto_json_mode_finds_the_form_the_real_server_accepts(server_url, capsy
 
 
 def test_a_timeout_shorter_than_a_generation_adapts_instead_of_failing(server_url, capsys):
-    llm = _backend(server_url, timeout_s=0.1, max_concurrency=4,
-                   retry=RetryPolicy(max_attempts=10, base_delay_s=0.0))
-    c = llm.complete([{"role": "user", "content": "Count from one to twenty in words."}],
-                     max_tokens=24, temperature=0.0)
+    llm = _backend(
+        server_url,
+        timeout_s=0.1,
+        max_concurrency=4,
+        retry=RetryPolicy(max_attempts=10, base_delay_s=0.0),
+    )
+    c = llm.complete(
+        [{"role": "user", "content": "Count from one to twenty in words."}],
+        max_tokens=24,
+        temperature=0.0,
+    )
     assert c.text and c.attempts >= 2
     assert llm.max_parallel < 4 and llm.timeout_s > 0.1
     assert "in flight and a" in capsys.readouterr().err

@@ -9,18 +9,38 @@ from analogist.errors import ModelError
 from analogist.models.llm import Request, normalise_messages, parse_json_text
 
 BASE = Request(
-    provider="openai-compat", model="qwen2.5", base_url="http://localhost:8000/v1",
-    messages=(("system", "s"), ("user", "u")), schema={"type": "object"}, temperature=0.0,
-    max_tokens=100, seed=1, prompt_version="encode-v1", replicate=0, params={"top_p": 0.9},
+    provider="openai-compat",
+    model="qwen2.5",
+    base_url="http://localhost:8000/v1",
+    messages=(("system", "s"), ("user", "u")),
+    schema={"type": "object"},
+    temperature=0.0,
+    max_tokens=100,
+    seed=1,
+    prompt_version="encode-v1",
+    replicate=0,
+    params={"top_p": 0.9},
 )
 
 
-@pytest.mark.parametrize("change", [
-    {"provider": "openai"}, {"model": "qwen3"}, {"base_url": "http://other/v1"},
-    {"messages": (("system", "s"), ("user", "u!"))}, {"schema": {"type": "array"}},
-    {"schema": None}, {"temperature": 0.7}, {"max_tokens": 101}, {"seed": 2}, {"seed": None},
-    {"prompt_version": "encode-v2"}, {"replicate": 1}, {"params": {"top_p": 0.8}},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"provider": "openai"},
+        {"model": "qwen3"},
+        {"base_url": "http://other/v1"},
+        {"messages": (("system", "s"), ("user", "u!"))},
+        {"schema": {"type": "array"}},
+        {"schema": None},
+        {"temperature": 0.7},
+        {"max_tokens": 101},
+        {"seed": 2},
+        {"seed": None},
+        {"prompt_version": "encode-v2"},
+        {"replicate": 1},
+        {"params": {"top_p": 0.8}},
+    ],
+)
 def test_every_part_of_the_request_changes_the_cache_key(change):
     assert replace(BASE, **change).cache_key != BASE.cache_key
 
@@ -36,12 +56,15 @@ def test_request_json_never_holds_an_api_key():
     assert "key" not in " ".join(BASE.to_json())
 
 
-@pytest.mark.parametrize("text,value", [
-    ('{"a": 1}', {"a": 1}),
-    ('```json\n{"a": 1}\n```', {"a": 1}),
-    ('Here you go: {"a": [1, 2]} hope it helps', {"a": [1, 2]}),
-    ("[1, 2]", [1, 2]),
-])
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('```json\n{"a": 1}\n```', {"a": 1}),
+        ('Here you go: {"a": [1, 2]} hope it helps', {"a": [1, 2]}),
+        ("[1, 2]", [1, 2]),
+    ],
+)
 def test_parse_json_text_accepts_fences_and_surrounding_prose(text, value):
     assert parse_json_text(text) == value
 

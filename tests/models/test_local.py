@@ -55,16 +55,24 @@ def _store():
 
 def test_missing_llama_cpp_names_the_install_command(monkeypatch):
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda n, *a: None if n == "llama_cpp" else real(n, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda n, *a: None if n == "llama_cpp" else real(n, *a)
+    )
     with pytest.raises(ConfigError, match="make local"):
         open_llm("local:smollm2", settings=ModelSettings())
     assert LocalLLM.ping("smollm2", ModelSettings()).status == "missing dependency"
 
 
 def test_missing_weights_name_the_install_command():
-    entry = LocalModel("ghost", "Ghost", ("ghost-part1==1",), (("ghost-part1", "g.bin"),),
-                       "ghost.gguf", "0" * 64, 4)
+    entry = LocalModel(
+        "ghost",
+        "Ghost",
+        ("ghost-part1==1",),
+        (("ghost-part1", "g.bin"),),
+        "ghost.gguf",
+        "0" * 64,
+        4,
+    )
     with pytest.raises(ConfigError, match="python -m analogist.models.install --models ghost"):
         entry.weights()
     assert not entry.installed()
@@ -88,8 +96,15 @@ def test_split_weights_are_joined_once_checked_and_never_left_half_written(tmp_p
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("ANALOGIST_CACHE_DIR", str(tmp_path / "cache"))
     parts = (("w-part1", "w_part1/data/part01.bin"), ("w-part2", "w_part2/data/part02.bin"))
-    good = LocalModel("w", "W", ("w-part1==1.0", "w-part2==1.0"), parts, "w.gguf",
-                      hashlib.sha256(a + b).hexdigest(), len(a + b))
+    good = LocalModel(
+        "w",
+        "W",
+        ("w-part1==1.0", "w-part2==1.0"),
+        parts,
+        "w.gguf",
+        hashlib.sha256(a + b).hexdigest(),
+        len(a + b),
+    )
     path = good.weights()
     assert path == tmp_path / "cache" / "models" / "w.gguf" and path.read_bytes() == a + b
     mtime = path.stat().st_mtime_ns
@@ -106,8 +121,15 @@ def test_a_changed_single_file_fails_its_sha256(tmp_path, monkeypatch):
     _fake_dist(site, "one-file", "one_file/m.gguf", b"GGUF-original")
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("ANALOGIST_CACHE_DIR", str(tmp_path / "cache"))
-    entry = LocalModel("one", "One", ("one-file==1.0",), (("one-file", "one_file/m.gguf"),),
-                       "m.gguf", hashlib.sha256(b"GGUF-original").hexdigest(), 13)
+    entry = LocalModel(
+        "one",
+        "One",
+        ("one-file==1.0",),
+        (("one-file", "one_file/m.gguf"),),
+        "m.gguf",
+        hashlib.sha256(b"GGUF-original").hexdigest(),
+        13,
+    )
     assert entry.weights() == site / "one_file" / "m.gguf"  # used in place, not copied
     (site / "one_file" / "m.gguf").write_bytes(b"GGUF-tampered")
     with pytest.raises(ConfigError, match="reinstall"):
@@ -115,7 +137,8 @@ def test_a_changed_single_file_fails_its_sha256(tmp_path, monkeypatch):
 
 
 def test_threads_are_the_idle_cores_of_the_affinity_and_context_is_large_unless_overridden(
-        monkeypatch):
+    monkeypatch,
+):
     s = ModelSettings.from_env({})
     assert available_cores() == len(os.sched_getaffinity(0))
     monkeypatch.setattr(os, "getloadavg", lambda: (0.1, 0.0, 0.0))
@@ -135,11 +158,17 @@ def test_threads_are_the_idle_cores_of_the_affinity_and_context_is_large_unless_
 real = require(("llama_cpp",), "llama-cpp-python", "LOCAL MODEL TESTS")
 
 ENUM_SCHEMA = {
-    "type": "object", "additionalProperties": False, "required": ["cause", "roles"],
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["cause", "roles"],
     "properties": {
         "cause": {"enum": ["stale_cache", "dns_failure", "lock_contention"]},
-        "roles": {"type": "array", "minItems": 1, "maxItems": 3,
-                  "items": {"enum": ["writer", "reader", "cache"]}},
+        "roles": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 3,
+            "items": {"enum": ["writer", "reader", "cache"]},
+        },
     },
 }
 
@@ -152,10 +181,15 @@ def smol():
 
 @real
 def test_grammar_constrained_json_honours_enums_without_repair(smol):
-    for i, text in enumerate(["The reader saw old data from the cache.",
-                              "Two writers waited on one lock for minutes."]):
-        c = smol.complete([{"role": "user", "content": f"Incident: {text} Answer in JSON."}],
-                          schema=ENUM_SCHEMA, max_tokens=60, seed=i)
+    for i, text in enumerate(
+        ["The reader saw old data from the cache.", "Two writers waited on one lock for minutes."]
+    ):
+        c = smol.complete(
+            [{"role": "user", "content": f"Incident: {text} Answer in JSON."}],
+            schema=ENUM_SCHEMA,
+            max_tokens=60,
+            seed=i,
+        )
         assert not c.repaired and c.finish_reason == "stop"
         assert c.parsed["cause"] in ENUM_SCHEMA["properties"]["cause"]["enum"]
         assert set(c.parsed["roles"]) <= {"writer", "reader", "cache"}
@@ -166,20 +200,51 @@ def test_grammar_constrained_json_honours_enums_without_repair(smol):
 # bench/execution/prompts.py): tuples (prefixItems, items false), anyOf, pattern, an enum holding null,
 # a type union, additionalProperties as a schema, bounded arrays and strings.
 FEATURES_SCHEMA = {
-    "type": "object", "additionalProperties": False,
+    "type": "object",
+    "additionalProperties": False,
     "required": ["source", "chain", "fix", "mapping", "note", "confidence"],
     "properties": {
         "source": {"enum": ["ep1", "ep2", None]},
-        "chain": {"type": "array", "minItems": 1, "maxItems": 2, "items": {"anyOf": [
-            {"type": "array", "prefixItems": [{"enum": ["stale"]}, {"enum": ["cache", "reader"]}],
-             "items": False, "minItems": 2, "maxItems": 2},
-            {"type": "array", "prefixItems": [{"enum": ["copies_from", "reads_from"]},
-                                              {"enum": ["cache", "reader"]},
-                                              {"enum": ["cache", "reader"]}],
-             "items": False, "minItems": 3, "maxItems": 3}]}},
-        "fix": {"anyOf": [{"type": "null"}, {
-            "type": "object", "additionalProperties": False, "required": ["operator"],
-            "properties": {"operator": {"type": "string", "pattern": "^[a-z][a-z_]{1,20}$"}}}]},
+        "chain": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 2,
+            "items": {
+                "anyOf": [
+                    {
+                        "type": "array",
+                        "prefixItems": [{"enum": ["stale"]}, {"enum": ["cache", "reader"]}],
+                        "items": False,
+                        "minItems": 2,
+                        "maxItems": 2,
+                    },
+                    {
+                        "type": "array",
+                        "prefixItems": [
+                            {"enum": ["copies_from", "reads_from"]},
+                            {"enum": ["cache", "reader"]},
+                            {"enum": ["cache", "reader"]},
+                        ],
+                        "items": False,
+                        "minItems": 3,
+                        "maxItems": 3,
+                    },
+                ]
+            },
+        },
+        "fix": {
+            "anyOf": [
+                {"type": "null"},
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["operator"],
+                    "properties": {
+                        "operator": {"type": "string", "pattern": "^[a-z][a-z_]{1,20}$"}
+                    },
+                },
+            ]
+        },
         "mapping": {"type": "object", "additionalProperties": {"enum": ["e1", "e2"]}},
         "note": {"type": ["string", "null"], "maxLength": 60},
         "confidence": {"enum": ["low", "medium", "high"]},
@@ -191,8 +256,17 @@ FEATURES_SCHEMA = {
 def test_the_grammar_honours_every_schema_feature_the_project_uses(smol):
     from analogist.models.validate import schema_errors
 
-    c = smol.complete([{"role": "user", "content": "The cache served stale data to the reader. "
-                        "Fill in the JSON."}], schema=FEATURES_SCHEMA, max_tokens=200, seed=0)
+    c = smol.complete(
+        [
+            {
+                "role": "user",
+                "content": "The cache served stale data to the reader. Fill in the JSON.",
+            }
+        ],
+        schema=FEATURES_SCHEMA,
+        max_tokens=200,
+        seed=0,
+    )
     assert c.finish_reason == "stop" and not c.repaired
     assert schema_errors(c.parsed, FEATURES_SCHEMA) == []
 
@@ -209,26 +283,36 @@ def test_it_reports_the_threads_and_context_it_used(smol):
 @real
 def test_a_shared_prefix_is_served_from_the_kv_cache(smol):
     prefix = "You classify incidents. " + " ".join(f"Rule {i}: be brief." for i in range(60))
-    first = smol.complete([{"role": "system", "content": prefix},
-                           {"role": "user", "content": "Incident A."}], max_tokens=4, seed=1)
-    second = smol.complete([{"role": "system", "content": prefix},
-                            {"role": "user", "content": "Incident B, other words."}],
-                           max_tokens=4, seed=1)
+    first = smol.complete(
+        [{"role": "system", "content": prefix}, {"role": "user", "content": "Incident A."}],
+        max_tokens=4,
+        seed=1,
+    )
+    second = smol.complete(
+        [
+            {"role": "system", "content": prefix},
+            {"role": "user", "content": "Incident B, other words."},
+        ],
+        max_tokens=4,
+        seed=1,
+    )
     assert first.input_tokens > 300
     assert second.timings["prompt_eval_tokens"] < 0.2 * second.input_tokens
 
 
 @real
 def test_a_prompt_cache_serves_a_prefix_seen_before_the_last_prompt():
-    llm = open_llm(f"local:{SMALLEST_MODEL}",
-                   settings=ModelSettings(n_ctx=1024, prompt_cache_mb=256))
+    llm = open_llm(
+        f"local:{SMALLEST_MODEL}", settings=ModelSettings(n_ctx=1024, prompt_cache_mb=256)
+    )
     a = "You sort incidents. " + " ".join(f"Rule {i}: be brief." for i in range(25))
     b = "You name roles. " + " ".join(f"Fact {i}: roles map one to one." for i in range(25))
     ask = [{"role": "user", "content": "Next."}]
     first = llm.complete([{"role": "system", "content": a}, *ask], max_tokens=2)
     llm.complete([{"role": "system", "content": b}, *ask], max_tokens=2)
-    again = llm.complete([{"role": "system", "content": a},
-                          {"role": "user", "content": "Next one."}], max_tokens=2)
+    again = llm.complete(
+        [{"role": "system", "content": a}, {"role": "user", "content": "Next one."}], max_tokens=2
+    )
     assert llm.runtime["prompt_cache_mb"] == 256
     assert first.timings["prompt_eval_tokens"] > 100
     assert again.timings["prompt_eval_tokens"] < 0.2 * again.input_tokens
@@ -277,9 +361,9 @@ def test_install_refuses_unknown_models(capsys):
     assert "choose from" in capsys.readouterr().err
 
 
-
 def test_the_runtime_is_built_once_with_the_portable_flags_then_installed_from_the_cache(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     """The build itself takes minutes, so pip is replaced by a recorder that drops a wheel."""
     from analogist.models import install
 

@@ -27,7 +27,8 @@ def test_a_rerun_with_the_cache_makes_no_calls(store):
     llm = LoggedLLM(model, CallLog(store), cache="read-write")
     first = llm.complete(MSG, schema=SCHEMA, seed=3, prompt_version="p1")
     again = LoggedLLM(model, CallLog(store), cache="read-write").complete(
-        MSG, schema=SCHEMA, seed=3, prompt_version="p1")
+        MSG, schema=SCHEMA, seed=3, prompt_version="p1"
+    )
     assert model.calls == 1
     assert first.parsed == again.parsed == {"answer": 1}
     assert again.cached and not first.cached
@@ -52,13 +53,23 @@ def test_cache_off_always_calls_but_still_logs(store):
 
 def test_every_call_is_logged_with_request_tokens_and_output(store):
     llm = LoggedLLM(ScriptedLLM([{"answer": 7}]), CallLog(store))
-    c = llm.complete(MSG, schema=SCHEMA, temperature=0.2, max_tokens=50, seed=9,
-                     prompt_version="p1", replicate=2)
+    c = llm.complete(
+        MSG, schema=SCHEMA, temperature=0.2, max_tokens=50, seed=9, prompt_version="p1", replicate=2
+    )
     (rec,) = CallLog(store).all()
     assert rec.cache_key == c.cache_key
-    assert (rec.provider, rec.model, rec.prompt_version, rec.replicate) == ("scripted", "scripted", "p1", 2)
+    assert (rec.provider, rec.model, rec.prompt_version, rec.replicate) == (
+        "scripted",
+        "scripted",
+        "p1",
+        2,
+    )
     assert rec.request["messages"] == MSG and rec.request["schema"] == SCHEMA
-    assert (rec.request["temperature"], rec.request["max_tokens"], rec.request["seed"]) == (0.2, 50, 9)
+    assert (rec.request["temperature"], rec.request["max_tokens"], rec.request["seed"]) == (
+        0.2,
+        50,
+        9,
+    )
     assert rec.parsed == {"answer": 7} and json.loads(rec.response_text) == {"answer": 7}
     assert rec.input_tokens and rec.output_tokens and rec.attempt == 1 and rec.error is None
 
@@ -124,8 +135,9 @@ class Flaky(BaseLLM):
             return "ok"
 
         done = call_with_retries(once, self.policy, what="flaky", sleep=lambda s: None)
-        return completion_from_text(done.value, request, attempts=done.attempts,
-                                    retry_errors=done.errors)
+        return completion_from_text(
+            done.value, request, attempts=done.attempts, retry_errors=done.errors
+        )
 
 
 def test_failed_attempts_are_logged_with_attempt_numbers(store):

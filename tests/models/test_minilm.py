@@ -30,16 +30,20 @@ def test_vectors_match_the_torch_route(minilm):
 
 
 def test_paraphrases_score_far_above_unrelated_sentences(minilm):
-    v = minilm.embed([
-        "A man is playing a guitar.", "Someone is strumming a guitar.",
-        "The server crashed because the disk was full.",
-        "The machine went down since its storage ran out of space.",
-        "The recipe needs two eggs and a cup of flour.",
-    ])
+    v = minilm.embed(
+        [
+            "A man is playing a guitar.",
+            "Someone is strumming a guitar.",
+            "The server crashed because the disk was full.",
+            "The machine went down since its storage ran out of space.",
+            "The recipe needs two eggs and a cup of flour.",
+        ]
+    )
     sim = v @ v.T
     assert sim[0, 1] > 0.6 and sim[2, 3] > 0.5  # 0.72 and 0.62 when written
-    unrelated = [sim[i, j] for i in range(5) for j in range(5)
-                 if i < j and (i, j) not in ((0, 1), (2, 3))]
+    unrelated = [
+        sim[i, j] for i in range(5) for j in range(5) if i < j and (i, j) not in ((0, 1), (2, 3))
+    ]
     assert max(unrelated) < 0.2
 
 
@@ -59,7 +63,9 @@ def test_empty_text_gives_a_zero_row(minilm):
 
 def test_is_an_embedder_chosen_by_name(minilm):
     assert isinstance(minilm, Embedder) and (minilm.name, minilm.dim) == (
-        "all-MiniLM-L6-v2-onnx-int8", 384)
+        "all-MiniLM-L6-v2-onnx-int8",
+        384,
+    )
     assert get_embedder("minilm").name == minilm.name
 
 

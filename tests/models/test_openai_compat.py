@@ -22,8 +22,12 @@ CHAT = "/v1/chat/completions"
 
 
 def settings(server, **kw) -> ModelSettings:
-    base = {"base_url": server.base_url, "api_key": "sk-test", "timeout_s": 5,
-            "retry": RetryPolicy(max_attempts=3, base_delay_s=0.01)}
+    base = {
+        "base_url": server.base_url,
+        "api_key": "sk-test",
+        "timeout_s": 5,
+        "retry": RetryPolicy(max_attempts=3, base_delay_s=0.01),
+    }
     return ModelSettings(**{**base, **kw})
 
 
@@ -36,16 +40,26 @@ def test_chat_with_schema_sends_response_format_and_counts_tokens(server):
     assert body["response_format"]["type"] == "json_schema"
     assert body["response_format"]["json_schema"]["schema"] == SCHEMA
     assert (body["model"], body["temperature"], body["max_tokens"], body["seed"]) == (
-        "qwen2.5", 0.3, 64, 4)
+        "qwen2.5",
+        0.3,
+        64,
+        4,
+    )
 
 
-@pytest.mark.parametrize("mode,expected", [
-    ("json_object", {"type": "json_object"}), ("none", None),
-    ("json_object_schema", {"type": "json_object", "schema": SCHEMA})])
+@pytest.mark.parametrize(
+    "mode,expected",
+    [
+        ("json_object", {"type": "json_object"}),
+        ("none", None),
+        ("json_object_schema", {"type": "json_object", "schema": SCHEMA}),
+    ],
+)
 def test_json_mode_for_servers_without_json_schema(server, mode, expected):
     server.push(CHAT, 200, chat_reply('{"a": 1}'))
     open_llm("openai-compat:qwen2.5", settings=settings(server, json_mode=mode)).complete(
-        MSG, schema=SCHEMA)
+        MSG, schema=SCHEMA
+    )
     assert server.requests[0][1].get("response_format") == expected
 
 
@@ -114,9 +128,18 @@ class LlamaServerLike(FakeOpenAI):
     def next_reply(self, path, body):
         fmt = body.get("response_format") or {}
         if path == CHAT and fmt.get("type") == "json_schema":
-            return 500, {}, {"error": {"message": (  # the message llama_cpp.server 0.3.36 sends
-                "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
-                "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}")}}
+            return (
+                500,
+                {},
+                {
+                    "error": {
+                        "message": (  # the message llama_cpp.server 0.3.36 sends
+                            "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                            "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}"
+                        )
+                    }
+                },
+            )
         return super().next_reply(path, body)
 
 
@@ -138,8 +161,9 @@ def test_auto_json_mode_switches_once_loudly_when_the_server_refuses_json_schema
 def test_a_fixed_json_mode_never_switches(server):
     for _ in range(3):
         server.push(CHAT, 500, {"error": {"message": "boom"}})
-    llm = OpenAICompatServerLLM("qwen2.5", settings(server, json_mode="json_schema"),
-                                sleep=lambda s: None)
+    llm = OpenAICompatServerLLM(
+        "qwen2.5", settings(server, json_mode="json_schema"), sleep=lambda s: None
+    )
     with pytest.raises(ModelError, match="gave up after 3"):
         llm.complete(MSG, schema=SCHEMA)
     assert {b["response_format"]["type"] for _, b in server.requests} == {"json_schema"}
@@ -151,7 +175,10 @@ def test_a_server_that_refuses_every_format_gets_advice(server):
     with pytest.raises(ModelError, match="ANALOGIST_JSON_MODE=none"):
         OpenAICompatServerLLM("qwen2.5", settings(server)).complete(MSG, schema=SCHEMA)
     assert [b["response_format"]["type"] for _, b in server.requests] == [
-        "json_schema", "json_object", "json_object"]
+        "json_schema",
+        "json_object",
+        "json_object",
+    ]
 
 
 def test_an_overloaded_servers_500_while_probing_is_retried_not_taken_for_a_refusal(server):

@@ -24,8 +24,14 @@ def test_specs_split_on_the_first_colon():
 def test_builtins_are_registered_like_plugins():
     reg = Registry()
     register_builtins(reg)
-    assert set(reg.providers()) == {"openai", "openai-compat", "local", "llama", "scripted",
-                                   "replay"}
+    assert set(reg.providers()) == {
+        "openai",
+        "openai-compat",
+        "local",
+        "llama",
+        "scripted",
+        "replay",
+    }
 
     class Echo(ScriptedLLM):
         provider = "echo"
@@ -37,13 +43,23 @@ def test_builtins_are_registered_like_plugins():
 
 
 def test_settings_come_from_the_environment():
-    s = ModelSettings.from_env({
-        "ANALOGIST_MODEL": "openai-compat:qwen2.5", "OPENAI_BASE_URL": "http://h:1/v1",
-        "OPENAI_API_KEY": "sk-secret", "ANALOGIST_CACHE": "replay-only",
-        "ANALOGIST_MAX_RETRIES": "1", "ANALOGIST_EMBEDDER": "minilm",
-    })
+    s = ModelSettings.from_env(
+        {
+            "ANALOGIST_MODEL": "openai-compat:qwen2.5",
+            "OPENAI_BASE_URL": "http://h:1/v1",
+            "OPENAI_API_KEY": "sk-secret",
+            "ANALOGIST_CACHE": "replay-only",
+            "ANALOGIST_MAX_RETRIES": "1",
+            "ANALOGIST_EMBEDDER": "minilm",
+        }
+    )
     assert (s.model, s.base_url, s.cache, s.retry.max_attempts, s.embedder) == (
-        "openai-compat:qwen2.5", "http://h:1/v1", CacheMode.REPLAY_ONLY, 2, "minilm")
+        "openai-compat:qwen2.5",
+        "http://h:1/v1",
+        CacheMode.REPLAY_ONLY,
+        2,
+        "minilm",
+    )
     assert "sk-secret" not in repr(s)
     with pytest.raises(ConfigError, match="cache mode"):
         ModelSettings.from_env({"ANALOGIST_CACHE": "sometimes"})
@@ -80,7 +96,10 @@ def test_replay_uses_the_identity_of_the_named_backend():
     settings = ModelSettings(base_url="http://127.0.0.1:9/v1")
     replay = open_llm("replay:openai-compat:qwen2.5", store=Store(":memory:"), settings=settings)
     assert (replay.provider, replay.model, replay.base_url) == (
-        "openai-compat", "qwen2.5", "http://127.0.0.1:9/v1")
+        "openai-compat",
+        "qwen2.5",
+        "http://127.0.0.1:9/v1",
+    )
 
 
 def test_scripted_file_queues_responses(tmp_path):

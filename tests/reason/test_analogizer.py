@@ -19,8 +19,10 @@ FINANCE = {
     "kind": "failure",
     "roles": {"ACCT": "bank account", "COPY": "spreadsheet total", "CLERK": "clerk"},
     "relations": [
-        ["derives_from", "COPY", "ACCT"], ["trusts_as_authoritative", "CLERK", "COPY"],
-        ["skips_check", "CLERK", "ACCT"], ["diverges_from", "COPY", "ACCT"],
+        ["derives_from", "COPY", "ACCT"],
+        ["trusts_as_authoritative", "CLERK", "COPY"],
+        ["skips_check", "CLERK", "ACCT"],
+        ["diverges_from", "COPY", "ACCT"],
     ],
     "causal_chain": [
         ["diverges_from(COPY,ACCT)", "causes", "false_claim(CLERK)"],
@@ -70,11 +72,15 @@ def test_every_run_is_logged_even_when_nothing_transfers(memory, vocab):
     assert run.source is None and run.transferred == ()
     row = memory.store.conn.execute(
         "SELECT trigger, candidate_ids, transferred_elements, token_cost FROM analogy_log "
-        "WHERE run_id = ?", (run.run_id,)).fetchone()
+        "WHERE run_id = ?",
+        (run.run_id,),
+    ).fetchone()
     assert row is not None and json.loads(row[2]) == []
 
 
-def test_failed_prediction_abandons_the_analogy_and_ledger_records_applied_action(memory, spec_example, vocab):
+def test_failed_prediction_abandons_the_analogy_and_ledger_records_applied_action(
+    memory, spec_example, vocab
+):
     target = parse_signature(spec_example, vocab)
 
     def failing(prediction, decisions):
@@ -89,8 +95,9 @@ def test_failed_prediction_abandons_the_analogy_and_ledger_records_applied_actio
 
 def test_tier0_makes_no_model_call_and_maps_nothing(memory, spec_example, vocab):
     llm = LoggedLLM(ScriptedLLM())
-    run = Analogizer(memory, llm=llm).run(parse_signature(spec_example, vocab),
-                                          trigger=Trigger.manual(0, "error logged"))
+    run = Analogizer(memory, llm=llm).run(
+        parse_signature(spec_example, vocab), trigger=Trigger.manual(0, "error logged")
+    )
     assert llm.stats.calls == 0 and llm.inner.requests == []
     assert run.cost.model_calls == 0
     assert run.record is None and run.candidates
@@ -99,7 +106,8 @@ def test_tier0_makes_no_model_call_and_maps_nothing(memory, spec_example, vocab)
 
 def test_rerepresentation_stops_after_two_attempts(memory, vocab):
     deep = {
-        "episode_id": "ep_deep", "kind": "failure",
+        "episode_id": "ep_deep",
+        "kind": "failure",
         "roles": {"A": "a", "B": "b", "C": "c", "D": "d"},
         "relations": [["sends_to", "A", "B"], ["sends_to", "B", "C"], ["observes", "D", "C"]],
         "causal_chain": [["sends_to(A,B)", "causes", "overloaded(C)"]],
@@ -114,10 +122,13 @@ def test_rerepresentation_stops_after_two_attempts(memory, vocab):
 
 
 def test_model_critic_never_sees_mapper_prose(memory, spec_example, vocab):
-    scripted = ScriptedLLM([{"verdict": "reject", "reasons": ["path not mapped"], "confidence": 0.9}])
+    scripted = ScriptedLLM(
+        [{"verdict": "reject", "reasons": ["path not mapped"], "confidence": 0.9}]
+    )
     llm = LoggedLLM(scripted)
     run = Analogizer(memory, AnalogizerConfig(critic="model"), llm=llm).run(
-        parse_signature(spec_example, vocab))
+        parse_signature(spec_example, vocab)
+    )
     (request,) = scripted.requests
     payload = json.loads(request.messages[-1][1])
     assert set(payload) == {"source_signature", "target_signature", "mapping_table"}
@@ -141,17 +152,31 @@ def test_every_analogy_log_field_is_filled_when_nothing_transfers(memory, vocab)
     lonely["causal_chain"] = [["races_with(A,B)", "causes", "corrupted(B)"]]
     for tier in (0, 1):
         run = Analogizer(memory).run(parse_signature(lonely, vocab), trigger=Trigger.manual(tier))
-        row = memory.store.conn.execute("SELECT * FROM analogy_log WHERE run_id = ?",
-                                        (run.run_id,)).fetchone()
-        spec_fields = ("run_id", "target_id", "trigger", "candidate_ids", "candidate_channels",
-                       "mapping_json", "structural_score", "critic_verdict",
-                       "transferred_elements", "predicted_observable", "verification_result",
-                       "outcome_delta", "token_cost")
+        row = memory.store.conn.execute(
+            "SELECT * FROM analogy_log WHERE run_id = ?", (run.run_id,)
+        ).fetchone()
+        spec_fields = (
+            "run_id",
+            "target_id",
+            "trigger",
+            "candidate_ids",
+            "candidate_channels",
+            "mapping_json",
+            "structural_score",
+            "critic_verdict",
+            "transferred_elements",
+            "predicted_observable",
+            "verification_result",
+            "outcome_delta",
+            "token_cost",
+        )
         assert all(row[f] is not None for f in spec_fields), dict(row)
         assert "not run" in row["critic_verdict"]
 
 
-def test_memory_analogize_takes_an_id_a_signature_or_json_and_logs_the_run(memory, spec_example, vocab):
+def test_memory_analogize_takes_an_id_a_signature_or_json_and_logs_the_run(
+    memory, spec_example, vocab
+):
     by_json = memory.analogize(spec_example)
     by_sig = memory.analogize(parse_signature(spec_example, vocab), log=False)
     assert by_json.source == by_sig.source == "ep_fin"

@@ -7,9 +7,14 @@ from analogist.store import Store, TransferOutcome
 
 
 def run(run_id, tier, transferred=(), verification=None, tokens=0, candidates=()):
-    return {"run_id": run_id, "trigger": {"tier": tier, "reasons": ["t"]},
-            "candidates": [{"episode_id": c} for c in candidates], "transferred": list(transferred),
-            "verification_result": verification, "cost": {"input_tokens": tokens, "model_calls": 0}}
+    return {
+        "run_id": run_id,
+        "trigger": {"tier": tier, "reasons": ["t"]},
+        "candidates": [{"episode_id": c} for c in candidates],
+        "transferred": list(transferred),
+        "verification_result": verification,
+        "cost": {"input_tokens": tokens, "model_calls": 0},
+    }
 
 
 def test_counts_by_definition():

@@ -32,9 +32,16 @@ def test_an_assessed_run_round_trips_through_the_log(memory, spec_example, vocab
 
 
 def test_a_run_that_assessed_nothing_keeps_the_v1_log_columns_but_no_sentinels(memory, vocab):  # noqa: F811
-    lonely = parse_signature({"episode_id": "ep_x", "kind": "failure",
-                              "roles": {"A": "a", "B": "b"}, "relations": [["races_with", "A", "B"]],
-                              "levels": {"L0": "x"}}, vocab)
+    lonely = parse_signature(
+        {
+            "episode_id": "ep_x",
+            "kind": "failure",
+            "roles": {"A": "a", "B": "b"},
+            "relations": [["races_with", "A", "B"]],
+            "levels": {"L0": "x"},
+        },
+        vocab,
+    )
     run = Analogizer(memory).run(lonely)
     assert run.critic is None and run.mapping is None and run.not_assessed
     stored = memory.store.get_run(run.run_id)
@@ -59,7 +66,9 @@ def test_a_verifying_arm_without_a_critic_verdict_does_not_survive(memory, spec_
 
 
 def test_analogizer_config_without_critic_records_none(memory, spec_example, vocab):  # noqa: F811
-    run = Analogizer(memory, AnalogizerConfig(critic=None)).run(parse_signature(spec_example, vocab))
+    run = Analogizer(memory, AnalogizerConfig(critic=None)).run(
+        parse_signature(spec_example, vocab)
+    )
     assert run.record is not None and run.critic is None
     assert memory.store.get_run(run.run_id)["critic"] is None
 
@@ -72,7 +81,8 @@ def test_sme_support_and_extrapolation_reach_the_gate_and_the_record(memory, spe
     action = next(t for t in run.record.transfer if t.kind == "action")
     assert action.support is not None and action.support > 0
     assert action.extrapolation is not None and 0.0 < action.extrapolation <= 1.0
-    (stored,) = [t for t in memory.store.get_run(run.run_id)["record"]["transfer"]
-                 if t["kind"] == "action"]
+    (stored,) = [
+        t for t in memory.store.get_run(run.run_id)["record"]["transfer"] if t["kind"] == "action"
+    ]
     assert (stored["support"], stored["extrapolation"]) == (action.support, action.extrapolation)
     assert AnalogyRun.from_json(memory.store.get_run(run.run_id)).record == run.record

@@ -29,10 +29,14 @@ EPISODES = ("ep_sw_cache_stampede_homepage", "ep_med_ed_boarding_ramp")
 # SmolLM2-135M mostly copies the prompt's example (and is rejected for it); the second target
 # resembles that example, so one real answer is accepted on its merits and replayed too.
 TARGETS = (
-    ("The nightly report showed zero errors, but the log shipper had been down since Tuesday, "
-     "so no error lines reached the report at all."),
-    ("Our thermostat sits above the oven; while we cook it switches the heating off and the "
-     "bedrooms get cold."),
+    (
+        "The nightly report showed zero errors, but the log shipper had been down since Tuesday, "
+        "so no error lines reached the report at all."
+    ),
+    (
+        "Our thermostat sits above the oven; while we cook it switches the heating off and the "
+        "bedrooms get cold."
+    ),
 )
 
 
@@ -57,8 +61,9 @@ def main(gguf: str) -> None:
     print("reabstract up:", "ok" if up.ok else up.reason)
     out = {
         "model": f"llama:{Path(gguf).name}",
-        "episodes": [{"id": e.id, "kind": e.kind, "text": e.text, "outcome": e.outcome}
-                     for e in episodes],
+        "episodes": [
+            {"id": e.id, "kind": e.kind, "text": e.text, "outcome": e.outcome} for e in episodes
+        ],
         "targets": list(TARGETS),
         "reabstract_source": gold[EPISODES[0]].signature.to_json(),
         "results": [outcome(r.to_json()) for r in [*results, *targets]],

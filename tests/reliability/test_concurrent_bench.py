@@ -30,12 +30,17 @@ def mvp():
 def run_once(tmp_path, mvp, server_seed: int):
     with FlakyModel(seed=server_seed) as server:
         store = Store(tmp_path / f"run{server_seed}.db")
-        settings = ModelSettings(base_url=server.base_url, api_key="sk-test", timeout_s=10,
-                                 retry=RetryPolicy(max_attempts=3, base_delay_s=0.001),
-                                 max_concurrency=4)  # json_mode auto, as configured by default
+        settings = ModelSettings(
+            base_url=server.base_url,
+            api_key="sk-test",
+            timeout_s=10,
+            retry=RetryPolicy(max_attempts=3, base_delay_s=0.001),
+            max_concurrency=4,
+        )  # json_mode auto, as configured by default
         llm = open_llm("openai-compat:stub", store=store, settings=settings)
-        config = RunConfig(arms=("A0",), answerers=("model",), seeds=SEEDS,
-                           contamination=False, concurrency=4)
+        config = RunConfig(
+            arms=("A0",), answerers=("model",), seeds=SEEDS, contamination=False, concurrency=4
+        )
         runner = Runner(store, mvp, config, llm=llm)
         run_id = runner.run()
         jobs = list(runner._jobs())
@@ -53,11 +58,13 @@ def test_four_threads_log_every_call_once_and_store_every_row_once(tmp_path, mvp
         assert log.count(errors=False) == server.served["ok"] + server.served["garbage"]
         keys = store.conn.execute(
             "SELECT COUNT(*), COUNT(DISTINCT cache_key || ':' || attempt) FROM llm_calls "
-            "WHERE error IS NULL").fetchone()
+            "WHERE error IS NULL"
+        ).fetchone()
         assert keys[0] == keys[1]  # no success row logged twice
         stored = store.conn.execute(
             "SELECT arm, answerer, item_id, seed, condition FROM bench_results WHERE run_id = ?",
-            (run_id,)).fetchall()
+            (run_id,),
+        ).fetchall()
         assert len(stored) == len(jobs) == len(set(map(tuple, stored)))
         assert store.get_bench_run(run_id)["status"] == "done"
     finally:

@@ -15,9 +15,20 @@ from tests.conftest import REPO
 def test_four_writers_and_four_readers_lose_nothing(tmp_path):
     seconds = os.environ.get("ANALOGIST_LOAD_SECONDS", "3")
     out = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "load.py"), "--seconds", seconds,
-         "--db", str(tmp_path / "load.db"), "--json"],
-        check=False, capture_output=True, text=True, timeout=float(seconds) + 180)
+        [
+            sys.executable,
+            str(REPO / "bench" / "load.py"),
+            "--seconds",
+            seconds,
+            "--db",
+            str(tmp_path / "load.db"),
+            "--json",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=float(seconds) + 180,
+    )
     assert "Traceback" not in out.stderr, out.stderr
     result = json.loads(out.stdout)
     (run,) = result["runs"]

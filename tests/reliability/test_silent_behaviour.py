@@ -93,12 +93,18 @@ def test_embedder_option_is_used_and_shown(fresh_choice, tmp_path):
     f = tmp_path / "e.jsonl"
     f.write_text('{"id": "e1", "kind": "observation", "text": "the cache was stale"}\n')
     db = str(tmp_path / "m.db")
-    assert CliRunner().invoke(cli, ["--db", db, "--embedder", "hashing:64", "add", str(f)]).exit_code == 0
+    assert (
+        CliRunner().invoke(cli, ["--db", db, "--embedder", "hashing:64", "add", str(f)]).exit_code
+        == 0
+    )
     with Store(db) as s:
-        assert s.conn.execute("SELECT DISTINCT embedder FROM sig_vectors").fetchall()[0][0] == \
-            "hashing-64-bi"
-    shown = CliRunner().invoke(cli, ["--embedder", "hashing:64", "models", "--json",
-                                     "--timeout", "0.2"])
+        assert (
+            s.conn.execute("SELECT DISTINCT embedder FROM sig_vectors").fetchall()[0][0]
+            == "hashing-64-bi"
+        )
+    shown = CliRunner().invoke(
+        cli, ["--embedder", "hashing:64", "models", "--json", "--timeout", "0.2"]
+    )
     assert json.loads(shown.stdout)["embedder"]["name"] == "hashing-64-bi"
     bad = CliRunner().invoke(cli, ["--db", db, "--embedder", "word2vec", "add", str(f)])
     assert bad.exit_code == 1 and "embedder 'word2vec'" in bad.stderr
@@ -109,13 +115,14 @@ def test_bench_run_records_the_embedder_of_every_arm(fresh_choice):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         store = Store(":memory:")
-        run_id = run_bench(store, generate_bench(0, "dev", "small"),
-                           RunConfig(arms=("B", "E", "G"), answerers=("engine",),
-                                     contamination=False))
+        run_id = run_bench(
+            store,
+            generate_bench(0, "dev", "small"),
+            RunConfig(arms=("B", "E", "G"), answerers=("engine",), contamination=False),
+        )
     emb = store.get_bench_run(run_id)["config"]["embedders"]
     assert emb == {"B": "hashing-384-bi", "E": "hashing-384-bi", "G": "hashing-384-bi"}
-    assert arm_embedders([("A0", "model"), ("B", "model")]) == {"A0": "none",
-                                                               "B": "hashing-384-bi"}
+    assert arm_embedders([("A0", "model"), ("B", "model")]) == {"A0": "none", "B": "hashing-384-bi"}
 
 
 def test_search_for_an_unknown_id_says_it_searched_text(tmp_path):

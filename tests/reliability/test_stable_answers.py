@@ -19,7 +19,8 @@ from analogist.store import Store
 def answer_run_ids(store: Store, run_id: str) -> dict:
     rows = store.conn.execute(
         "SELECT arm, item_id, seed, condition, answer_json FROM bench_results WHERE run_id = ?",
-        (run_id,)).fetchall()
+        (run_id,),
+    ).fetchall()
     return {tuple(r[:4]): (json.loads(r[4]).get("run") or {}).get("run_id") for r in rows}
 
 
@@ -39,6 +40,7 @@ def test_engine_answer_closes_its_memory(monkeypatch):
     real_close = Memory.close
     monkeypatch.setattr(Memory, "close", lambda self: (closed.append(self), real_close(self)))
     item = generate_bench(0, "dev", "small").items[0]
-    EngineAnswerer(ARMS["E"]).answer(item.family, item.inputs,
-                                     target_signature(item.key, default_vocabulary()))
+    EngineAnswerer(ARMS["E"]).answer(
+        item.family, item.inputs, target_signature(item.key, default_vocabulary())
+    )
     assert len(closed) == 1

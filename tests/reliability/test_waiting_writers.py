@@ -27,8 +27,10 @@ def hold_write_lock(path: str, seconds: float) -> tuple[threading.Thread, thread
     def hold() -> None:
         conn = sqlite3.connect(path, isolation_level=None)
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute("INSERT INTO transfer_ledger (run_id, action, outcome, created_at) "
-                     "VALUES ('other', 'a', 'b', 'now')")
+        conn.execute(
+            "INSERT INTO transfer_ledger (run_id, action, outcome, created_at) "
+            "VALUES ('other', 'a', 'b', 'now')"
+        )
         held.set()
         threading.Event().wait(seconds)
         conn.execute("COMMIT")
@@ -66,8 +68,9 @@ def test_analogize_past_the_bound_prints_its_result_and_one_warning(db, monkeypa
 
 
 @pytest.mark.parametrize("command", [["delete", "ep_fin_ledger_copy"], ["add", "EP"]])
-def test_add_and_delete_past_the_bound_are_one_line_and_change_nothing(db, tmp_path, monkeypatch,
-                                                                      command):
+def test_add_and_delete_past_the_bound_are_one_line_and_change_nothing(
+    db, tmp_path, monkeypatch, command
+):
     ep = tmp_path / "ep.jsonl"
     ep.write_text(json.dumps({"id": "ep_new", "kind": "observation", "text": "x"}) + "\n")
     command = [str(ep) if c == "EP" else c for c in command]

@@ -78,15 +78,23 @@ def test_a_target_without_the_level_text_is_unavailable_not_empty(memory, sig):
 
 
 def test_exclusion_applies_inside_every_channel(memory, sig):
-    for ch in (FingerprintChannel(), MacChannel(), EmbeddingChannel("L2", "S2.L2"),
-               EmbeddingChannel("L0", "M.emb", needs="text"), BM25Channel()):
+    for ch in (
+        FingerprintChannel(),
+        MacChannel(),
+        EmbeddingChannel("L2", "S2.L2"),
+        EmbeddingChannel("L0", "M.emb", needs="text"),
+        BM25Channel(),
+    ):
         hits = run(memory, ch, cases.PROXY, sig, exclude=("ledger", "feed_lookalike"))
         assert not {"proxy", "ledger", "feed_lookalike"} & set(ids(hits)), ch.name
 
 
 def test_k_caps_every_channel(memory, sig):
-    for ch in (FingerprintChannel(), MacChannel(min_score=0, keep_fraction=0),
-               EmbeddingChannel("L0", "M.emb", needs="text", min_score=-1)):
+    for ch in (
+        FingerprintChannel(),
+        MacChannel(min_score=0, keep_fraction=0),
+        EmbeddingChannel("L0", "M.emb", needs="text", min_score=-1),
+    ):
         assert len(run(memory, ch, cases.PROXY, sig, k=1)) == 1
 
 
@@ -108,10 +116,19 @@ def test_chain_length_survives_cycles():
 
 
 def test_parametric_proposals_are_labelled_and_see_only_the_target(memory, sig):
-    llm = ScriptedLLM().enqueue({"proposals": [
-        {"case": "Map-territory relation", "domain": "philosophy", "why": "chart ~ DER",
-         "confidence": 0.7},
-        {"case": "Goodhart's law", "why": "measure ~ proxy"}]})
+    llm = ScriptedLLM().enqueue(
+        {
+            "proposals": [
+                {
+                    "case": "Map-territory relation",
+                    "domain": "philosophy",
+                    "why": "chart ~ DER",
+                    "confidence": 0.7,
+                },
+                {"case": "Goodhart's law", "why": "measure ~ proxy"},
+            ]
+        }
+    )
     hits = run(memory, ParametricChannel(llm), cases.PROXY, sig)
     assert [h.episode_id for h in hits] == ["parametric:1", "parametric:2"]
     assert all(h.channel == "P" and h.detail["label"] == "parametric" for h in hits)

@@ -48,9 +48,15 @@ def twin_rate(pools, groups, channels):
     return hits / total
 
 
-@pytest.mark.parametrize("channels, floor", [
-    (("S0",), 0.9), (("S1",), 0.9), (("S2.L2",), 0.85), (("S2.L2", "S2.L3"), 0.9),
-])
+@pytest.mark.parametrize(
+    "channels, floor",
+    [
+        (("S0",), 0.9),
+        (("S1",), 0.9),
+        (("S2.L2",), 0.85),
+        (("S2.L2", "S2.L3"), 0.9),
+    ],
+)
 def test_structural_channels_rank_a_twin_in_the_top_5(setup, channels, floor):
     pools, pairs = setup
     assert twin_rate(pools, pairs["structural_twins"], channels) >= floor

@@ -17,7 +17,10 @@ from tests.retrieve import cases
 
 def test_far_twin_with_other_roles_and_order_has_the_same_hash(sig, vocab):
     # ledger: other role names and descriptions, relations and links in another order
-    assert fingerprint(sig(cases.PROXY), vocab).wl_hash == fingerprint(sig(cases.LEDGER), vocab).wl_hash
+    assert (
+        fingerprint(sig(cases.PROXY), vocab).wl_hash
+        == fingerprint(sig(cases.LEDGER), vocab).wl_hash
+    )
 
 
 def test_role_names_and_descriptions_do_not_matter(sig, vocab):
@@ -33,8 +36,9 @@ def test_one_changed_predicate_changes_the_hash_but_stays_near(sig, vocab):
     a, b = fingerprint(sig(cases.PROXY), vocab), fingerprint(sig(ep), vocab)
     assert a.wl_hash != b.wl_hash
     near = weighted_jaccard(near_features(a.features), near_features(b.features))
-    far = weighted_jaccard(near_features(a.features),
-                           near_features(fingerprint(sig(cases.RACE), vocab).features))
+    far = weighted_jaccard(
+        near_features(a.features), near_features(fingerprint(sig(cases.RACE), vocab).features)
+    )
     assert 0.15 <= near < 1.0 and far < 0.05
 
 
@@ -54,7 +58,10 @@ def test_a_term_in_relations_and_chain_is_one_node(sig, vocab):
     labels, edges = signature_graph(sig(cases.PROXY))
     assert labels.count("role") == 3
     assert sorted(x for x in labels if x != "role") == [
-        "p=derives_from", "p=diverges_from", "p=false_claim", "p=skips_check",
+        "p=derives_from",
+        "p=diverges_from",
+        "p=false_claim",
+        "p=skips_check",
         "p=trusts_as_authoritative",
     ]
     assert sum(1 for _, _, lab in edges if lab.startswith("L=")) == 2

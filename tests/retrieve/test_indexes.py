@@ -44,7 +44,8 @@ def test_postings_dot_and_min_match_brute_force(dense):
         mins = p.accumulate(q, "min")
         assert mins.tolist() == [sum(min(q[f], d.get(f, 0)) for f in q) for d in docs]
     assert p.weights_of("c0", np.array([0, 1, 2, 299])).tolist() == [
-        float(docs[i].get("c0", 0)) for i in (0, 1, 2, 299)]
+        float(docs[i].get("c0", 0)) for i in (0, 1, 2, 299)
+    ]
 
 
 def test_single_document_features_are_packed_then_promoted():
@@ -102,6 +103,7 @@ def test_top_indices_breaks_ties_by_position():
 
 
 def test_derivatives_are_followed_transitively():
-    d = DerivativeIndex([("sum_1", "summary of ep_1"), ("sum_2", "derived_from:sum_1"),
-                         ("other", "ep_10")])
+    d = DerivativeIndex(
+        [("sum_1", "summary of ep_1"), ("sum_2", "derived_from:sum_1"), ("other", "ep_10")]
+    )
     assert d.closure({"ep_1"}) == {"ep_1", "sum_1", "sum_2"}

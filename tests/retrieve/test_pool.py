@@ -32,7 +32,10 @@ def test_each_candidate_records_every_channel_rank_and_score():
     assert b.ranks == {"S1": 2, "S2.L3": 1, "M.emb": 42, "M.bm25": 7}
     assert b.scores["S1"] == 0.8
     assert b.structural_rank == 1 and b.semantic_rank == 7
-    assert b.line() == "candidate source=b found_by=[S1,S2.L3,M.emb,M.bm25] semantic_rank=7 structural_rank=1"
+    assert (
+        b.line()
+        == "candidate source=b found_by=[S1,S2.L3,M.emb,M.bm25] semantic_rank=7 structural_rank=1"
+    )
 
 
 def test_schema_provenance_names_the_schema():
@@ -61,8 +64,9 @@ def test_json_shape():
     data = POOL.to_json()
     assert set(data) == {"target", "channels", "candidates", "parametric", "skipped", "excluded"}
     first = data["candidates"][0]
-    assert {"episode_id", "found_by", "ranks", "scores", "semantic_rank",
-            "structural_rank"} <= set(first)
+    assert {"episode_id", "found_by", "ranks", "scores", "semantic_rank", "structural_rank"} <= set(
+        first
+    )
     assert data["skipped"] == {"S0": "no fingerprints"}
     assert "skipped S0: no fingerprints" in POOL.format()
 

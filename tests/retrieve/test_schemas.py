@@ -11,8 +11,11 @@ from analogist.retrieve import SchemaChannel
 PROXY_SCHEMA = {
     "schema_id": "sch_proxy",
     "roles": {"S": "source", "D": "derived copy", "C": "consumer"},
-    "relations": [["derives_from", "D", "S"], ["trusts_as_authoritative", "C", "D"],
-                  ["diverges_from", "D", "S"]],
+    "relations": [
+        ["derives_from", "D", "S"],
+        ["trusts_as_authoritative", "C", "D"],
+        ["diverges_from", "D", "S"],
+    ],
     "causal_chain": [["diverges_from(D,S)", "causes", "false_claim(C)"]],
     "levels": {"L3": "Proxy mistaken for referent"},
     "verified": True,
@@ -49,9 +52,13 @@ def test_schema_with_an_excluded_member_is_skipped_whole(with_schema):
     hits = loose.search("ledger").hits["S3"]
     # the other member first, then "proxy", which is no member but instantiates the schema
     assert [(h.episode_id, h.detail["via"]) for h in hits] == [
-        ("proxy_partial", "member"), ("proxy", "instance")]
-    members_only = Memory(with_schema.store, channels=[
-        SchemaChannel(skip_if_member_excluded=False, min_instance=None)])
+        ("proxy_partial", "member"),
+        ("proxy", "instance"),
+    ]
+    members_only = Memory(
+        with_schema.store,
+        channels=[SchemaChannel(skip_if_member_excluded=False, min_instance=None)],
+    )
     assert [h.episode_id for h in members_only.search("ledger").hits["S3"]] == ["proxy_partial"]
 
 
@@ -72,7 +79,9 @@ def test_schema_rows_round_trip_and_invalid_schemas_are_refused(with_schema):
     assert row.members == ("ledger", "proxy_partial") and row.times_verified == 2
     assert row.schema_json["relations"][0] == ["derives_from", "D", "S"]
     with pytest.raises(SignatureError, match="not in the vocabulary"):
-        with_schema.add_schema(dict(PROXY_SCHEMA, relations=[["frobnicates", "C", "D"]]), ["ledger"])
+        with_schema.add_schema(
+            dict(PROXY_SCHEMA, relations=[["frobnicates", "C", "D"]]), ["ledger"]
+        )
     with pytest.raises(NotFoundError, match="ep_missing"):
         with_schema.add_schema(PROXY_SCHEMA, ["ep_missing"])
     with_schema.store.delete_schema("sch_proxy")

@@ -39,7 +39,10 @@ def invoke(*args):
 
 def test_id_target_prints_provenance_lines(db):
     out = invoke("--db", db, "search", "proxy")
-    assert "candidate source=ledger found_by=[S0,S1,S2.L2,S2.L3] semantic_rank=- structural_rank=1" in out
+    assert (
+        "candidate source=ledger found_by=[S0,S1,S2.L2,S2.L3] semantic_rank=- structural_rank=1"
+        in out
+    )
     assert "excluded: proxy" in out
     assert "skipped S3:" in out
 
@@ -48,15 +51,32 @@ def test_json_output_has_the_documented_shape(db):
     data = json.loads(invoke("--db", db, "search", "proxy", "--json", "-k", "3"))
     assert data["target"]["episode_id"] == "proxy"
     first = data["candidates"][0]
-    assert set(first) == {"episode_id", "found_by", "ranks", "scores", "semantic_rank",
-                          "structural_rank"}
+    assert set(first) == {
+        "episode_id",
+        "found_by",
+        "ranks",
+        "scores",
+        "semantic_rank",
+        "structural_rank",
+    }
     assert first["episode_id"] == "ledger" and first["ranks"]["S0"] == 1
     assert "S3" in data["skipped"] and data["excluded"] == ["proxy"]
 
 
 def test_text_target_channels_and_exclude(db):
-    data = json.loads(invoke("--db", db, "search", "intel feed cached summary", "--json",
-                             "--channels", "M", "--exclude", "feed_lookalike"))
+    data = json.loads(
+        invoke(
+            "--db",
+            db,
+            "search",
+            "intel feed cached summary",
+            "--json",
+            "--channels",
+            "M",
+            "--exclude",
+            "feed_lookalike",
+        )
+    )
     ids = [c["episode_id"] for c in data["candidates"]]
     assert ids and "feed_lookalike" not in ids
     assert all(set(c["found_by"]) <= {"M.emb", "M.bm25"} for c in data["candidates"])

@@ -29,8 +29,14 @@ def episode(rng: random.Random, eid: str) -> str:
         return " ".join(f"w{rng.randrange(300)}" for _ in range(n))
 
     levels = {"L0": words(10), "L2": words(4), "L3": words(2)}
-    sig = {"episode_id": eid, "kind": "failure", "roles": {r: f"role {r}" for r in used},
-           "relations": relations, "causal_chain": [], "levels": levels}
+    sig = {
+        "episode_id": eid,
+        "kind": "failure",
+        "roles": {r: f"role {r}" for r in used},
+        "relations": relations,
+        "causal_chain": [],
+        "levels": levels,
+    }
     return json.dumps({"id": eid, "kind": "failure", "text": levels["L0"], "signature": sig})
 
 

@@ -37,8 +37,9 @@ def answers(m: Memory, probes: list[str]) -> dict:
     out = {}
     for eid in probes:
         pool = m.search(eid, channels=list(CHANNELS), k=5)
-        out[eid] = {ch: [(h.episode_id, round(h.score, 5)) for h in hits]
-                    for ch, hits in pool.hits.items()}
+        out[eid] = {
+            ch: [(h.episode_id, round(h.score, 5)) for h in hits] for ch, hits in pool.hits.items()
+        }
     return out
 
 
@@ -52,8 +53,11 @@ def fresh_answers(db: Path, probes: list[str]) -> dict:
 
 def tails(m: Memory) -> dict[str, int]:
     ix = m.indexes
-    return {"fp": len(ix.fingerprints().ids.tail), "mac": len(ix.mac().ids.tail),
-            "L2": len(ix.vectors("L2").ids.tail)}
+    return {
+        "fp": len(ix.fingerprints().ids.tail),
+        "mac": len(ix.mac().ids.tail),
+        "L2": len(ix.vectors("L2").ids.tail),
+    }
 
 
 def test_reopen_uses_the_snapshot_and_answers_as_a_rebuild(tmp_path):
@@ -117,8 +121,9 @@ CHILD = textwrap.dedent("""
 def test_kill_9_between_database_write_and_index_write(tmp_path):
     db = tmp_path / "m.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(db)], stdout=subprocess.PIPE,
-                             text=True, cwd=ROOT, env=env)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env
+    )
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "written"
     finally:
@@ -158,12 +163,16 @@ def test_a_half_written_snapshot_is_ignored(tmp_path):
 def test_hnsw_recall_at_10_against_exact():
     rng = np.random.default_rng(0)
     centres = rng.standard_normal((40, 48)).astype(np.float32)
-    rows = centres[rng.integers(0, 40, 4000)] + 0.7 * rng.standard_normal((4000, 48)).astype(np.float32)
+    rows = centres[rng.integers(0, 40, 4000)] + 0.7 * rng.standard_normal((4000, 48)).astype(
+        np.float32
+    )
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
     ids = [f"e{i}" for i in range(len(rows))]
     exact = VectorIndex(48)
     exact.add(ids, rows)
-    approx = VectorIndex(48, base=exact.matrix, ids=IdTable.build(ids), ann=Hnsw.build(exact.matrix))
+    approx = VectorIndex(
+        48, base=exact.matrix, ids=IdTable.build(ids), ann=Hnsw.build(exact.matrix)
+    )
     assert approx.mode == "hnsw"
     recall = []
     for q in rows[rng.integers(0, len(rows), 50)] + 0.1:

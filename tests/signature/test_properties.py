@@ -23,8 +23,13 @@ from analogist.signature import default_vocabulary, parse_signature, parse_term
 from analogist.signature.limits import load_json
 from analogist.signature.terms import parse_fix_operator
 
-FAST = settings(max_examples=80, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FAST = settings(
+    max_examples=80,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 VOCAB = default_vocabulary()
 LINKS = [t.term for t in VOCAB.by_kind("causal")]
 PREDICATES = [t for t in VOCAB if t.merged_into is None and t.kind != "causal"]
@@ -55,9 +60,13 @@ def signatures(draw) -> dict:
         spaced = draw(st.booleans())
         sep = ", " if spaced else ","
         chain.append([f"{c}({sep.join(ca)})", draw(st.sampled_from(LINKS)), f"{e}({sep.join(ea)})"])
-    sig: dict = {"episode_id": draw(episode_id), "kind": draw(st.sampled_from(
-        ["failure", "success", "plan", "observation"])), "roles": roles,
-        "relations": relations, "causal_chain": chain}
+    sig: dict = {
+        "episode_id": draw(episode_id),
+        "kind": draw(st.sampled_from(["failure", "success", "plan", "observation"])),
+        "roles": roles,
+        "relations": relations,
+        "causal_chain": chain,
+    }
     for key in ("violated_invariant", "symptom"):
         if draw(st.booleans()):
             sig[key] = draw(free_text)
@@ -71,8 +80,10 @@ def signatures(draw) -> dict:
         if draw(st.booleans()):
             levels[lvl] = draw(free_text)
     sig["levels"] = levels
-    sig["surface"] = {"domain": draw(st.text(max_size=20)),
-                      "entities": draw(st.lists(st.text(max_size=20), max_size=4))}
+    sig["surface"] = {
+        "domain": draw(st.text(max_size=20)),
+        "entities": draw(st.lists(st.text(max_size=20), max_size=4)),
+    }
     sig["verified"] = draw(st.booleans())
     if draw(st.booleans()):
         sig["writer_model"] = draw(free_text)
@@ -98,8 +109,9 @@ def test_valid_signatures_round_trip_byte_for_byte_through_add_and_show(sig):
     line = json.dumps(sig)
     report = memory.add([line])
     assert report.rejected == [] and report.added == [sig["episode_id"]]
-    stored = memory.store.conn.execute("SELECT signature_json FROM signatures WHERE "
-                                       "episode_id = ?", (sig["episode_id"],)).fetchone()[0]
+    stored = memory.store.conn.execute(
+        "SELECT signature_json FROM signatures WHERE episode_id = ?", (sig["episode_id"],)
+    ).fetchone()[0]
     assert stored == line
     assert json.dumps(memory.store.signature_json(sig["episode_id"])) == line
 
@@ -127,8 +139,11 @@ def _break(sig: dict, how: int, junk) -> dict:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=12)
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 @FAST
@@ -165,8 +180,11 @@ def test_term_and_json_parsers_raise_only_analogist_errors(text):
 
 
 @FAST
-@given(text=st.text(alphabet=string.printable, max_size=120).map(
-    lambda s: "[" * (len(s) % 50) + s + "{" * (len(s) % 7)))
+@given(
+    text=st.text(alphabet=string.printable, max_size=120).map(
+        lambda s: "[" * (len(s) % 50) + s + "{" * (len(s) % 7)
+    )
+)
 def test_bracket_heavy_text_raises_only_analogist_errors(text):
     with contextlib.suppress(AnalogistError):
         load_json(text)
@@ -175,8 +193,11 @@ def test_bracket_heavy_text_raises_only_analogist_errors(text):
 @FAST
 @given(obj=json_values)
 def test_episode_and_signature_parsers_raise_only_analogist_errors(obj):
-    for candidate in (obj, {"episode_id": "e", **obj} if isinstance(obj, dict) else obj,
-                      {"id": "e", "kind": "failure", "text": "t", "signature": obj}):
+    for candidate in (
+        obj,
+        {"episode_id": "e", **obj} if isinstance(obj, dict) else obj,
+        {"id": "e", "kind": "failure", "text": "t", "signature": obj},
+    ):
         with contextlib.suppress(AnalogistError):
             parse_episode(candidate, VOCAB)
         if isinstance(candidate, dict):

@@ -7,7 +7,28 @@ from analogist.signature import VocabTerm, Vocabulary
 
 
 def test_bundled_vocabulary_covers_the_spec_list(vocab):
-    spec_terms = ["derives_from", "trusts_as_authoritative", "skips_check", "masks", "assumes", "observes", "reports_absence", "retries", "amplifies", "starves", "races_with", "gates", "depends_on", "enables", "prevents", "causes", "invalidates", "blocks", "propagates", "reconciles_with"]
+    spec_terms = [
+        "derives_from",
+        "trusts_as_authoritative",
+        "skips_check",
+        "masks",
+        "assumes",
+        "observes",
+        "reports_absence",
+        "retries",
+        "amplifies",
+        "starves",
+        "races_with",
+        "gates",
+        "depends_on",
+        "enables",
+        "prevents",
+        "causes",
+        "invalidates",
+        "blocks",
+        "propagates",
+        "reconciles_with",
+    ]
     for term in spec_terms:
         assert vocab.resolve(term) is not None, term
     relations = [t for t in vocab if t.kind not in ("state", "causal")]

@@ -10,8 +10,12 @@ from analogist.verify.checks import run_checks
 TARGET = {
     "episode_id": "tgt_health",
     "kind": "failure",
-    "roles": {"SENSOR": "sensor", "CACHE": "cache summary", "REPORTER": "health reporter",
-              "TTL": "eviction timer"},
+    "roles": {
+        "SENSOR": "sensor",
+        "CACHE": "cache summary",
+        "REPORTER": "health reporter",
+        "TTL": "eviction timer",
+    },
     "relations": [
         ["derives_from", "CACHE", "SENSOR"],
         ["trusts_as_authoritative", "REPORTER", "CACHE"],
@@ -33,11 +37,14 @@ def test_alignment_sorts_every_fact(pair, vocab):
     c = run_checks(*pair, MAP, vocab)
     a = c.alignment
     assert sorted(str(s) for s, _ in a.matches) == [
-        "derives_from(DER, SRC)", "skips_check(CON, SRC)",
-        "skips_check(CON,SRC) --enables--> false_claim(CON)", "trusts_as_authoritative(CON, DER)",
+        "derives_from(DER, SRC)",
+        "skips_check(CON, SRC)",
+        "skips_check(CON,SRC) --enables--> false_claim(CON)",
+        "trusts_as_authoritative(CON, DER)",
     ]
     assert sorted(str(f) for f in a.source_only) == [
-        "diverges_from(DER, SRC)", "diverges_from(DER,SRC) --causes--> false_claim(CON)",
+        "diverges_from(DER, SRC)",
+        "diverges_from(DER,SRC) --causes--> false_claim(CON)",
     ]
     assert [str(f) for f in a.non_alignable_target] == ["prevents(TTL, CACHE)"]
     assert a.alignable_differences == () and a.target_only == ()
@@ -46,10 +53,10 @@ def test_alignment_sorts_every_fact(pair, vocab):
 def test_hand_computed_scores(pair, vocab):
     c = run_checks(*pair, MAP, vocab)
     assert c.one_to_one and c.coherent
-    assert c.source_path_mapped == 0.5          # 1 of 2 source links
-    assert c.target_path_explained == 1.0       # 1 of 1 target link
-    assert c.systematicity == 0.5               # (1 link + skips_check) / (1 link + 3 relations)
-    assert c.relation_overlap == 0.75           # 3 of max(4, 4)
+    assert c.source_path_mapped == 0.5  # 1 of 2 source links
+    assert c.target_path_explained == 1.0  # 1 of 1 target link
+    assert c.systematicity == 0.5  # (1 link + skips_check) / (1 link + 3 relations)
+    assert c.relation_overlap == 0.75  # 3 of max(4, 4)
     assert [str(f) for f in c.unmatched_blockers] == ["prevents(TTL, CACHE)"]
     assert c.score == pytest.approx(0.45 * 0.5 + 0.2 * 1 + 0.25 * 0.75 + 0.1 * 0.5)
 

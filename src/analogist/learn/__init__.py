@@ -17,5 +17,10 @@ from analogist.learn.consolidate import (
 )
 from analogist.learn.generalise import InductionPolicy
 
-__all__ = ["ConsolidationPolicy", "ConsolidationReport", "InductionPolicy", "consolidate",
-           "merge_proposals"]
+__all__ = [
+    "ConsolidationPolicy",
+    "ConsolidationReport",
+    "InductionPolicy",
+    "consolidate",
+    "merge_proposals",
+]

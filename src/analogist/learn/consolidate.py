@@ -61,9 +61,13 @@ class ConsolidationPolicy:
     min_macro_support: int = 2
 
     def to_json(self) -> dict:
-        return {"induction": self.induction.to_json(), "require_check": self.require_check,
-                "min_evidence": self.min_evidence, "definition_cosine": self.definition_cosine,
-                "min_macro_support": self.min_macro_support}
+        return {
+            "induction": self.induction.to_json(),
+            "require_check": self.require_check,
+            "min_evidence": self.min_evidence,
+            "definition_cosine": self.definition_cosine,
+            "min_macro_support": self.min_macro_support,
+        }
 
 
 @dataclass(frozen=True)
@@ -85,13 +89,21 @@ class ConsolidationReport:
     note: str = ""
 
     def to_json(self) -> dict:
-        return {"run_id": self.run_id, "dry_run": self.dry_run, "runs_read": self.runs_read,
-                "ledger_read": self.ledger_read, "verdicts": dict(self.verdicts),
-                "events": [e.to_json() for e in self.events], "schemas": list(self.schemas),
-                "merges": [list(m) for m in self.merges],
-                "proposals": [p.to_json() for p in self.proposals],
-                "operators": list(self.operators), "macros": list(self.macros),
-                "policy": self.policy, "note": self.note}
+        return {
+            "run_id": self.run_id,
+            "dry_run": self.dry_run,
+            "runs_read": self.runs_read,
+            "ledger_read": self.ledger_read,
+            "verdicts": dict(self.verdicts),
+            "events": [e.to_json() for e in self.events],
+            "schemas": list(self.schemas),
+            "merges": [list(m) for m in self.merges],
+            "proposals": [p.to_json() for p in self.proposals],
+            "operators": list(self.operators),
+            "macros": list(self.macros),
+            "policy": self.policy,
+            "note": self.note,
+        }
 
 
 class _Pass:
@@ -159,9 +171,16 @@ def _schema_changes(p: _Pass) -> tuple[list[rows.Change], list[dict]]:
         stored = tuple(m for m in g.members if p.store.has_episode(m))
         changes.append(rows.PutSchema(g.schema_id, raw, stored, g.times_verified))
         facts = raw["induction"]["facts"]
-        summary.append({"schema_id": g.schema_id, "context": g.context,
-                        "members": list(g.members), "times_verified": g.times_verified,
-                        "facts": len(facts), "low": sum(f["low"] for f in facts)})
+        summary.append(
+            {
+                "schema_id": g.schema_id,
+                "context": g.context,
+                "members": list(g.members),
+                "times_verified": g.times_verified,
+                "facts": len(facts),
+                "low": sum(f["low"] for f in facts),
+            }
+        )
     return changes, summary
 
 
@@ -176,7 +195,9 @@ def _counter_changes(kind: str, new: dict[str, Counter], store: Store) -> list[r
     return out
 
 
-def _operator_changes(p: _Pass, ledger: list[dict]) -> tuple[list[rows.Change], list[dict], list[dict]]:
+def _operator_changes(
+    p: _Pass, ledger: list[dict]
+) -> tuple[list[rows.Change], list[dict], list[dict]]:
     library: dict[str, Counter] = {}
     trails = p.store.learned_rows("trail")
     macros: Counter = Counter()
@@ -187,8 +208,9 @@ def _operator_changes(p: _Pass, ledger: list[dict]) -> tuple[list[rows.Change], 
         source = run.get("source")
         g = p.owner(str(source)) if source else None
         role_map = (run.get("mapping") or {}).get("role_map") or {}
-        op = ops.normalise(str(entry["action"]), role_map,
-                           g.bindings.get(str(source)) if g else None)
+        op = ops.normalise(
+            str(entry["action"]), role_map, g.bindings.get(str(source)) if g else None
+        )
         schema = g.schema_id if g else ops.NO_SCHEMA
         outcome = ops.outcome_of(entry)
         library.setdefault(f"{schema}|{op}", Counter())[outcome] += 1
@@ -202,25 +224,37 @@ def _operator_changes(p: _Pass, ledger: list[dict]) -> tuple[list[rows.Change], 
             trail["ops"] = []
     changes: list[rows.Change] = _counter_changes("operator", library, p.store)
     changes += [rows.PutLearned("trail", k, trails[k]) for k in sorted(touched)]
-    changes += _counter_changes("macro", {k: Counter(support=n) for k, n in macros.items()},
-                                p.store)
-    lib_rows = [{"key": c.key, **c.body} for c in changes
-                if isinstance(c, rows.PutLearned) and c.kind == "operator"]
-    macro_rows = [{"key": c.key, **c.body,
-                   "macro": c.body.get("support", 0) >= p.policy.min_macro_support}
-                  for c in changes if isinstance(c, rows.PutLearned) and c.kind == "macro"]
+    changes += _counter_changes(
+        "macro", {k: Counter(support=n) for k, n in macros.items()}, p.store
+    )
+    lib_rows = [
+        {"key": c.key, **c.body}
+        for c in changes
+        if isinstance(c, rows.PutLearned) and c.kind == "operator"
+    ]
+    macro_rows = [
+        {"key": c.key, **c.body, "macro": c.body.get("support", 0) >= p.policy.min_macro_support}
+        for c in changes
+        if isinstance(c, rows.PutLearned) and c.kind == "macro"
+    ]
     return changes, lib_rows, macro_rows
 
 
-def _run_id(wm: tuple[int, int], top: tuple[int, int], merges: Sequence[tuple[str, str]],
-            n_before: int) -> str:
+def _run_id(
+    wm: tuple[int, int], top: tuple[int, int], merges: Sequence[tuple[str, str]], n_before: int
+) -> str:
     text = json.dumps([wm, top, list(merges), n_before])
     return "cons_" + hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def consolidate(store: Store, *, policy: ConsolidationPolicy | None = None,
-                dry_run: bool = False, merges: Sequence[tuple[str, str]] = (),
-                embedder: Any = None) -> ConsolidationReport:
+def consolidate(
+    store: Store,
+    *,
+    policy: ConsolidationPolicy | None = None,
+    dry_run: bool = False,
+    merges: Sequence[tuple[str, str]] = (),
+    embedder: Any = None,
+) -> ConsolidationReport:
     """One consolidation pass over what was logged since the last one (module docstring).
 
     Args:
@@ -257,11 +291,24 @@ def consolidate(store: Store, *, policy: ConsolidationPolicy | None = None,
     top = (log[-1][0] if log else wm[0], int(ledger[-1]["id"]) if ledger else wm[1])
     proposals = merge_proposals(store, embedder, policy, pending=evidence)
     report = ConsolidationReport(
-        None, dry_run, len(log), len(ledger), dict(p.verdicts), tuple(p.events), tuple(schemas),
-        tuple(merges), tuple(proposals), tuple(library), tuple(macros), policy.to_json())
+        None,
+        dry_run,
+        len(log),
+        len(ledger),
+        dict(p.verdicts),
+        tuple(p.events),
+        tuple(schemas),
+        tuple(merges),
+        tuple(proposals),
+        tuple(library),
+        tuple(macros),
+        policy.to_json(),
+    )
     if not log and not ledger and not merges:
-        return _with(report, note=f"nothing new since the last consolidation (log row {wm[0]}, "
-                                  f"ledger row {wm[1]})")
+        return _with(
+            report,
+            note=f"nothing new since the last consolidation (log row {wm[0]}, ledger row {wm[1]})",
+        )
     if dry_run:
         return _with(report, note="dry run: nothing was written")
     run_id = _run_id(wm, top, merges, len(store.consolidation_runs()))
@@ -276,9 +323,12 @@ def _with(report: ConsolidationReport, **kw: Any) -> ConsolidationReport:
     return replace(report, **kw)
 
 
-def merge_proposals(store: Store, embedder: Any = None,
-                    policy: ConsolidationPolicy | None = None,
-                    pending: dict[str, Counter] | None = None) -> list[MergeProposal]:
+def merge_proposals(
+    store: Store,
+    embedder: Any = None,
+    policy: ConsolidationPolicy | None = None,
+    pending: dict[str, Counter] | None = None,
+) -> list[MergeProposal]:
     """Merge proposals from the stored evidence (plus ``pending`` evidence not yet written)
     and, with an embedder, from near-identical definitions."""
     policy = policy or ConsolidationPolicy()
@@ -292,7 +342,9 @@ def merge_proposals(store: Store, embedder: Any = None,
     out = proposals_from_use(swaps, together, counts, vocab, policy.min_evidence)
     if embedder is not None:
         seen = {(m.old, m.into) for m in out}
-        out += [m for m in proposals_from_definitions(vocab, embedder, counts,
-                                                      policy.definition_cosine)
-                if (m.old, m.into) not in seen]
+        out += [
+            m
+            for m in proposals_from_definitions(vocab, embedder, counts, policy.definition_cosine)
+            if (m.old, m.into) not in seen
+        ]
     return out

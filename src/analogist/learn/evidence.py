@@ -60,8 +60,9 @@ def verdict(run: Mapping, negative: bool, require_check: bool) -> Verdict:
     return Verdict(rid, "verified", "checked" if result == "passed" else "critic")
 
 
-def read_analogy(run: Mapping, source: Signature, vocab: Vocabulary, evidence: str,
-                 stored_target: bool) -> VerifiedAnalogy:
+def read_analogy(
+    run: Mapping, source: Signature, vocab: Vocabulary, evidence: str, stored_target: bool
+) -> VerifiedAnalogy:
     """The verified analogy of a run whose source signature is ``source``.
 
     The target's member id is its stored episode id, else ``<run_id>:target``.
@@ -76,8 +77,15 @@ def read_analogy(run: Mapping, source: Signature, vocab: Vocabulary, evidence: s
     target = parse_signature({**raw, "episode_id": target_id}, vocab)
     role_map = (run.get("mapping") or {}).get("role_map") or {}
     tier = int((run.get("trigger") or {}).get("tier") or 0)
-    return VerifiedAnalogy(str(run["run_id"]), source, target, stored_target,
-                           tuple(sorted(role_map.items())), context_of(target, tier), evidence)
+    return VerifiedAnalogy(
+        str(run["run_id"]),
+        source,
+        target,
+        stored_target,
+        tuple(sorted(role_map.items())),
+        context_of(target, tier),
+        evidence,
+    )
 
 
 def negative_runs(ledger_rows: Sequence[Mapping]) -> set[str]:

@@ -50,8 +50,11 @@ class InductionPolicy:
     min_members: int = 2
 
     def to_json(self) -> dict:
-        return {"assimilation_threshold": self.assimilation_threshold,
-                "low_probability": self.low_probability, "min_members": self.min_members}
+        return {
+            "assimilation_threshold": self.assimilation_threshold,
+            "low_probability": self.low_probability,
+            "min_members": self.min_members,
+        }
 
 
 def context_of(target: Signature, tier: int) -> str:
@@ -96,9 +99,16 @@ class Generalisation:
     def facts(self, low: float) -> list[dict]:
         """Every fact with its count, probability and ``low`` mark, most shared first."""
         order = sorted(self.counts, key=lambda f: (-self.counts[f], KINDS.index(f.kind), f.text))
-        return [{"kind": f.kind, "fact": f.text, "count": self.counts[f],
-                 "p": round(self.probability(f), 6), "low": self.probability(f) < low}
-                for f in order]
+        return [
+            {
+                "kind": f.kind,
+                "fact": f.text,
+                "count": self.counts[f],
+                "p": round(self.probability(f), 6),
+                "low": self.probability(f) < low,
+            }
+            for f in order
+        ]
 
     def to_json(self, policy: InductionPolicy) -> dict:
         """The schema JSON: structure from the facts at or above ``low_probability``, and the
@@ -108,15 +118,22 @@ class Generalisation:
         body = structure_json(kept)
         used = {r for f in kept for r in f.roles()} or set(self.roles)
         return {
-            "schema_id": self.schema_id, "kind": self.kind,
+            "schema_id": self.schema_id,
+            "kind": self.kind,
             "roles": {r: d for r, d in self.roles.items() if r in used},
-            **body, "verified": True,
-            "levels": {"L1": f"schema induced from {len(self.members)} verified analogues",
-                       **({"L3": self.summary} if self.summary else {})},
+            **body,
+            "verified": True,
+            "levels": {
+                "L1": f"schema induced from {len(self.members)} verified analogues",
+                **({"L3": self.summary} if self.summary else {}),
+            },
             "induction": {
-                "context": self.context, "members": list(self.members),
+                "context": self.context,
+                "members": list(self.members),
                 "bindings": {m: dict(b) for m, b in self.bindings.items()},
-                "runs": list(self.runs), "facts": facts, "policy": policy.to_json(),
+                "runs": list(self.runs),
+                "facts": facts,
+                "policy": policy.to_json(),
             },
         }
 
@@ -124,12 +141,19 @@ class Generalisation:
     def from_json(cls, raw: Mapping) -> Generalisation:
         """Rebuild a generalisation from its stored schema JSON (to keep assimilating)."""
         ind = raw["induction"]
-        g = cls(raw["schema_id"], ind["context"], dict(raw.get("roles", {})),
-                kind=raw.get("kind", "observation"), summary=raw.get("levels", {}).get("L3", ""))
+        g = cls(
+            raw["schema_id"],
+            ind["context"],
+            dict(raw.get("roles", {})),
+            kind=raw.get("kind", "observation"),
+            summary=raw.get("levels", {}).get("L3", ""),
+        )
         for b in ind["bindings"].values():
             for var in b.values():
                 g.roles.setdefault(var, var)
-        g.counts = Counter({SchemaFact(f["kind"], f["fact"]): int(f["count"]) for f in ind["facts"]})
+        g.counts = Counter(
+            {SchemaFact(f["kind"], f["fact"]): int(f["count"]) for f in ind["facts"]}
+        )
         g.members, g.runs = list(ind["members"]), list(ind["runs"])
         g.bindings = {m: dict(b) for m, b in ind["bindings"].items()}
         return g

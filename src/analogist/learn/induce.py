@@ -32,8 +32,14 @@ class InductionEvent:
     evidence: str
 
     def to_json(self) -> dict:
-        return {"run_id": self.run_id, "action": self.action, "schema_id": self.schema_id,
-                "added": list(self.added), "scores": dict(self.scores), "evidence": self.evidence}
+        return {
+            "run_id": self.run_id,
+            "action": self.action,
+            "schema_id": self.schema_id,
+            "added": list(self.added),
+            "scores": dict(self.scores),
+            "evidence": self.evidence,
+        }
 
 
 def _owner(pools: Pools, context: str, member: str) -> Generalisation | None:
@@ -65,19 +71,27 @@ def induce_one(pools: Pools, a: VerifiedAnalogy, changed: set[str]) -> Induction
         scores.append((x.episode_id, round(cmp.normalized, 6)))
     if where is not None:
         changed.add(where.schema_id)
-        return InductionEvent(a.run_id, "assimilated", where.schema_id, tuple(added),
-                              tuple(scores), a.evidence)
+        return InductionEvent(
+            a.run_id, "assimilated", where.schema_id, tuple(added), tuple(scores), a.evidence
+        )
     if len(loose) < 2:
         owner = gs or gt
-        return InductionEvent(a.run_id, "kept_apart", owner.schema_id if owner else None,
-                              (), (), a.evidence)
-    g = Generalisation(schema_id_for(a.context, s.episode_id, t.episode_id), a.context, {},
-                       kind=t.kind, summary=s.level("L3") or t.level("L3"))
+        return InductionEvent(
+            a.run_id, "kept_apart", owner.schema_id if owner else None, (), (), a.evidence
+        )
+    g = Generalisation(
+        schema_id_for(a.context, s.episode_id, t.episode_id),
+        a.context,
+        {},
+        kind=t.kind,
+        summary=s.level("L3") or t.level("L3"),
+    )
     g.assimilate(s, {r: r for r in s.role_names}, pools.vocab)
     g.assimilate(t, {tr: sr for sr, tr in a.role_map}, pools.vocab)
     g.runs.append(a.run_id)
     g.times_verified = 1
     pools.add_existing(g)
     changed.add(g.schema_id)
-    return InductionEvent(a.run_id, "started", g.schema_id, (s.episode_id, t.episode_id), (),
-                          a.evidence)
+    return InductionEvent(
+        a.run_id, "started", g.schema_id, (s.episode_id, t.episode_id), (), a.evidence
+    )

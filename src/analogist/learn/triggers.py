@@ -25,9 +25,12 @@ from typing import Any
 from analogist.reason.triggers import Signals, TriggerPolicy
 
 SIGNAL_OF = {  # policy threshold -> the signal it is compared with
-    "repeated_repairs": "failed_repairs", "deep_repairs": "failed_repairs",
-    "repeated_errors": "repeated_error_class", "stall_steps": "steps_without_progress",
-    "strong_hit": "structural_hit_score", "recurring": "recurring_symptom",
+    "repeated_repairs": "failed_repairs",
+    "deep_repairs": "failed_repairs",
+    "repeated_errors": "repeated_error_class",
+    "stall_steps": "steps_without_progress",
+    "strong_hit": "structural_hit_score",
+    "recurring": "recurring_symptom",
     "explosion": "planning_expansions",
 }
 
@@ -53,8 +56,15 @@ def outcomes_from_log(runs: Iterable[Mapping[str, Any]], negative: set[str]) -> 
             continue
         sig = Signals(**{k: v for k, v in trig["signals"].items() if k in known})
         useful = bool(r.get("transferred")) and r.get("verification_result") == "passed"
-        out.append(Outcome(str(r["run_id"]), sig, useful, str(r["run_id"]) in negative,
-                           int((r.get("cost") or {}).get("tokens") or 0)))
+        out.append(
+            Outcome(
+                str(r["run_id"]),
+                sig,
+                useful,
+                str(r["run_id"]) in negative,
+                int((r.get("cost") or {}).get("tokens") or 0),
+            )
+        )
     return out
 
 
@@ -108,9 +118,14 @@ class TriggerFit:
     n_runs: int
 
     def to_json(self) -> dict:
-        return {"thresholds": asdict(self.policy), "default": self.default.to_json(),
-                "fitted": self.fitted.to_json(), "budget": self.budget, "beta": self.beta,
-                "n_runs": self.n_runs}
+        return {
+            "thresholds": asdict(self.policy),
+            "default": self.default.to_json(),
+            "fitted": self.fitted.to_json(),
+            "budget": self.budget,
+            "beta": self.beta,
+            "n_runs": self.n_runs,
+        }
 
 
 def _candidates(name: str, default: float, outcomes: Sequence[Outcome]) -> list[float]:
@@ -119,8 +134,13 @@ def _candidates(name: str, default: float, outcomes: Sequence[Outcome]) -> list[
     return sorted(seen | {float(default), never})
 
 
-def fit_policy(outcomes: Sequence[Outcome], budget: int | None = None, beta: float = 2.0,
-               base: TriggerPolicy | None = None, passes: int = 5) -> TriggerFit:
+def fit_policy(
+    outcomes: Sequence[Outcome],
+    budget: int | None = None,
+    beta: float = 2.0,
+    base: TriggerPolicy | None = None,
+    passes: int = 5,
+) -> TriggerFit:
     """The thresholds with the most value within ``budget`` tokens (module docstring)."""
     base = base or TriggerPolicy()
 
@@ -144,15 +164,22 @@ def fit_policy(outcomes: Sequence[Outcome], budget: int | None = None, beta: flo
                     best, score, improved = trial, s, True
         if not improved:
             break
-    return TriggerFit(best, evaluate(base, outcomes, beta), evaluate(best, outcomes, beta),
-                      budget, beta, len(outcomes))
+    return TriggerFit(
+        best,
+        evaluate(base, outcomes, beta),
+        evaluate(best, outcomes, beta),
+        budget,
+        beta,
+        len(outcomes),
+    )
 
 
 KIND = "trigger_policy"
 
 
-def fit_triggers(store: Any, budget: int | None = None, beta: float = 2.0,
-                 dry_run: bool = False) -> tuple[TriggerFit, int | None]:
+def fit_triggers(
+    store: Any, budget: int | None = None, beta: float = 2.0, dry_run: bool = False
+) -> tuple[TriggerFit, int | None]:
     """Fit the policy on the store's whole analogy log and store it as the next version
     (undoable like a consolidation run; ``dry_run`` stores nothing). Returns the fit and its
     version (None for a dry run)."""
@@ -167,9 +194,13 @@ def fit_triggers(store: Any, budget: int | None = None, beta: float = 2.0,
     body = {**fit.to_json(), "version": version, "log_rows": store.max_log_rowid()}
     wm = store.consolidation_watermark()
     run_id = f"trig_v{version}_{len(store.consolidation_runs())}"
-    store.apply_consolidation(run_id, [PutLearned(KIND, f"v{version}", body),
-                                       PutLearned(KIND, "current", {"version": version})],
-                              wm[0], wm[1], {"trigger_fit": body})
+    store.apply_consolidation(
+        run_id,
+        [PutLearned(KIND, f"v{version}", body), PutLearned(KIND, "current", {"version": version})],
+        wm[0],
+        wm[1],
+        {"trigger_fit": body},
+    )
     return fit, version
 
 

@@ -41,27 +41,35 @@ class MergeProposal:
     evidence: Mapping[str, object]
 
     def to_json(self) -> dict:
-        return {"old": self.old, "into": self.into, "reason": self.reason,
-                "evidence": dict(self.evidence)}
+        return {
+            "old": self.old,
+            "into": self.into,
+            "reason": self.reason,
+            "evidence": dict(self.evidence),
+        }
 
 
 def _facts(sig: Signature, names: Mapping[str, str]) -> set[tuple[str, tuple[str, ...]]]:
     return {(r.predicate, tuple(names.get(a, a) for a in r.args)) for r in sig.relations}
 
 
-def matched_predicates(source: Signature, target: Signature,
-                       role_map: Iterable[tuple[str, str]]) -> set[str]:
+def matched_predicates(
+    source: Signature, target: Signature, role_map: Iterable[tuple[str, str]]
+) -> set[str]:
     """Relations (and causal link names) the role map carries from source onto the target."""
     names = dict(role_map)
     shared = {p for p, _ in _facts(source, names) & _facts(target, {})}
-    tl = {(str(c.cause.rename(names)), c.link, str(c.effect.rename(names)))
-          for c in source.causal_chain}
+    tl = {
+        (str(c.cause.rename(names)), c.link, str(c.effect.rename(names)))
+        for c in source.causal_chain
+    }
     tt = {(c.cause.canonical(), c.link, c.effect.canonical()) for c in target.causal_chain}
     return shared | {link for _, link, _ in tl & tt}
 
 
-def interchangeable(source: Signature, target: Signature, role_map: Iterable[tuple[str, str]]
-                    ) -> tuple[Counter, Counter]:
+def interchangeable(
+    source: Signature, target: Signature, role_map: Iterable[tuple[str, str]]
+) -> tuple[Counter, Counter]:
     """(pairs used interchangeably, pairs used together) observed in one verified analogy;
     pairs are sorted tuples of predicate names."""
     names = dict(role_map)
@@ -88,9 +96,13 @@ def interchangeable(source: Signature, target: Signature, role_map: Iterable[tup
     return swap, together
 
 
-def proposals_from_use(swaps: Mapping[str, int], together: Mapping[str, int],
-                       counts: Mapping[str, int], vocab: Vocabulary,
-                       min_evidence: int = 2) -> list[MergeProposal]:
+def proposals_from_use(
+    swaps: Mapping[str, int],
+    together: Mapping[str, int],
+    counts: Mapping[str, int],
+    vocab: Vocabulary,
+    min_evidence: int = 2,
+) -> list[MergeProposal]:
     """Merge proposals from accumulated interchangeable-use counts (keys ``p|q``)."""
     out = []
     for key, n in sorted(swaps.items()):
@@ -101,14 +113,24 @@ def proposals_from_use(swaps: Mapping[str, int], together: Mapping[str, int],
         if tp is None or tq is None or tp.term == tq.term or tp.arity != tq.arity:
             continue
         old, into = sorted((p, q), key=lambda x: (-counts.get(x, 0), x))[::-1]
-        out.append(MergeProposal(old, into, "interchangeable",
-                                 {"verified_swaps": n, "used_together": 0,
-                                  "usage": {p: counts.get(p, 0), q: counts.get(q, 0)}}))
+        out.append(
+            MergeProposal(
+                old,
+                into,
+                "interchangeable",
+                {
+                    "verified_swaps": n,
+                    "used_together": 0,
+                    "usage": {p: counts.get(p, 0), q: counts.get(q, 0)},
+                },
+            )
+        )
     return out
 
 
-def proposals_from_definitions(vocab: Vocabulary, embedder, counts: Mapping[str, int],
-                               definition_cosine: float = 0.92) -> list[MergeProposal]:
+def proposals_from_definitions(
+    vocab: Vocabulary, embedder, counts: Mapping[str, int], definition_cosine: float = 0.92
+) -> list[MergeProposal]:
     """Merge proposals for live terms of one kind and arity with near-identical definitions."""
     live = [t for t in vocab if t.merged_into is None and t.definition]
     if len(live) < 2:
@@ -124,7 +146,15 @@ def proposals_from_definitions(vocab: Vocabulary, embedder, counts: Mapping[str,
             if a.kind != b.kind or a.arity != b.arity or sims[i, j] < definition_cosine:
                 continue
             old, into = sorted((a.term, b.term), key=lambda x: (-counts.get(x, 0), x))[::-1]
-            out.append(MergeProposal(old, into, "definition",
-                                     {"cosine": round(float(sims[i, j]), 4),
-                                      "embedder": getattr(embedder, "name", "?")}))
+            out.append(
+                MergeProposal(
+                    old,
+                    into,
+                    "definition",
+                    {
+                        "cosine": round(float(sims[i, j]), 4),
+                        "embedder": getattr(embedder, "name", "?"),
+                    },
+                )
+            )
     return out

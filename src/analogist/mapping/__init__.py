@@ -39,6 +39,14 @@ from analogist.mapping.render import render_mapping, render_result, to_fixture_j
 from analogist.mapping.results import Mapping, MatchHypothesis, MatchResult
 
 __all__ = [
-    "CandidateInference", "Mapping", "MatchFilters", "MatchHypothesis", "MatchResult",
-    "SMEParams", "match", "render_mapping", "render_result", "to_fixture_json",
+    "CandidateInference",
+    "Mapping",
+    "MatchFilters",
+    "MatchHypothesis",
+    "MatchResult",
+    "SMEParams",
+    "match",
+    "render_mapping",
+    "render_result",
+    "to_fixture_json",
 ]

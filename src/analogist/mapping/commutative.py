@@ -83,7 +83,7 @@ def _integrate(entry: CTEntry, mapping, forest: Forest) -> None:
     picks = [forest.by_id[bits.bit_length() - 1] for _, bits in entry.choices]
     subs: list[MH] = []
     for i, p in enumerate(picks):  # remove-duplicates keeps the last occurrence
-        if p not in picks[i + 1:]:
+        if p not in picks[i + 1 :]:
             subs.append(p)
     for sub in subs:
         for m in forest.members(sub.desc):

@@ -60,8 +60,9 @@ def digest(path: Path) -> str:
 def write_manifest(sources: list[Path], directory: Path) -> Path:
     """Records the digest of each compiled source in ``directory`` (called by the build)."""
     out = directory / MANIFEST
-    out.write_text(json.dumps({p.stem: digest(p) for p in sources}, indent=1, sort_keys=True)
-                   + "\n")
+    out.write_text(
+        json.dumps({p.stem: digest(p) for p in sources}, indent=1, sort_keys=True) + "\n"
+    )
     return out
 
 
@@ -89,8 +90,11 @@ def check(directory: Path = HERE) -> CoreStatus:
         return CoreStatus(False, f"{MANIFEST} is missing or unreadable; {REBUILD}")
     stale = [p.stem for p in sources if recorded.get(p.stem) != digest(p)]
     if stale:
-        return CoreStatus(False, f"the source of {', '.join(stale)} changed since the compiled "
-                                 f"core was built; {REBUILD}")
+        return CoreStatus(
+            False,
+            f"the source of {', '.join(stale)} changed since the compiled "
+            f"core was built; {REBUILD}",
+        )
     return CoreStatus(True)
 
 
@@ -100,8 +104,9 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
     def __init__(self, directory: Path):
         self.names = {f"{PACKAGE}.{p.stem}": p for p in compiled_sources(directory)}
 
-    def find_spec(self, fullname: str, path: object = None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: object = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
         source = self.names.get(fullname)
         if source is None:
             return None

@@ -48,8 +48,13 @@ _new_hypothesis = tuple.__new__  # MatchHypothesis from a ready tuple of its fie
 NO_FILTERS = MatchFilters()
 
 
-def match(base: Description, target: Description, params: SMEParams = DEFAULT_PARAMS,
-          filters: MatchFilters = NO_FILTERS, mh_budget: int = DEFAULT_MH_BUDGET) -> MatchResult:
+def match(
+    base: Description,
+    target: Description,
+    params: SMEParams = DEFAULT_PARAMS,
+    filters: MatchFilters = NO_FILTERS,
+    mh_budget: int = DEFAULT_MH_BUDGET,
+) -> MatchResult:
     """Compares ``base`` with ``target`` and returns up to ``params.greedy_max`` mappings.
 
     Raises:
@@ -62,8 +67,7 @@ def match(base: Description, target: Description, params: SMEParams = DEFAULT_PA
     paused = gc.isenabled()
     gc.disable()
     try:
-        run = _Run(index_description(base), index_description(target), params, filters,
-                   mh_budget)
+        run = _Run(index_description(base), index_description(target), params, filters, mh_budget)
         return run.result(base, target)
     finally:
         if paused:
@@ -73,8 +77,14 @@ def match(base: Description, target: Description, params: SMEParams = DEFAULT_PA
 class _Run:
     """State of one comparison; the phases are its methods."""
 
-    def __init__(self, b: DescriptionIndex, t: DescriptionIndex, params: SMEParams,
-                 filters: MatchFilters, budget: int):
+    def __init__(
+        self,
+        b: DescriptionIndex,
+        t: DescriptionIndex,
+        params: SMEParams,
+        filters: MatchFilters,
+        budget: int,
+    ):
         self.b, self.t, self.params, self.filters = b, t, params, filters
         self.forest: Forest = build_forest(b, t, params, filters.identical_functions, budget)
         roots = check_consistency(self.forest)
@@ -87,15 +97,18 @@ class _Run:
 
     def result(self, base: Description, target: Description) -> MatchResult:
         banned = filter_mask(self.forest, self.b, self.t, self.filters)
-        usable: Callable[[PMap], bool] = (lambda k: not k.desc & banned) if banned else (
-            lambda k: True)
+        usable: Callable[[PMap], bool] = (
+            (lambda k: not k.desc & banned) if banned else (lambda k: True)
+        )
         merged = self.merger.greedy_merge(usable)
         p = self.params
         b, t = self.b, self.t
 
         def norm() -> float:
-            return 0.5 * (b.self_score(p.trickle_down, p.same_functor, p.max_local_score)
-                          + t.self_score(p.trickle_down, p.same_functor, p.max_local_score))
+            return 0.5 * (
+                b.self_score(p.trickle_down, p.same_functor, p.max_local_score)
+                + t.self_score(p.trickle_down, p.same_functor, p.max_local_score)
+            )
 
         inferences = [self._inferences(m) for m in merged]  # SME: all inferences, then scores
         mappings = [self._mapping(m, norm, cis, rcis) for m, (cis, rcis) in zip(merged, inferences)]
@@ -103,9 +116,14 @@ class _Run:
             mappings.sort(key=lambda m: -m.score)  # stable, as SME's final sort
         self.forest.release()
         return MatchResult(
-            base=base, target=target, params=self.params,
-            filters=self.filters, mh_count=len(self.forest), kernel_count=len(self.kernels),
-            mappings=tuple(mappings), _all_hypotheses=self._all_hypotheses,
+            base=base,
+            target=target,
+            params=self.params,
+            filters=self.filters,
+            mh_count=len(self.forest),
+            kernel_count=len(self.kernels),
+            mappings=tuple(mappings),
+            _all_hypotheses=self._all_hypotheses,
         )
 
     def _hypothesis(self, mh: MH) -> MatchHypothesis:
@@ -118,15 +136,18 @@ class _Run:
             base, target = mh.base, mh.target
         else:
             base, target = self.b.items[mh.base], self.t.items[mh.target]  # type: ignore[index]
-        found = self._objects[mh.index] = _new_hypothesis(MatchHypothesis, (
-            mh.index, KIND_NAMES[mh.kind], base, target, self.network[mh.index], mh.local))
+        found = self._objects[mh.index] = _new_hypothesis(
+            MatchHypothesis,
+            (mh.index, KIND_NAMES[mh.kind], base, target, self.network[mh.index], mh.local),
+        )
         return found
 
     def _all_hypotheses(self) -> tuple[MatchHypothesis, ...]:
         return tuple(self._hypothesis(mh) for mh in self.forest.mhs)
 
-    def _inferences(self, pm: PMap) -> tuple[tuple[CandidateInference, ...],
-                                             tuple[CandidateInference, ...]]:
+    def _inferences(
+        self, pm: PMap
+    ) -> tuple[tuple[CandidateInference, ...], tuple[CandidateInference, ...]]:
         p = self.params
         cis = self._side_inferences(pm, reverse=False)
         rcis: tuple[CandidateInference, ...] = ()
@@ -152,11 +173,17 @@ class _Run:
                 node_map[cast(int, src_item)] = cast(int, dst_item)
         src, dst = (self.t, self.b) if reverse else (self.b, self.t)
         proj = Projection(src, dst, node_map, functor_map)
-        return find_inferences(proj, self.params, self._scores(by_node, by_functor, reverse),
-                               reverse=reverse)
+        return find_inferences(
+            proj, self.params, self._scores(by_node, by_functor, reverse), reverse=reverse
+        )
 
-    def _mapping(self, pm: PMap, norm: Callable[[], float], cis: tuple[CandidateInference, ...],
-                 rcis: tuple[CandidateInference, ...]) -> Mapping:
+    def _mapping(
+        self,
+        pm: PMap,
+        norm: Callable[[], float],
+        cis: tuple[CandidateInference, ...],
+        rcis: tuple[CandidateInference, ...],
+    ) -> Mapping:
         p = self.params
         if p.block_most_out_of_mapping_contributions:
             total = self.merger.evaluate(pm, global_=True)
@@ -168,13 +195,18 @@ class _Run:
         root_objs = tuple([objects.get(m.index) or hypothesis(m) for m in pm.roots])
         network = self.network
         return Mapping(
-            score=total, _self_match=norm,
-            mhs=objs, mh_scores=tuple([network[m.index] for m in members]),
-            root_mhs=root_objs, candidate_inferences=cis, reverse_inferences=rcis,
+            score=total,
+            _self_match=norm,
+            mhs=objs,
+            mh_scores=tuple([network[m.index] for m in members]),
+            root_mhs=root_objs,
+            candidate_inferences=cis,
+            reverse_inferences=rcis,
         )
 
-    def _scores(self, by_node: dict[int, MH], by_functor: dict[str, MH],
-                reverse: bool) -> Callable[[int], tuple[float, float]]:
+    def _scores(
+        self, by_node: dict[int, MH], by_functor: dict[str, MH], reverse: bool
+    ) -> Callable[[int], tuple[float, float]]:
         return _CIScores(self, by_node, by_functor, reverse)
 
 
@@ -190,8 +222,7 @@ class _CIScores:
     keeps only that entry). (An object, not closures: compiled closures that call each
     other form reference cycles, left to the cyclic garbage collector.)"""
 
-    def __init__(self, run: _Run, by_node: dict[int, MH], by_functor: dict[str, MH],
-                 reverse: bool):
+    def __init__(self, run: _Run, by_node: dict[int, MH], by_functor: dict[str, MH], reverse: bool):
         self.p, self.forest, self.b, self.t = run.params, run.forest, run.b, run.t
         self.index = run.t if reverse else run.b
         self.by_node, self.by_functor = by_node, by_functor
@@ -235,8 +266,9 @@ class _CIScores:
         for mh in acc.values():
             extra = 1 if p.functor_trickle_down and mh.functor_mh is not None else 0
             inside = f32(inside + self._evidence(self._local(mh), len(mh.args) + extra))
-        outside = self._evidence(f32(p.same_functor), len(self.index.args[root])
-                                 + (1 if p.functor_trickle_down else 0))
+        outside = self._evidence(
+            f32(p.same_functor), len(self.index.args[root]) + (1 if p.functor_trickle_down else 0)
+        )
         extrap = f32(outside / f32(inside + outside)) if inside + outside > 0 else 0.0
         if not p.ci_support_scores_global:
             return inside, extrap

@@ -48,18 +48,49 @@ class DescriptionIndex:
             argument orders). ``items`` keeps the first-written form (SME's ``user-form``).
     """
 
-    __slots__ = ("_expr_nodes", "_exprs", "_lisp_roots", "_node_of", "_self_scores", "args",
-                 "bins", "canonical", "child_of", "commutative", "functor", "height",
-                 "is_entity", "items", "kind", "n_ary", "name", "roots", "symmetric",
-                 "ubiquitous")
+    __slots__ = (
+        "_expr_nodes",
+        "_exprs",
+        "_lisp_roots",
+        "_node_of",
+        "_self_scores",
+        "args",
+        "bins",
+        "canonical",
+        "child_of",
+        "commutative",
+        "functor",
+        "height",
+        "is_entity",
+        "items",
+        "kind",
+        "n_ary",
+        "name",
+        "roots",
+        "symmetric",
+        "ubiquitous",
+    )
 
-    def __init__(self, name: str, items: list[Arg], exprs: tuple[Expr, ...],
-                 expr_nodes: list[int],
-                 is_entity: list[bool], functor: list[str], kind: list[int],
-                 commutative: list[bool], ubiquitous: list[bool], symmetric: list[bool],
-                 n_ary: list[bool], args: list[tuple[int, ...]], height: list[int],
-                 bins: dict[str, list[int]], roots: list[int], child_of: list[list[int]],
-                 canonical: list[Arg]):
+    def __init__(
+        self,
+        name: str,
+        items: list[Arg],
+        exprs: tuple[Expr, ...],
+        expr_nodes: list[int],
+        is_entity: list[bool],
+        functor: list[str],
+        kind: list[int],
+        commutative: list[bool],
+        ubiquitous: list[bool],
+        symmetric: list[bool],
+        n_ary: list[bool],
+        args: list[tuple[int, ...]],
+        height: list[int],
+        bins: dict[str, list[int]],
+        roots: list[int],
+        child_of: list[list[int]],
+        canonical: list[Arg],
+    ):
         self.name, self.items, self.is_entity = name, items, is_entity
         self._exprs, self._expr_nodes = exprs, expr_nodes  # for node_of
         self._node_of: dict[Arg, int] | None = None
@@ -97,8 +128,7 @@ class DescriptionIndex:
             self._lisp_roots[node] = found
         return found
 
-    def self_score(self, trickle_down: float, same_functor: float,
-                   cap: float | None) -> float:
+    def self_score(self, trickle_down: float, same_functor: float, cap: float | None) -> float:
         """Score of matching the description onto an identical copy; memoised per setting.
 
         It is the trickle-down sum over the description's own expression graph, the score SME
@@ -167,8 +197,13 @@ def _build(d: Description) -> DescriptionIndex:
         t = typing.get(f)
         if t is None:
             info = preds[f]
-            t = typing[f] = (KIND_CODES[info.kind], info.commutative, info.ubiquitous,
-                             info.symmetric, info.n_ary)
+            t = typing[f] = (
+                KIND_CODES[info.kind],
+                info.commutative,
+                info.ubiquitous,
+                info.symmetric,
+                info.n_ary,
+            )
             any_symmetric = any_symmetric or info.symmetric
         arg_list: list[int] = []
         for a in expr.args:
@@ -229,5 +264,22 @@ def _build(d: Description) -> DescriptionIndex:
                 canonical[j] = new_expr(expr.functor, rebuilt)
     is_entity = [True] * n_entities
     is_entity += [False] * (n - n_entities)
-    return DescriptionIndex(d.name, items, exprs, expr_nodes, is_entity, functor, kind, comm,
-                            ubiq, symm, nary, args, height, bins, roots, child_of, canonical)
+    return DescriptionIndex(
+        d.name,
+        items,
+        exprs,
+        expr_nodes,
+        is_entity,
+        functor,
+        kind,
+        comm,
+        ubiq,
+        symm,
+        nary,
+        args,
+        height,
+        bins,
+        roots,
+        child_of,
+        canonical,
+    )

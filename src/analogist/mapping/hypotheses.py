@@ -150,8 +150,14 @@ class Forest:
 class _Builder:
     """Creates hypotheses in SME v4's order; ``local_match`` is ``create-local-match``."""
 
-    def __init__(self, b: DescriptionIndex, t: DescriptionIndex, params: SMEParams,
-                 identical_functions: bool, budget: int):
+    def __init__(
+        self,
+        b: DescriptionIndex,
+        t: DescriptionIndex,
+        params: SMEParams,
+        identical_functions: bool,
+        budget: int,
+    ):
         self.b, self.t, self.params = b, t, params
         self.cross_functions = not identical_functions
         self.forest = Forest()
@@ -192,7 +198,8 @@ class _Builder:
         raise MappingError(
             f"comparison of '{self.b.name}' with '{self.t.name}' needs more than "
             f"{self.budget:,} match hypotheses (the budget); map smaller descriptions or "
-            "raise mh_budget")
+            "raise mh_budget"
+        )
 
     def alignable(self, bn: int, tn: int) -> bool:
         """``arguments-alignable?`` for two nodes."""
@@ -399,8 +406,13 @@ def seed_count(base: DescriptionIndex, target: DescriptionIndex) -> int:
     return total
 
 
-def build_forest(base: DescriptionIndex, target: DescriptionIndex, params: SMEParams,
-                 identical_functions: bool = False, budget: int = DEFAULT_MH_BUDGET) -> Forest:
+def build_forest(
+    base: DescriptionIndex,
+    target: DescriptionIndex,
+    params: SMEParams,
+    identical_functions: bool = False,
+    budget: int = DEFAULT_MH_BUDGET,
+) -> Forest:
     """Seeds and grows the match-hypothesis forest of ``base`` against ``target``.
 
     Raises:
@@ -410,7 +422,8 @@ def build_forest(base: DescriptionIndex, target: DescriptionIndex, params: SMEPa
     if seed_count(base, target) > budget:
         raise MappingError(
             f"comparison of '{base.name}' with '{target.name}' needs more than {budget:,} "
-            "match hypotheses (the budget); map smaller descriptions or raise mh_budget")
+            "match hypotheses (the budget); map smaller descriptions or raise mh_budget"
+        )
     builder = _Builder(base, target, params, identical_functions, budget)
     builder.seed()
     return builder.forest

@@ -61,15 +61,23 @@ class Projection:
 
     __slots__ = ("functor_map", "node_map", "other", "source")
 
-    def __init__(self, source: DescriptionIndex, other: DescriptionIndex,
-                 node_map: dict[int, int], functor_map: dict[str, str]):
+    def __init__(
+        self,
+        source: DescriptionIndex,
+        other: DescriptionIndex,
+        node_map: dict[int, int],
+        functor_map: dict[str, str],
+    ):
         self.source, self.other = source, other
         self.node_map, self.functor_map = node_map, functor_map
 
 
-def find_inferences(proj: Projection, params: SMEParams,
-                    scores: Callable[[int], tuple[float, float]],
-                    reverse: bool = False) -> tuple[CandidateInference, ...]:
+def find_inferences(
+    proj: Projection,
+    params: SMEParams,
+    scores: Callable[[int], tuple[float, float]],
+    reverse: bool = False,
+) -> tuple[CandidateInference, ...]:
     """Candidate inferences of one mapping projected from ``proj.source``.
 
     Args:
@@ -92,16 +100,22 @@ def find_inferences(proj: Projection, params: SMEParams,
         expression = _construct(root, proj, skolems)
         assert isinstance(expression, Expr)
         support, extrap = scores(root)
-        out.append(CandidateInference(
-            expression=expression, source=src.items[root],  # type: ignore[arg-type]
-            skolems=tuple(skolems.values()), support=support, extrapolation=extrap,
-            reverse=reverse,
-        ))
+        out.append(
+            CandidateInference(
+                expression=expression,
+                source=src.items[root],  # type: ignore[arg-type]
+                skolems=tuple(skolems.values()),
+                support=support,
+                extrapolation=extrap,
+                reverse=reverse,
+            )
+        )
     return tuple(out)
 
 
-def _overlaps(root: int, src: DescriptionIndex, node_map: dict[int, int],
-              entities_count: bool) -> bool:
+def _overlaps(
+    root: int, src: DescriptionIndex, node_map: dict[int, int], entities_count: bool
+) -> bool:
     """Whether some node in the structure of ``root`` is mapped (entities only when
     entity-supported inferences are allowed)."""
     stack = list(src.args[root])

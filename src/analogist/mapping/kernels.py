@@ -14,8 +14,9 @@ from analogist.mapping.hypotheses import FUNCTOR, Forest
 from analogist.mapping.params import MatchFilters
 
 
-def filter_mask(forest: Forest, base: DescriptionIndex, target: DescriptionIndex,
-                filters: MatchFilters) -> int:
+def filter_mask(
+    forest: Forest, base: DescriptionIndex, target: DescriptionIndex, filters: MatchFilters
+) -> int:
     """Bit set (over hypothesis ids) of the hypotheses that the filters forbid.
 
     Raises:

@@ -44,8 +44,7 @@ class PMap:
 
     __slots__ = ("bits", "comm", "desc", "id", "key", "mhs", "nogood", "roots", "score")
 
-    def __init__(self, uid: int, roots: list[MH], mhs: list[MH], bits: int, desc: int,
-                 nogood: int):
+    def __init__(self, uid: int, roots: list[MH], mhs: list[MH], bits: int, desc: int, nogood: int):
         self.id = uid
         self.roots = roots
         self.mhs = mhs
@@ -131,8 +130,14 @@ class Merger:
         if found is not None:
             return found
         self.counter += 1
-        new = PMap(self.counter, cl_union(m1.roots, m2.roots), cl_union(m1.mhs, m2.mhs),
-                   m1.bits | m2.bits, m1.desc | m2.desc, m1.nogood | m2.nogood)
+        new = PMap(
+            self.counter,
+            cl_union(m1.roots, m2.roots),
+            cl_union(m1.mhs, m2.mhs),
+            m1.bits | m2.bits,
+            m1.desc | m2.desc,
+            m1.nogood | m2.nogood,
+        )
         new.key = key
         # SME scores a merged mapping before it sets the mapping's descendants and nogoods,
         # so its commutative guesses are checked against empty sets.
@@ -187,8 +192,9 @@ class Merger:
         p = self.params
         return self.greedy_cream(candidates, p.greedy_cutoff, p.greedy_max, final=True)
 
-    def greedy_cream(self, candidates: list[PMap], cutoff: float, max_n: int,
-                     final: bool) -> list[PMap]:
+    def greedy_cream(
+        self, candidates: list[PMap], cutoff: float, max_n: int, final: bool
+    ) -> list[PMap]:
         if not candidates:
             return []
         if len(candidates) == 1:
@@ -200,8 +206,9 @@ class Merger:
         kernels_by_id = self.kernels_by_id
         overlap = final and self.params.greedy_merge_overlap_only
         while True:
-            solution, remaining = (self._gather_overlap(remaining) if overlap
-                                   else self._gather(remaining))
+            solution, remaining = (
+                self._gather_overlap(remaining) if overlap else self._gather(remaining)
+            )
             if solution is not None:
                 old_used = used
                 used = used + [kernels_by_id[i] for i in solution.key]
@@ -228,8 +235,11 @@ class Merger:
         rest = []
         for c in candidates[1:]:
             # consistent(solution, c), inline
-            if (solution.desc & c.nogood or c.desc & solution.nogood or (
-                    (solution.comm or c.comm) and not tables_consistent(solution, c))):
+            if (
+                solution.desc & c.nogood
+                or c.desc & solution.nogood
+                or ((solution.comm or c.comm) and not tables_consistent(solution, c))
+            ):
                 rest.append(c)
             else:
                 solution = self.merge(solution, c)

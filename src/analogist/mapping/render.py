@@ -59,15 +59,21 @@ def _term(term: object) -> object:
 
 
 def _ci_json(ci: CandidateInference) -> dict[str, Any]:
-    return {"expression": _term(ci.expression), "source": _term(ci.source),
-            "skolems": [s.name for s in ci.skolems], "support": ci.support,
-            "extrapolation": ci.extrapolation}
+    return {
+        "expression": _term(ci.expression),
+        "source": _term(ci.source),
+        "skolems": [s.name for s in ci.skolems],
+        "support": ci.support,
+        "extrapolation": ci.extrapolation,
+    }
 
 
 def render_result(result: MatchResult) -> str:
     """All mappings of a result as plain-text tables, best first."""
-    head = (f"{result.base.name} -> {result.target.name}: {result.mapping_count} mapping(s), "
-            f"{result.mh_count} match hypotheses, {result.kernel_count} kernels")
+    head = (
+        f"{result.base.name} -> {result.target.name}: {result.mapping_count} mapping(s), "
+        f"{result.mh_count} match hypotheses, {result.kernel_count} kernels"
+    )
     if not result.mappings:
         return head + "\nno structurally consistent mapping found"
     parts = [head]
@@ -83,10 +89,12 @@ def render_mapping(m: Mapping, result: MatchResult, title: str = "MAPPING") -> s
     mapped_b, mapped_t = m.mapped_base, m.mapped_target
     matched = [(f, m.target_of(f)) for f in result.base.facts if f in mapped_b]
     lines += _section("MATCHED RELATIONS", [f"{b}  ->  {t}" for b, t in matched])
-    lines += _section("UNMATCHED SOURCE RELATIONS",
-                      [str(f) for f in result.base.facts if f not in mapped_b])
-    lines += _section("TARGET-ONLY FACTORS",
-                      [str(f) for f in result.target.facts if f not in mapped_t])
+    lines += _section(
+        "UNMATCHED SOURCE RELATIONS", [str(f) for f in result.base.facts if f not in mapped_b]
+    )
+    lines += _section(
+        "TARGET-ONLY FACTORS", [str(f) for f in result.target.facts if f not in mapped_t]
+    )
     lines += _section("CANDIDATE INFERENCES", [_ci_line(ci) for ci in m.candidate_inferences])
     if m.reverse_inferences:
         lines += _section("REVERSE INFERENCES", [_ci_line(ci) for ci in m.reverse_inferences])
@@ -96,8 +104,10 @@ def render_mapping(m: Mapping, result: MatchResult, title: str = "MAPPING") -> s
 def _entity_table(m: Mapping) -> list[str]:
     rows = [(str(h.base), str(h.target)) for h in m.entity_mhs]
     left = max([len("SOURCE ENTITY"), *(len(b) for b, _ in rows)])
-    out = [f"{'SOURCE ENTITY':<{left}}    TARGET ENTITY",
-           f"{'-' * len('SOURCE ENTITY'):<{left}}    {'-' * len('TARGET ENTITY')}"]
+    out = [
+        f"{'SOURCE ENTITY':<{left}}    TARGET ENTITY",
+        f"{'-' * len('SOURCE ENTITY'):<{left}}    {'-' * len('TARGET ENTITY')}",
+    ]
     out += [f"{b:<{left}}    {t}" for b, t in rows] or ["(none)"]
     return out
 
@@ -108,4 +118,3 @@ def _section(title: str, items: list[str]) -> list[str]:
 
 def _ci_line(ci: CandidateInference) -> str:
     return f"{ci.expression}   support {ci.support:.4g}, extrapolation {ci.extrapolation:.2f}"
-

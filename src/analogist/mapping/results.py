@@ -130,12 +130,15 @@ class MatchResult:
     kernel_count: int
     mappings: tuple[Mapping, ...]
     _all_hypotheses: Callable[[], tuple[MatchHypothesis, ...]] = field(
-        repr=False, compare=False, default=tuple)
+        repr=False, compare=False, default=tuple
+    )
 
     def __repr__(self) -> str:
         scores = ", ".join(f"{m.score:.4g}" for m in self.mappings)
-        return (f"MatchResult({self.base.name!r} -> {self.target.name!r}, mh_count="
-                f"{self.mh_count}, kernel_count={self.kernel_count}, scores=[{scores}])")
+        return (
+            f"MatchResult({self.base.name!r} -> {self.target.name!r}, mh_count="
+            f"{self.mh_count}, kernel_count={self.kernel_count}, scores=[{scores}])"
+        )
 
     @property
     def mapping_count(self) -> int:
@@ -151,7 +154,11 @@ class MatchResult:
         return self.mappings[0] if self.mappings else None
 
     def summary(self) -> dict[str, Any]:
-        return {"base": self.base.name, "target": self.target.name, "mh_count": self.mh_count,
-                "kernel_count": self.kernel_count, "mapping_count": self.mapping_count,
-                "scores": [m.score for m in self.mappings]}
-
+        return {
+            "base": self.base.name,
+            "target": self.target.name,
+            "mh_count": self.mh_count,
+            "kernel_count": self.kernel_count,
+            "mapping_count": self.mapping_count,
+            "scores": [m.score for m in self.mappings],
+        }

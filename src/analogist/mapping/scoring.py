@@ -91,14 +91,14 @@ def sum_scores(mhs: list[MH]) -> float:
     return total
 
 
-_TOP_MAX = 2.0 ** 127  # partial sums stay below 2**127, as singles do (below 2**128)
-_X_MIN = 2.0 ** -126
+_TOP_MAX = 2.0**127  # partial sums stay below 2**127, as singles do (below 2**128)
+_X_MIN = 2.0**-126
 
 
 def _binade(x: float) -> tuple[float, float]:
     """``(2**(e+1), 1.5 * 2**(e+29))`` for ``2**e <= x < 2**(e+1)``; ``(0, 0)`` outside
     single precision's normal range (or for a negative ``x``)."""
-    if not _X_MIN <= x < 2.0 ** 126:
+    if not _X_MIN <= x < 2.0**126:
         return 0.0, 0.0
     mantissa, exponent = math.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= mantissa < 1
     return math.ldexp(1.0, exponent), math.ldexp(1.5, exponent + 28)
@@ -185,8 +185,9 @@ _score = attrgetter("score")
 _order = attrgetter("order")
 
 
-def _trickle_to_children(mh: MH, score: float, params: SMEParams,
-                         within: dict[int, MH] | None) -> None:
+def _trickle_to_children(
+    mh: MH, score: float, params: SMEParams, within: dict[int, MH] | None
+) -> None:
     """``apply-trickle-down`` (the plain version): evidence to arguments, or to the possible
     children of a commutative hypothesis that has no fixed arguments."""
     if mh.kind != 1:
@@ -252,17 +253,22 @@ def with_commutative_guesses(mhs: list[MH], desc: int, nogood: int, forest: Fore
         new.append(mh)
         if mh.comm:
             for p in possible_descendants(mh, forest):
-                if (p.id not in old and p.id not in added_ids
-                        and not p.desc & nogood and not p.nogood & desc
-                        and all(not p.desc & q.nogood and not q.desc & p.nogood for q in added)):
+                if (
+                    p.id not in old
+                    and p.id not in added_ids
+                    and not p.desc & nogood
+                    and not p.nogood & desc
+                    and all(not p.desc & q.nogood and not q.desc & p.nogood for q in added)
+                ):
                     added.insert(0, p)
                     added_ids.add(p.id)
     new.reverse()
     return added + new
 
 
-def structural_evaluation(mhs: list[MH], desc: int, nogood: int, forest: Forest,
-                          params: SMEParams, global_: bool) -> float:
+def structural_evaluation(
+    mhs: list[MH], desc: int, nogood: int, forest: Forest, params: SMEParams, global_: bool
+) -> float:
     """SME's ``mapping-structural-evaluation`` of a kernel or mapping.
 
     The sum of its hypotheses' scores, unless out-of-mapping contributions are disallowed, or
@@ -311,4 +317,3 @@ def structural_evaluation(mhs: list[MH], desc: int, nogood: int, forest: Forest,
     for mh, s in zip(queue, saved):
         mh.score = max(mh.score, s)
     return total
-

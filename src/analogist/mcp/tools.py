@@ -26,12 +26,16 @@ def add_episode(memory: Memory, episode: dict[str, Any] | str) -> dict:
         raise EpisodeError(report.rejected[0][1])
     eid = report.added[0]
     ep = memory.store.get_episode(eid)
-    return {"added": eid, "kind": ep.kind, "domain": ep.domain,
-            "signed": ep.signature is not None}
+    return {"added": eid, "kind": ep.kind, "domain": ep.domain, "signed": ep.signature is not None}
 
 
-def search(memory: Memory, target: str, channels: str | None = None, k: int = 10,
-           exclude: list[str] | None = None) -> dict:
+def search(
+    memory: Memory,
+    target: str,
+    channels: str | None = None,
+    k: int = 10,
+    exclude: list[str] | None = None,
+) -> dict:
     """The candidate pool for a stored episode id or text, each candidate with the channels
     that found it (provenance) and its ranks; no fused score (spec §7.1)."""
     _check_k(k)
@@ -41,8 +45,14 @@ def search(memory: Memory, target: str, channels: str | None = None, k: int = 10
     return data
 
 
-def analogize(memory: Memory, target: str | None = None, signature: dict | None = None,
-              tier: int = 1, why: str = "agent request", model: str | None = None) -> dict:
+def analogize(
+    memory: Memory,
+    target: str | None = None,
+    signature: dict | None = None,
+    tier: int = 1,
+    why: str = "agent request",
+    model: str | None = None,
+) -> dict:
     """Run the loop on a stored episode id, a signature object, or text (encoded by ``model``)
     and return the spec §10.1 record; the run is logged like ``analogist analogize``."""
     from analogist.cli.analogize_cmd import _target, run_json
@@ -51,11 +61,14 @@ def analogize(memory: Memory, target: str | None = None, signature: dict | None 
     from analogist.signature import parse_signature
 
     if tier not in (0, 1, 2):
-        raise AnalogistError(f"tier {tier!r} is not 0, 1 or 2 (0: lookup only, 1: full loop, "
-                             "2: with re-representation)")
+        raise AnalogistError(
+            f"tier {tier!r} is not 0, 1 or 2 (0: lookup only, 1: full loop, "
+            "2: with re-representation)"
+        )
     if (target is None) == (signature is None):
-        raise AnalogistError("give exactly one of target (an episode id or text) and signature "
-                             "(a signature object)")
+        raise AnalogistError(
+            "give exactly one of target (an episode id or text) and signature (a signature object)"
+        )
     if signature is not None:
         sig, exclude = parse_signature(signature, memory.store.vocabulary), []
     else:
@@ -63,10 +76,15 @@ def analogize(memory: Memory, target: str | None = None, signature: dict | None 
         sig, exclude = _target(memory, target, model)
     config = AnalogizerConfig(rerep_attempts=2 if tier == 2 else 0)
     run = Analogizer(memory, config).run(sig, trigger=Trigger.manual(tier, why), exclude=exclude)
-    out = {**run_json(run), "tier": tier, "accepted": run.record is not None,
-           "logged": run.log_error is None, "log_error": run.log_error,
-           "record_text": run.record.render() if run.record else None,
-           "applied": run.record.applied.to_json() if run.record and run.record.applied else None}
+    out = {
+        **run_json(run),
+        "tier": tier,
+        "accepted": run.record is not None,
+        "logged": run.log_error is None,
+        "log_error": run.log_error,
+        "record_text": run.record.render() if run.record else None,
+        "applied": run.record.applied.to_json() if run.record and run.record.applied else None,
+    }
     return out
 
 
@@ -81,10 +99,13 @@ def map_episodes(memory: Memory, base: str, target: str) -> dict:
     b, t = store.get_signature(base), store.get_signature(target)
     found = map_signatures(b, t, store.vocabulary)
     sme = match(describe(b, store.vocabulary), describe(t, store.vocabulary))
-    return {"base": base, "target": target,
-            "role_mapping": found[0].to_json() if found else None,
-            "score": found[0].score if found else 0.0,
-            "sme": to_fixture_json(sme, detailed=True)}
+    return {
+        "base": base,
+        "target": target,
+        "role_mapping": found[0].to_json() if found else None,
+        "score": found[0].score if found else 0.0,
+        "sme": to_fixture_json(sme, detailed=True),
+    }
 
 
 def log(memory: Memory, run_id: str | None = None, limit: int = 20) -> dict:
@@ -96,16 +117,24 @@ def log(memory: Memory, run_id: str | None = None, limit: int = 20) -> dict:
     return {"runs": memory.store.list_runs(limit=limit)}
 
 
-def record_outcome(memory: Memory, run_id: str, outcome: str, action: str | None = None,
-                   delta: float | None = None, control: str = "no action") -> dict:
+def record_outcome(
+    memory: Memory,
+    run_id: str,
+    outcome: str,
+    action: str | None = None,
+    delta: float | None = None,
+    control: str = "no action",
+) -> dict:
     """Record what really happened when a run's transfer was applied: one row in the
     negative-transfer ledger (spec §10.2 item 7) and the run's verification result, in one
     transaction. ``action`` defaults to the run's first transferred inference."""
     from analogist.store import TransferOutcome
 
     if outcome not in OUTCOMES:
-        raise AnalogistError(f"outcome {outcome!r} is not one of {', '.join(OUTCOMES)} "
-                             "(versus the no-action control)")
+        raise AnalogistError(
+            f"outcome {outcome!r} is not one of {', '.join(OUTCOMES)} "
+            "(versus the no-action control)"
+        )
     if delta is not None and not isinstance(delta, int | float):
         raise AnalogistError("delta must be a number (positive: worse than the control)")
     run = memory.store.get_run(run_id)
@@ -119,8 +148,14 @@ def record_outcome(memory: Memory, run_id: str, outcome: str, action: str | None
     transfer = TransferOutcome(action, outcome, control, delta)
     run = {**run, "verification_result": f"outcome reported: {outcome}", "outcome_delta": delta}
     ledger_id = memory.store.log_run(run, transfer)
-    return {"run_id": run_id, "ledger_id": ledger_id, "action": action, "outcome": outcome,
-            "delta": delta, "negative": transfer.negative}
+    return {
+        "run_id": run_id,
+        "ledger_id": ledger_id,
+        "action": action,
+        "outcome": outcome,
+        "delta": delta,
+        "negative": transfer.negative,
+    }
 
 
 def vocabulary(memory: Memory) -> list[dict]:
@@ -134,5 +169,13 @@ def _check_k(k: int) -> None:
         raise AnalogistError(f"k {k!r} is out of range; give 1 to 1000 hits per channel")
 
 
-__all__ = ["OUTCOMES", "add_episode", "analogize", "log", "map_episodes",
-           "record_outcome", "search", "vocabulary"]
+__all__ = [
+    "OUTCOMES",
+    "add_episode",
+    "analogize",
+    "log",
+    "map_episodes",
+    "record_outcome",
+    "search",
+    "vocabulary",
+]

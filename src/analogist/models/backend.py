@@ -52,8 +52,13 @@ class Ping:
         return self.status == "ok"
 
     def to_json(self) -> dict:
-        return {"provider": self.provider, "spec": self.spec, "status": self.status,
-                "ok": self.ok, "detail": self.detail}
+        return {
+            "provider": self.provider,
+            "spec": self.spec,
+            "status": self.status,
+            "ok": self.ok,
+            "detail": self.detail,
+        }
 
 
 class BackendType(Protocol):
@@ -98,8 +103,14 @@ class BaseLLM(ABC):
         replicate: int = 0,
     ) -> Completion:
         request = build_request(
-            self, messages, schema=schema, temperature=temperature, max_tokens=max_tokens,
-            seed=seed, prompt_version=prompt_version, replicate=replicate,
+            self,
+            messages,
+            schema=schema,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            prompt_version=prompt_version,
+            replicate=replicate,
         )
         return self.generate(request)
 

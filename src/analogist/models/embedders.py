@@ -31,15 +31,24 @@ class OpenAIEmbedder:
         client: an ``openai.OpenAI``-like client (tests pass a fake).
     """
 
-    def __init__(self, model: str, settings: ModelSettings, *, batch_size: int = 64,
-                 client: Any = None, sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        model: str,
+        settings: ModelSettings,
+        *,
+        batch_size: int = 64,
+        client: Any = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         from analogist.models.openai_compat import OPENAI_URL, make_client
 
         self.model = model
         self.base_url = (settings.base_url or OPENAI_URL).rstrip("/")
         key = settings.api_key or ("unused" if settings.base_url else None)
         if client is None and key is None:
-            raise ConfigError(f"embedder openai:{model} needs OPENAI_API_KEY (or ANALOGIST_BASE_URL)")
+            raise ConfigError(
+                f"embedder openai:{model} needs OPENAI_API_KEY (or ANALOGIST_BASE_URL)"
+            )
         self.client = client or make_client(self.base_url, key or "", settings.timeout_s)
         self.settings = settings
         self.batch_size = batch_size
@@ -55,7 +64,7 @@ class OpenAIEmbedder:
         rows: dict[int, np.ndarray] = {}
         todo = [i for i, t in enumerate(texts) if t.strip()]
         for s in range(0, len(todo), self.batch_size):
-            idx = todo[s:s + self.batch_size]
+            idx = todo[s : s + self.batch_size]
             for i, vec in zip(idx, self._request([texts[i] for i in idx])):
                 rows[i] = vec
         if rows and not self.dim:
@@ -122,8 +131,14 @@ def ping_embedders(settings: ModelSettings | None = None) -> list[Ping]:
     out = [Ping("embedder:hashing", "hashing", "ok", "deterministic, no model (tests, baseline)")]
     try:
         e = get_embedder("minilm", settings)
-        out.append(Ping("embedder:minilm", "minilm", "ok",
-                        f"{e.name}, loaded in {getattr(e, 'load_seconds', 0):.2f}s, offline"))
+        out.append(
+            Ping(
+                "embedder:minilm",
+                "minilm",
+                "ok",
+                f"{e.name}, loaded in {getattr(e, 'load_seconds', 0):.2f}s, offline",
+            )
+        )
     except (ConfigError, ModelError) as err:
         out.append(Ping("embedder:minilm", "minilm", "missing dependency", str(err)))
     if settings.api_key or settings.base_url:
@@ -131,7 +146,12 @@ def ping_embedders(settings: ModelSettings | None = None) -> list[Ping]:
         p = server.ping("", settings)
         out.append(Ping("embedder:openai", "openai:MODEL", p.status, p.detail))
     else:
-        out.append(Ping("embedder:openai", "", "not configured",
-                        "set OPENAI_API_KEY or ANALOGIST_BASE_URL for openai:MODEL embeddings"))
+        out.append(
+            Ping(
+                "embedder:openai",
+                "",
+                "not configured",
+                "set OPENAI_API_KEY or ANALOGIST_BASE_URL for openai:MODEL embeddings",
+            )
+        )
     return out
-

@@ -88,14 +88,27 @@ def ensure_llama_cpp(*, force_build: bool = False) -> str:
         wheel = None if force_build else cached_wheel()
         built = False
         if wheel is None:
-            env = {**os.environ, "CMAKE_ARGS": CMAKE_FLAGS,
-                   "CMAKE_BUILD_PARALLEL_LEVEL": str(available_cores())}
-            print(f"building llama-cpp-python {LLAMA_CPP_VERSION} (about 8 min on 2 cores; "
-                  f"cached in {target})", flush=True)
+            env = {
+                **os.environ,
+                "CMAKE_ARGS": CMAKE_FLAGS,
+                "CMAKE_BUILD_PARALLEL_LEVEL": str(available_cores()),
+            }
+            print(
+                f"building llama-cpp-python {LLAMA_CPP_VERSION} (about 8 min on 2 cores; "
+                f"cached in {target})",
+                flush=True,
+            )
             tmp = target / "tmp"
             tmp.mkdir(exist_ok=True)
-            _pip("wheel", "--no-deps", "--no-cache-dir", "-w", str(tmp),
-                 f"llama-cpp-python=={LLAMA_CPP_VERSION}", env=env)
+            _pip(
+                "wheel",
+                "--no-deps",
+                "--no-cache-dir",
+                "-w",
+                str(tmp),
+                f"llama-cpp-python=={LLAMA_CPP_VERSION}",
+                env=env,
+            )
             for w in tmp.glob("llama_cpp_python-*.whl"):
                 w.replace(target / w.name)  # atomic: a half-built wheel is never "cached"
             wheel, built = cached_wheel(), True
@@ -121,18 +134,31 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m analogist.models.install",
         description="Install llama-cpp-python (built once per machine) and local model weights.",
     )
-    ap.add_argument("--models", default=DEFAULT_MODEL,
-                    help=f"comma-separated names from {', '.join(CATALOGUE)}, 'default' or 'all' "
-                         f"(default {DEFAULT_MODEL}; ANALOGIST_LOCAL_MODELS overrides)")
+    ap.add_argument(
+        "--models",
+        default=DEFAULT_MODEL,
+        help=f"comma-separated names from {', '.join(CATALOGUE)}, 'default' or 'all' "
+        f"(default {DEFAULT_MODEL}; ANALOGIST_LOCAL_MODELS overrides)",
+    )
     ap.add_argument("--force-build", action="store_true", help="rebuild the wheel even if cached")
     args = ap.parse_args(argv)
     chosen = os.environ.get("ANALOGIST_LOCAL_MODELS") or args.models
-    names = list(CATALOGUE) if chosen == "all" else [
-        DEFAULT_MODEL if n.strip() == "default" else n.strip() for n in chosen.split(",") if n.strip()]
+    names = (
+        list(CATALOGUE)
+        if chosen == "all"
+        else [
+            DEFAULT_MODEL if n.strip() == "default" else n.strip()
+            for n in chosen.split(",")
+            if n.strip()
+        ]
+    )
     unknown = [n for n in names if n not in CATALOGUE]
     if unknown:
-        print(f"unknown local model(s) {', '.join(unknown)}; choose from {', '.join(CATALOGUE)} "
-              "or 'all'", file=sys.stderr)
+        print(
+            f"unknown local model(s) {', '.join(unknown)}; choose from {', '.join(CATALOGUE)} "
+            "or 'all'",
+            file=sys.stderr,
+        )
         return 2
     try:
         print(ensure_llama_cpp(force_build=args.force_build), flush=True)

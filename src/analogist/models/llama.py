@@ -58,8 +58,11 @@ class LlamaSettings:
 
     @classmethod
     def from_settings(cls, settings: ModelSettings) -> LlamaSettings:
-        return cls(n_ctx=settings.n_ctx, n_threads=settings.threads,
-                   prompt_cache_mb=settings.prompt_cache_mb)
+        return cls(
+            n_ctx=settings.n_ctx,
+            n_threads=settings.threads,
+            prompt_cache_mb=settings.prompt_cache_mb,
+        )
 
 
 def _perf(llm: Any) -> dict[str, float]:
@@ -69,8 +72,12 @@ def _perf(llm: Any) -> dict[str, float]:
         import llama_cpp
 
         p = llama_cpp.llama_perf_context(llm._ctx.ctx)
-        out = {"prompt_eval_tokens": p.n_p_eval, "prompt_eval_ms": p.t_p_eval_ms,
-               "gen_tokens": p.n_eval, "gen_ms": p.t_eval_ms}
+        out = {
+            "prompt_eval_tokens": p.n_p_eval,
+            "prompt_eval_ms": p.t_p_eval_ms,
+            "gen_tokens": p.n_eval,
+            "gen_ms": p.t_eval_ms,
+        }
         llama_cpp.llama_perf_context_reset(llm._ctx.ctx)
         return out
     except (AttributeError, ImportError, TypeError):  # older bindings: no perf counters
@@ -91,7 +98,9 @@ class LlamaCppLLM(BaseLLM):
     """Chat completions from a local GGUF file via llama.cpp; one call at a time."""
 
     provider = "llama"
-    summary: ClassVar[str] = "any GGUF file via llama-cpp-python (llama:/path/model.gguf; make local)"
+    summary: ClassVar[str] = (
+        "any GGUF file via llama-cpp-python (llama:/path/model.gguf; make local)"
+    )
     max_parallel: ClassVar[int] = 1
 
     def __init__(self, path: str | Path, settings: LlamaSettings = LlamaSettings()):
@@ -114,28 +123,41 @@ class LlamaCppLLM(BaseLLM):
                 from llama_cpp import Llama
             except ImportError:
                 raise ConfigError(
-                    f"{self.provider}:{self.model} needs llama-cpp-python: {INSTALL_HINT}") from None
+                    f"{self.provider}:{self.model} needs llama-cpp-python: {INSTALL_HINT}"
+                ) from None
             threads, why = self.settings.n_threads, "ANALOGIST_THREADS"
             if not threads:
                 threads, why = auto_threads()
             t0 = time.perf_counter()
             self._llama = Llama(
-                model_path=str(self.path), n_ctx=self.settings.n_ctx, n_threads=threads,
-                n_threads_batch=threads, verbose=False,
+                model_path=str(self.path),
+                n_ctx=self.settings.n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                verbose=False,
             )
             cache_mb = self.settings.prompt_cache_mb
             if cache_mb:
                 from llama_cpp import LlamaRAMCache
 
                 self._llama.set_cache(LlamaRAMCache(capacity_bytes=cache_mb << 20))
-            self.runtime = {"file": str(self.path), "threads": threads, "threads_from": why,
-                            "n_ctx": self._llama.n_ctx(), "prompt_cache_mb": cache_mb,
-                            "load_s": round(time.perf_counter() - t0, 2)}
+            self.runtime = {
+                "file": str(self.path),
+                "threads": threads,
+                "threads_from": why,
+                "n_ctx": self._llama.n_ctx(),
+                "prompt_cache_mb": cache_mb,
+                "load_s": round(time.perf_counter() - t0, 2),
+            }
             cache = f"{cache_mb} MB" if cache_mb else "off (last prompt only)"
-            print(f"{self.provider}:{self.model}: loaded {self.path.name} "
-                  f"({self.path.stat().st_size / 1e6:.0f} MB) with {threads} thread(s) ({why}), "
-                  f"n_ctx {self.runtime['n_ctx']}, prompt cache {cache}, "
-                  f"in {self.runtime['load_s']:.1f} s", file=sys.stderr, flush=True)
+            print(
+                f"{self.provider}:{self.model}: loaded {self.path.name} "
+                f"({self.path.stat().st_size / 1e6:.0f} MB) with {threads} thread(s) ({why}), "
+                f"n_ctx {self.runtime['n_ctx']}, prompt cache {cache}, "
+                f"in {self.runtime['load_s']:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
         return self._llama
 
     def _acquire(self) -> None:
@@ -144,9 +166,13 @@ class LlamaCppLLM(BaseLLM):
             return
         if not self._warned_parallel:
             self._warned_parallel = True
-            print(f"{self.provider}:{self.model}: calls run one at a time (one llama.cpp context); "
-                  "concurrency above 1 only queues them — use concurrency 1, or an "
-                  "OpenAI-compatible server with parallel slots", file=sys.stderr, flush=True)
+            print(
+                f"{self.provider}:{self.model}: calls run one at a time (one llama.cpp context); "
+                "concurrency above 1 only queues them — use concurrency 1, or an "
+                "OpenAI-compatible server with parallel slots",
+                file=sys.stderr,
+                flush=True,
+            )
         self._lock.acquire()
 
     def _grammar(self, schema: Any) -> Any:
@@ -162,8 +188,10 @@ class LlamaCppLLM(BaseLLM):
         try:
             llm = self._load()
             kw: dict[str, Any] = dict(
-                messages=request.message_dicts(), temperature=request.temperature,
-                max_tokens=request.max_tokens, **self.settings.sampling(),
+                messages=request.message_dicts(),
+                temperature=request.temperature,
+                max_tokens=request.max_tokens,
+                **self.settings.sampling(),
             )
             if request.seed is not None:
                 kw["seed"] = request.seed
@@ -184,9 +212,13 @@ class LlamaCppLLM(BaseLLM):
         usage = resp.get("usage") or {}
         choice = resp["choices"][0]
         return completion_from_text(
-            choice["message"].get("content") or "", request,
-            input_tokens=usage.get("prompt_tokens"), output_tokens=usage.get("completion_tokens"),
-            latency_ms=latency, finish_reason=choice.get("finish_reason"), timings=timings,
+            choice["message"].get("content") or "",
+            request,
+            input_tokens=usage.get("prompt_tokens"),
+            output_tokens=usage.get("completion_tokens"),
+            latency_ms=latency,
+            finish_reason=choice.get("finish_reason"),
+            timings=timings,
         )
 
     # registry -------------------------------------------------------------------
@@ -210,8 +242,12 @@ class LlamaCppLLM(BaseLLM):
     def ping(cls, name: str, settings: ModelSettings) -> Ping:
         """Checks the file and the package without loading the weights (cheap)."""
         if not name:
-            return Ping(cls.provider, "", "not configured",
-                        "use --model llama:/path/model.gguf or set ANALOGIST_LLAMA_MODEL")
+            return Ping(
+                cls.provider,
+                "",
+                "not configured",
+                "use --model llama:/path/model.gguf or set ANALOGIST_LLAMA_MODEL",
+            )
         spec = f"llama:{name}"
         problem = _gguf_ok(Path(name).expanduser())
         if problem:
@@ -221,4 +257,6 @@ class LlamaCppLLM(BaseLLM):
         if importlib.util.find_spec("llama_cpp") is None:
             return Ping(cls.provider, spec, "missing dependency", INSTALL_HINT)
         size = Path(name).expanduser().stat().st_size / 1e6
-        return Ping(cls.provider, spec, "ok", f"GGUF file found ({size:.0f} MB); loads on first call")
+        return Ping(
+            cls.provider, spec, "ok", f"GGUF file found ({size:.0f} MB); loads on first call"
+        )

@@ -83,27 +83,41 @@ class Request:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "provider": self.provider, "base_url": self.base_url, "model": self.model,
-            "messages": self.message_dicts(), "schema": self.schema,
-            "temperature": float(self.temperature), "max_tokens": int(self.max_tokens),
-            "seed": self.seed, "prompt_version": self.prompt_version,
-            "replicate": int(self.replicate), "params": dict(self.params),
+            "provider": self.provider,
+            "base_url": self.base_url,
+            "model": self.model,
+            "messages": self.message_dicts(),
+            "schema": self.schema,
+            "temperature": float(self.temperature),
+            "max_tokens": int(self.max_tokens),
+            "seed": self.seed,
+            "prompt_version": self.prompt_version,
+            "replicate": int(self.replicate),
+            "params": dict(self.params),
         }
 
     @property
     def cache_key(self) -> str:
         """sha256 over the canonical JSON of the whole request."""
-        canon = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        canon = json.dumps(
+            self.to_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
         return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Request:
         return cls(
-            provider=d["provider"], model=d["model"], base_url=d.get("base_url"),
-            messages=normalise_messages(d["messages"]), schema=d.get("schema"),
-            temperature=d.get("temperature", 0.0), max_tokens=d.get("max_tokens", 1024),
-            seed=d.get("seed"), prompt_version=d.get("prompt_version", ""),
-            replicate=d.get("replicate", 0), params=d.get("params") or {},
+            provider=d["provider"],
+            model=d["model"],
+            base_url=d.get("base_url"),
+            messages=normalise_messages(d["messages"]),
+            schema=d.get("schema"),
+            temperature=d.get("temperature", 0.0),
+            max_tokens=d.get("max_tokens", 1024),
+            seed=d.get("seed"),
+            prompt_version=d.get("prompt_version", ""),
+            replicate=d.get("replicate", 0),
+            params=d.get("params") or {},
         )
 
 
@@ -158,8 +172,12 @@ def normalise_messages(messages: Sequence[Mapping[str, str]]) -> tuple[tuple[str
 def build_request(llm: LLM, messages: Sequence[Mapping[str, str]], **kw: Any) -> Request:
     """The :class:`Request` that ``llm.complete(messages, **kw)`` stands for."""
     return Request(
-        provider=llm.provider, model=llm.model, base_url=llm.base_url,
-        messages=normalise_messages(messages), params=dict(llm.params), **kw,
+        provider=llm.provider,
+        model=llm.model,
+        base_url=llm.base_url,
+        messages=normalise_messages(messages),
+        params=dict(llm.params),
+        **kw,
     )
 
 
@@ -183,7 +201,9 @@ def parse_json_text(text: str) -> Any:
             value, _ = json.JSONDecoder().raw_decode(s[start:])
             return value
         except json.JSONDecodeError as e:
-            raise ValueError(f"answer is not valid JSON ({e.msg} at char {e.pos + start})") from None
+            raise ValueError(
+                f"answer is not valid JSON ({e.msg} at char {e.pos + start})"
+            ) from None
     raise ValueError("answer holds no JSON object")
 
 
@@ -195,4 +215,6 @@ def completion_from_text(text: str, request: Request, **kw: Any) -> Completion:
             parsed = parse_json_text(text)
         except ValueError:
             parsed = None
-    return Completion(text=text, parsed=parsed, model=request.model, provider=request.provider, **kw)
+    return Completion(
+        text=text, parsed=parsed, model=request.model, provider=request.provider, **kw
+    )

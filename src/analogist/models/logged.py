@@ -66,7 +66,9 @@ class LoggedLLM:
         self.stats = CallStats()
         self._stats_lock = threading.Lock()
         if self.cache is CacheMode.REPLAY_ONLY and log is None:
-            raise ConfigError("replay-only needs a call log: open a store (--db) that holds the calls")
+            raise ConfigError(
+                "replay-only needs a call log: open a store (--db) that holds the calls"
+            )
 
     @property
     def name(self) -> str:
@@ -97,8 +99,14 @@ class LoggedLLM:
         replicate: int = 0,
     ) -> Completion:
         req = build_request(
-            self, messages, schema=schema, temperature=temperature, max_tokens=max_tokens,
-            seed=seed, prompt_version=prompt_version, replicate=replicate,
+            self,
+            messages,
+            schema=schema,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            prompt_version=prompt_version,
+            replicate=replicate,
         )
         first = self.answer(req)
         if schema is None:
@@ -111,12 +119,20 @@ class LoggedLLM:
         self._count(repairs=1)
         tokens = req.max_tokens
         if first.finish_reason == "length":  # cut off, not wrong: ask for less, allow more
-            problem = (f"the answer was cut off at {tokens} tokens before the JSON ended "
-                       f"({problem}); give a shorter answer")
+            problem = (
+                f"the answer was cut off at {tokens} tokens before the JSON ended "
+                f"({problem}); give a shorter answer"
+            )
             tokens *= 2
-        again = replace(req, max_tokens=tokens, messages=req.messages + (
-            ("assistant", first.text), ("user", repair_prompt(problem)),
-        ))
+        again = replace(
+            req,
+            max_tokens=tokens,
+            messages=req.messages
+            + (
+                ("assistant", first.text),
+                ("user", repair_prompt(problem)),
+            ),
+        )
         second = self.answer(again)
         parsed, problem = output_problem(second, schema)
         if problem is not None:
@@ -147,8 +163,12 @@ class LoggedLLM:
             )
         try:
             c = self.inner.complete(
-                req.message_dicts(), schema=req.schema, temperature=req.temperature,
-                max_tokens=req.max_tokens, seed=req.seed, prompt_version=req.prompt_version,
+                req.message_dicts(),
+                schema=req.schema,
+                temperature=req.temperature,
+                max_tokens=req.max_tokens,
+                seed=req.seed,
+                prompt_version=req.prompt_version,
                 replicate=req.replicate,
             )
         except ModelError as e:
@@ -179,12 +199,20 @@ def _to_record(
     req: Request, c: Completion | None, *, attempt: int | None = None, error: str | None = None
 ) -> CallRecord:
     return CallRecord(
-        cache_key=req.cache_key, provider=req.provider, model=req.model, base_url=req.base_url,
-        prompt_version=req.prompt_version, replicate=req.replicate, request=req.to_json(),
-        response_text=c.text if c else None, parsed=c.parsed if c else None,
-        input_tokens=c.input_tokens if c else None, output_tokens=c.output_tokens if c else None,
+        cache_key=req.cache_key,
+        provider=req.provider,
+        model=req.model,
+        base_url=req.base_url,
+        prompt_version=req.prompt_version,
+        replicate=req.replicate,
+        request=req.to_json(),
+        response_text=c.text if c else None,
+        parsed=c.parsed if c else None,
+        input_tokens=c.input_tokens if c else None,
+        output_tokens=c.output_tokens if c else None,
         latency_ms=c.latency_ms if c else None,
-        attempt=attempt if attempt is not None else (c.attempts if c else 1), error=error,
+        attempt=attempt if attempt is not None else (c.attempts if c else 1),
+        error=error,
     )
 
 
@@ -194,7 +222,15 @@ def _from_record(rec: CallRecord, key: str) -> Completion:
     budget = rec.request.get("max_tokens")
     cut = budget is not None and rec.output_tokens is not None and rec.output_tokens >= budget
     return Completion(
-        text=rec.response_text or "", parsed=rec.parsed, input_tokens=rec.input_tokens,
-        output_tokens=rec.output_tokens, latency_ms=0.0, model=rec.model, provider=rec.provider,
-        attempts=rec.attempt, cached=True, cache_key=key, finish_reason="length" if cut else None,
+        text=rec.response_text or "",
+        parsed=rec.parsed,
+        input_tokens=rec.input_tokens,
+        output_tokens=rec.output_tokens,
+        latency_ms=0.0,
+        model=rec.model,
+        provider=rec.provider,
+        attempts=rec.attempt,
+        cached=True,
+        cache_key=key,
+        finish_reason="length" if cut else None,
     )

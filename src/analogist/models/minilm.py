@@ -98,13 +98,21 @@ class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2-onnx-int8"
     dim = 384
 
-    def __init__(self, model_path: str | Path | None = None, tokenizer_path: str | Path | None = None,
-                 settings: MiniLMSettings = MiniLMSettings(), *, verify: bool = True):
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        tokenizer_path: str | Path | None = None,
+        settings: MiniLMSettings = MiniLMSettings(),
+        *,
+        verify: bool = True,
+    ):
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError:
-            raise ConfigError(f"the MiniLM embedder needs onnxruntime and tokenizers: {INSTALL_HINT}") from None
+            raise ConfigError(
+                f"the MiniLM embedder needs onnxruntime and tokenizers: {INSTALL_HINT}"
+            ) from None
         t0 = time.perf_counter()
         model = Path(model_path) if model_path else default_model_path()
         tok = Path(tokenizer_path) if tokenizer_path else default_tokenizer_path()
@@ -127,7 +135,7 @@ class MiniLMEmbedder:
         todo = sorted((i for i, t in enumerate(texts) if t.strip()), key=lambda i: len(texts[i]))
         step = self.settings.batch_size
         for s in range(0, len(todo), step):
-            idx = todo[s:s + step]
+            idx = todo[s : s + step]
             out[idx] = self._batch([texts[i].strip() for i in idx])
         return out
 

@@ -67,7 +67,10 @@ def response_format(mode: str, schema: Any) -> dict | None:
         return {"type": "json_object"}
     if mode == "json_object_schema":
         return {"type": "json_object", "schema": schema}
-    return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": False}}
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": "answer", "schema": schema, "strict": False},
+    }
 
 
 class FormatRefused(Exception):
@@ -138,8 +141,10 @@ def classify(e: Exception, what: str) -> Exception:
         elif status == 404:
             detail += "; check the model name and base URL (`analogist models`)"
         elif status in (400, 422):
-            detail += ("; if the server rejects response_format, set ANALOGIST_JSON_MODE to "
-                       "json_object_schema, json_object or none")
+            detail += (
+                "; if the server rejects response_format, set ANALOGIST_JSON_MODE to "
+                "json_object_schema, json_object or none"
+            )
         return ModelError(detail)
     if isinstance(e, openai.APIResponseValidationError):
         return Transient(f"{what}: unreadable reply: {e}")
@@ -156,8 +161,9 @@ class OpenAICompatLLM(BaseLLM):
     provider = "openai"
     summary: ClassVar[str] = "OpenAI (openai:NAME; OPENAI_API_KEY, optional OPENAI_BASE_URL)"
 
-    def __init__(self, model: str, settings: ModelSettings, *, client: Any = None,
-                 sleep: Any = time.sleep):
+    def __init__(
+        self, model: str, settings: ModelSettings, *, client: Any = None, sleep: Any = time.sleep
+    ):
         ident = self.identity(model, settings)
         self.model, self.base_url, self.params = ident.model, ident.base_url, dict(ident.params)
         self.settings = settings
@@ -167,7 +173,9 @@ class OpenAICompatLLM(BaseLLM):
                 f"{self.provider}:{model} needs OPENAI_API_KEY; for a local server use "
                 "openai-compat:NAME with ANALOGIST_BASE_URL=http://localhost:8000/v1"
             )
-        self.client = client or make_client(self.base_url or OPENAI_URL, key or "", settings.timeout_s)
+        self.client = client or make_client(
+            self.base_url or OPENAI_URL, key or "", settings.timeout_s
+        )
         self._slots = Slots(settings.max_concurrency)
         self._sleep = sleep
         self._state = threading.Lock()
@@ -196,26 +204,35 @@ class OpenAICompatLLM(BaseLLM):
                     "ANALOGIST_JSON_MODE=none to send none (answers are still validated)"
                 )
             self.json_mode = FORMATS[nxt]
-        warn(f"{self.provider}:{self.model} at {self.base_url}: the server refused response_format "
-             f"{tried} ({why}); using {self.json_mode} from now on "
-             f"(set ANALOGIST_JSON_MODE={self.json_mode} to start there)")
+        warn(
+            f"{self.provider}:{self.model} at {self.base_url}: the server refused response_format "
+            f"{tried} ({why}); using {self.json_mode} from now on "
+            f"(set ANALOGIST_JSON_MODE={self.json_mode} to start there)"
+        )
 
     def _on_timeout(self) -> None:
         """A timeout: fewer requests in flight and a longer wait, or nothing left to adapt."""
         with self._state:
             before = (self._slots.limit, self.timeout_s)
             limit = self._slots.shrink()
-            self.timeout_s = min(self.timeout_s * 2, max(self.settings.max_timeout_s, self.timeout_s))
+            self.timeout_s = min(
+                self.timeout_s * 2, max(self.settings.max_timeout_s, self.timeout_s)
+            )
             after = (limit, self.timeout_s)
         if after != before:
-            warn(f"{self.provider}:{self.model} at {self.base_url}: no answer within {before[1]:g} s "
-                 f"with up to {before[0]} request(s) in flight; now {after[0]} in flight and a "
-                 f"{after[1]:g} s timeout (set ANALOGIST_MAX_CONCURRENCY / ANALOGIST_TIMEOUT to "
-                 "start there)")
+            warn(
+                f"{self.provider}:{self.model} at {self.base_url}: no answer within {before[1]:g} s "
+                f"with up to {before[0]} request(s) in flight; now {after[0]} in flight and a "
+                f"{after[1]:g} s timeout (set ANALOGIST_MAX_CONCURRENCY / ANALOGIST_TIMEOUT to "
+                "start there)"
+            )
 
     def _kwargs(self, req: Request, mode: str | None = None) -> dict:
-        kw: dict[str, Any] = {"model": self.model, "messages": req.message_dicts(),
-                              "temperature": req.temperature}
+        kw: dict[str, Any] = {
+            "model": self.model,
+            "messages": req.message_dicts(),
+            "temperature": req.temperature,
+        }
         kw["max_completion_tokens" if self.provider == "openai" else "max_tokens"] = req.max_tokens
         if req.seed is not None:
             kw["seed"] = req.seed
@@ -245,7 +262,9 @@ class OpenAICompatLLM(BaseLLM):
                     resp = self.client.chat.completions.create(**kwargs, timeout=timeout)
                 except openai.APIStatusError as e:
                     if probing and refuses_format(e.status_code, str(getattr(e, "message", e))):
-                        raise FormatRefused(f"HTTP {e.status_code}: {getattr(e, 'message', e)}") from None
+                        raise FormatRefused(
+                            f"HTTP {e.status_code}: {getattr(e, 'message', e)}"
+                        ) from None
                     raise classify(e, what) from None
                 except openai.OpenAIError as e:
                     err = classify(e, what)
@@ -261,7 +280,9 @@ class OpenAICompatLLM(BaseLLM):
 
             try:
                 with self._slots:
-                    done = call_with_retries(once, self.settings.retry, what=what, sleep=self._sleep)
+                    done = call_with_retries(
+                        once, self.settings.retry, what=what, sleep=self._sleep
+                    )
             except FormatRefused as e:
                 earlier.append(f"{what}: response_format {mode} refused: {e}")
                 try:
@@ -275,9 +296,11 @@ class OpenAICompatLLM(BaseLLM):
                 e.retry_errors = tuple(earlier) + getattr(e, "retry_errors", ())  # type: ignore[attr-defined]
                 e.attempts = len(earlier) + getattr(e, "attempts", 1)  # type: ignore[attr-defined]
                 if "gave up" in str(e) and "no answer within" in str(e):
-                    advice = (f"; the server is slower than {self.timeout_s:g} s per request with "
-                              f"{self._slots.limit} in flight: raise ANALOGIST_MAX_TIMEOUT, use a "
-                              "smaller model, or a server with more parallel slots")
+                    advice = (
+                        f"; the server is slower than {self.timeout_s:g} s per request with "
+                        f"{self._slots.limit} in flight: raise ANALOGIST_MAX_TIMEOUT, use a "
+                        "smaller model, or a server with more parallel slots"
+                    )
                     e.args = (f"{e}{advice}",)
                 raise
             break
@@ -288,10 +311,12 @@ class OpenAICompatLLM(BaseLLM):
         text = resp.choices[0].message.content or ""
         usage = getattr(resp, "usage", None)
         return completion_from_text(
-            text, request,
+            text,
+            request,
             input_tokens=getattr(usage, "prompt_tokens", None),
             output_tokens=getattr(usage, "completion_tokens", None),
-            latency_ms=done.latency_ms, attempts=len(earlier) + done.attempts,
+            latency_ms=done.latency_ms,
+            attempts=len(earlier) + done.attempts,
             retry_errors=tuple(earlier) + done.errors,
             finish_reason=getattr(resp.choices[0], "finish_reason", None),
         )
@@ -329,12 +354,17 @@ class OpenAICompatLLM(BaseLLM):
         except openai.OpenAIError as e:
             err = classify(e, ident.base_url or OPENAI_URL)
             status = "offline" if isinstance(err, Transient) else "error"
-            return Ping(cls.provider, spec, status,
-                        f"no answer within {settings.ping_timeout_s:g}s: {err}")
+            return Ping(
+                cls.provider, spec, status, f"no answer within {settings.ping_timeout_s:g}s: {err}"
+            )
         if name and name not in models:
             shown = ", ".join(models[:8]) or "none"
-            return Ping(cls.provider, spec, "error",
-                        f"server at {ident.base_url} answers but has no model {name!r} (has: {shown})")
+            return Ping(
+                cls.provider,
+                spec,
+                "error",
+                f"server at {ident.base_url} answers but has no model {name!r} (has: {shown})",
+            )
         return Ping(cls.provider, spec, "ok", f"{ident.base_url} answers; {len(models)} model(s)")
 
 
@@ -352,7 +382,9 @@ class OpenAICompatServerLLM(OpenAICompatLLM):
                 "(e.g. http://localhost:8000/v1 for vLLM, http://localhost:11434/v1 for Ollama)"
             )
         if not name:
-            raise ConfigError("openai-compat: give the served model name, e.g. openai-compat:qwen2.5")
+            raise ConfigError(
+                "openai-compat: give the served model name, e.g. openai-compat:qwen2.5"
+            )
         return Identity(cls.provider, name, settings.base_url.rstrip("/"))
 
     @classmethod

@@ -52,8 +52,14 @@ def register_builtins(registry: Registry) -> None:
     from analogist.models.openai_compat import OpenAICompatLLM, OpenAICompatServerLLM
     from analogist.models.scripted import ReplayLLM, ScriptedLLM
 
-    for backend in (OpenAICompatLLM, OpenAICompatServerLLM, LocalLLM, LlamaCppLLM, ScriptedLLM,
-                    ReplayLLM):
+    for backend in (
+        OpenAICompatLLM,
+        OpenAICompatServerLLM,
+        LocalLLM,
+        LlamaCppLLM,
+        ScriptedLLM,
+        ReplayLLM,
+    ):
         registry.add(backend)
 
 

@@ -59,7 +59,11 @@ class ScriptedLLM(BaseLLM):
         text = item if isinstance(item, str) else json.dumps(item)
         words = sum(len(m[1].split()) for m in request.messages)
         return completion_from_text(
-            text, request, input_tokens=words, output_tokens=len(text.split()), latency_ms=0.0,
+            text,
+            request,
+            input_tokens=words,
+            output_tokens=len(text.split()),
+            latency_ms=0.0,
         )
 
     # registry -------------------------------------------------------------------
@@ -140,8 +144,16 @@ class ReplayLLM(BaseLLM):
     @classmethod
     def ping(cls, name: str, settings: ModelSettings) -> Ping:
         if not name:
-            return Ping(cls.provider, "", "not configured",
-                        "use --model replay:PROVIDER:NAME with a database holding its calls")
+            return Ping(
+                cls.provider,
+                "",
+                "not configured",
+                "use --model replay:PROVIDER:NAME with a database holding its calls",
+            )
         ident = cls._target(name, settings)
-        return Ping(cls.provider, f"replay:{name}", "ok",
-                    f"answers {ident.provider}:{ident.model} from the call log only")
+        return Ping(
+            cls.provider,
+            f"replay:{name}",
+            "ok",
+            f"answers {ident.provider}:{ident.model} from the call log only",
+        )

@@ -13,6 +13,15 @@ from analogist.reason.run import RUN_SCHEMA_VERSION, AnalogyRun, Cost, MappingRe
 from analogist.reason.triggers import Signals, Trigger, TriggerPolicy
 
 __all__ = [
-    "RUN_SCHEMA_VERSION", "Analogizer", "AnalogizerConfig", "AnalogyRun", "Cost", "LiveUse",
-    "MappingRecord", "Signals", "Trigger", "TriggerPolicy", "live_use",
+    "RUN_SCHEMA_VERSION",
+    "Analogizer",
+    "AnalogizerConfig",
+    "AnalogyRun",
+    "Cost",
+    "LiveUse",
+    "MappingRecord",
+    "Signals",
+    "Trigger",
+    "TriggerPolicy",
+    "live_use",
 ]

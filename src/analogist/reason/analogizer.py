@@ -126,9 +126,16 @@ class Analogizer:
         log: write every run to analogy_log (switch off only for throwaway runs).
     """
 
-    def __init__(self, memory: Any, config: AnalogizerConfig = AnalogizerConfig(), *,
-                 llm: Any = None, critic: Critic | None = None, check: CheckFn | None = None,
-                 log: bool = True):
+    def __init__(
+        self,
+        memory: Any,
+        config: AnalogizerConfig = AnalogizerConfig(),
+        *,
+        llm: Any = None,
+        critic: Critic | None = None,
+        check: CheckFn | None = None,
+        log: bool = True,
+    ):
         self.memory, self.config, self.llm = memory, config, llm
         self.vocab = memory.store.vocabulary
         self.critic = critic or self._make_critic()
@@ -147,9 +154,16 @@ class Analogizer:
         return EngineCritic()
 
     # ------------------------------------------------------------------------
-    def run(self, target: Signature, *, trigger: Trigger = MANUAL,
-            exclude: Sequence[str] = (), sources: Sequence[Signature] | None = None,
-            check: CheckFn | None = None, run_id: str | None = None) -> AnalogyRun:
+    def run(
+        self,
+        target: Signature,
+        *,
+        trigger: Trigger = MANUAL,
+        exclude: Sequence[str] = (),
+        sources: Sequence[Signature] | None = None,
+        check: CheckFn | None = None,
+        run_id: str | None = None,
+    ) -> AnalogyRun:
         """One invocation for ``target``; ``sources`` bypasses retrieval (given/oracle sources).
 
         ``run_id`` lets a caller (the benchmark) give a deterministic id; live runs get a fresh
@@ -159,18 +173,27 @@ class Analogizer:
         calls0 = self._llm_calls()
         draft = _Draft()
         if trigger.tier == 0:
-            pool = self.memory.search(target, channels=TIER0_CHANNELS, k=self.config.k, exclude=exclude)
+            pool = self.memory.search(
+                target, channels=TIER0_CHANNELS, k=self.config.k, exclude=exclude
+            )
             draft.candidates = tuple(pool.candidates)
         else:
             self._mapped(target, exclude, sources, check or self.check, draft)
-        run = self._freeze(run_id or new_run_id(uuid.uuid4().hex), trigger, target, draft, t0,
-                           calls0)
+        run = self._freeze(
+            run_id or new_run_id(uuid.uuid4().hex), trigger, target, draft, t0, calls0
+        )
         if self.log:
             run = replace(run, log_error=_log_run(self.memory.store, run))
         return run
 
-    def _mapped(self, target: Signature, exclude: Sequence[str],
-                sources: Sequence[Signature] | None, check: CheckFn, draft: _Draft) -> None:
+    def _mapped(
+        self,
+        target: Signature,
+        exclude: Sequence[str],
+        sources: Sequence[Signature] | None,
+        check: CheckFn,
+        draft: _Draft,
+    ) -> None:
         """Map, re-represent when mapping fails (at most ``rerep_attempts`` times), assess."""
         attempt = self._attempt(target, exclude, sources, draft, "as encoded")
         tries = 0
@@ -180,19 +203,34 @@ class Analogizer:
             draft.attempts.append({"rerep": tries, **step.to_json()})
             if not step.ok or step.signature is None:
                 break
-            attempt = self._attempt(step.signature, exclude, sources, draft,
-                                    f"re-represented {tries}")
+            attempt = self._attempt(
+                step.signature, exclude, sources, draft, f"re-represented {tries}"
+            )
         if attempt.chosen is not None:
             draft.assessed = self._assess(attempt, attempt.chosen, check)
             if is_blend(attempt.chosen.source_id):  # a generated source: say why it is novel
                 a = draft.assessed
-                draft.attempts.append({"novelty": novelty(
-                    attempt.chosen, attempt.mappings, attempt.blends,
-                    critic_ok=a.record.critic.accepted if a.record.critic else None,
-                    check_passed=a.result.passed, transferred=len(a.record.transferred))})
+                draft.attempts.append(
+                    {
+                        "novelty": novelty(
+                            attempt.chosen,
+                            attempt.mappings,
+                            attempt.blends,
+                            critic_ok=a.record.critic.accepted if a.record.critic else None,
+                            check_passed=a.result.passed,
+                            transferred=len(a.record.transferred),
+                        )
+                    }
+                )
 
-    def _attempt(self, target: Signature, exclude: Sequence[str], sources: Sequence[Signature] | None,
-                 draft: _Draft, note: str) -> _Attempt:
+    def _attempt(
+        self,
+        target: Signature,
+        exclude: Sequence[str],
+        sources: Sequence[Signature] | None,
+        draft: _Draft,
+        note: str,
+    ) -> _Attempt:
         ordered = self._sources(target, exclude, sources, draft)
         mappings = []
         for src in ordered[: self.config.fac_candidates]:
@@ -201,43 +239,80 @@ class Analogizer:
                 mappings.append(found[0])
         stage = None
         if self.config.blend is not None:  # generated sources join the pool (reason/blend.py)
-            stage = blend_stage(target, ordered[: self.config.fac_candidates], self.vocab,
-                                self.config.sme, self.config.blend, self.llm)
+            stage = blend_stage(
+                target,
+                ordered[: self.config.fac_candidates],
+                self.vocab,
+                self.config.sme,
+                self.config.blend,
+                self.llm,
+            )
             ordered, mappings = ordered + stage.signatures, mappings + list(stage.mappings)
             draft.candidates += stage.candidates
         by_id = {x.episode_id: x for x in ordered}
         verdicts = self._screen(mappings, by_id, target)
-        eligible = [m for m in mappings if m.source_id not in verdicts or verdicts[m.source_id].accepted]
+        eligible = [
+            m for m in mappings if m.source_id not in verdicts or verdicts[m.source_id].accepted
+        ]
         if self.config.blend is not None:  # a blend never displaces a stored source as good
             eligible = parsimonious(eligible, self.config.blend.margin, mappings)
         chosen = self._choose(eligible, [s.episode_id for s in ordered])
-        draft.attempts.append({
-            "note": note, "target_writer": target.writer_model,
-            "mapped": [{"source": m.source_id, "score": m.score, "sme_score": m.sme_score,
-                        "critic": verdicts[m.source_id].to_json() if m.source_id in verdicts else None}
-                       for m in mappings],
-            "chosen": chosen.source_id if chosen else None,
-            **({"blends": stage.trace(), "blend_note": stage.note} if stage is not None else {}),
-        })
-        return _Attempt(target, {x.episode_id: x for x in ordered}, mappings, chosen, note,
-                        {b.episode_id: b for b in stage.blends} if stage is not None else {})
+        draft.attempts.append(
+            {
+                "note": note,
+                "target_writer": target.writer_model,
+                "mapped": [
+                    {
+                        "source": m.source_id,
+                        "score": m.score,
+                        "sme_score": m.sme_score,
+                        "critic": verdicts[m.source_id].to_json()
+                        if m.source_id in verdicts
+                        else None,
+                    }
+                    for m in mappings
+                ],
+                "chosen": chosen.source_id if chosen else None,
+                **(
+                    {"blends": stage.trace(), "blend_note": stage.note} if stage is not None else {}
+                ),
+            }
+        )
+        return _Attempt(
+            target,
+            {x.episode_id: x for x in ordered},
+            mappings,
+            chosen,
+            note,
+            {b.episode_id: b for b in stage.blends} if stage is not None else {},
+        )
 
-    def _sources(self, target: Signature, exclude: Sequence[str], given: Sequence[Signature] | None,
-                 draft: _Draft) -> list[Signature]:
+    def _sources(
+        self,
+        target: Signature,
+        exclude: Sequence[str],
+        given: Sequence[Signature] | None,
+        draft: _Draft,
+    ) -> list[Signature]:
         if given is not None:
-            draft.candidates = tuple(Candidate(s.episode_id, ("given",), {}, {}, None, None)
-                                     for s in given)
+            draft.candidates = tuple(
+                Candidate(s.episode_id, ("given",), {}, {}, None, None) for s in given
+            )
             return list(given)
-        pool = self.memory.search(target, channels=self.config.channels, k=self.config.k,
-                                  exclude=exclude)
+        pool = self.memory.search(
+            target, channels=self.config.channels, k=self.config.k, exclude=exclude
+        )
         draft.candidates = tuple(pool.candidates)
         cands = pool.candidates
         inf = float("inf")
         key = {
             "structural_rank": lambda c: (c.structural_rank or inf, c.episode_id),
             "semantic_rank": lambda c: (c.semantic_rank or inf, c.episode_id),
-            "union_rank": lambda c: (min(c.structural_rank or inf, c.semantic_rank or inf),
-                                     c.structural_rank or inf, c.episode_id),
+            "union_rank": lambda c: (
+                min(c.structural_rank or inf, c.semantic_rank or inf),
+                c.structural_rank or inf,
+                c.episode_id,
+            ),
         }.get(self.config.select)
         if key is not None:
             cands = sorted(cands, key=key)
@@ -248,15 +323,20 @@ class Analogizer:
                 out.append(ep.signature)
         return out
 
-    def _screen(self, mappings: list[RoleMapping], sources: dict[str, Signature],
-                target: Signature) -> dict[str, CriticVerdict]:
+    def _screen(
+        self, mappings: list[RoleMapping], sources: dict[str, Signature], target: Signature
+    ) -> dict[str, CriticVerdict]:
         """With an engine critic, verification screens candidates before one is chosen, so a
         structurally close decoy does not shadow a valid analogue. A model critic is asked only
         about the chosen mapping (one call per run)."""
         if not isinstance(self.critic, EngineCritic):
             return {}
-        return {m.source_id: self.critic.review(sources[m.source_id], target, {}, m.checks,
-                                                vocab=self.vocab) for m in mappings}
+        return {
+            m.source_id: self.critic.review(
+                sources[m.source_id], target, {}, m.checks, vocab=self.vocab
+            )
+            for m in mappings
+        }
 
     def _choose(self, mappings: list[RoleMapping], order: list[str]) -> RoleMapping | None:
         if not mappings:
@@ -274,26 +354,43 @@ class Analogizer:
         if self.config.gate is not None:
             decisions = self.config.gate.decide(source, target, m.checks, inferences, self.vocab)
         else:
-            decisions = [TransferDecision(ci, not ci.skolems, "no gate: every projectable inference")
-                         for ci in inferences]
+            decisions = [
+                TransferDecision(ci, not ci.skolems, "no gate: every projectable inference")
+                for ci in inferences
+            ]
         verdict = None
         if self.critic is not None:
-            table = {"mapped": dict(m.role_map), "checks": m.checks.to_json(),
-                     "transfer": [d.to_json() for d in decisions]}
+            table = {
+                "mapped": dict(m.role_map),
+                "checks": m.checks.to_json(),
+                "transfer": [d.to_json() for d in decisions],
+            }
             verdict = self.critic.review(source, target, table, m.checks, vocab=self.vocab)
             if not verdict.accepted:
-                decisions = [TransferDecision(d.inference, False, "critic rejected the mapping")
-                             if d.transfer else d for d in decisions]
+                decisions = [
+                    TransferDecision(d.inference, False, "critic rejected the mapping")
+                    if d.transfer
+                    else d
+                    for d in decisions
+                ]
         prediction = make_prediction(target, decisions) if self.config.predict else None
         result = CheckResult(None, "prediction check off")
         if prediction is not None:
             result = check(prediction, decisions)
             if result.passed is False:
-                decisions = [TransferDecision(d.inference, False, "abandoned: prediction failed")
-                             if d.transfer else d for d in decisions]
-        record = build_assessment(m.source_id, m.checks, decisions,
-                                  prediction.statement if prediction else None,
-                                  prediction.check if prediction else None)
+                decisions = [
+                    TransferDecision(d.inference, False, "abandoned: prediction failed")
+                    if d.transfer
+                    else d
+                    for d in decisions
+                ]
+        record = build_assessment(
+            m.source_id,
+            m.checks,
+            decisions,
+            prediction.statement if prediction else None,
+            prediction.check if prediction else None,
+        )
         applied = None
         if result.outcome is not None and prediction is not None and prediction.action:
             applied = AppliedTransfer(prediction.action, result.outcome)
@@ -306,30 +403,56 @@ class Analogizer:
             return (0, 0, 0)
         return (stats.calls, stats.input_tokens, stats.output_tokens)
 
-    def _freeze(self, run_id: str, trigger: Trigger, target: Signature, draft: _Draft,
-                t0: float, calls0: tuple[int, int, int]) -> AnalogyRun:
+    def _freeze(
+        self,
+        run_id: str,
+        trigger: Trigger,
+        target: Signature,
+        draft: _Draft,
+        t0: float,
+        calls0: tuple[int, int, int],
+    ) -> AnalogyRun:
         """The finished run. A run that assessed nothing says why (spec §12: the log is not
         optional, also for runs that transferred nothing)."""
         c1 = self._llm_calls()
-        cost = Cost(c1[0] - calls0[0], c1[1] - calls0[1], c1[2] - calls0[2],
-                    (time.perf_counter() - t0) * 1000)
-        run = AnalogyRun(run_id, trigger, target.episode_id, target.to_json(),
-                         candidates=draft.candidates, attempts=tuple(draft.attempts), cost=cost,
-                         config=self.config.to_json())
+        cost = Cost(
+            c1[0] - calls0[0],
+            c1[1] - calls0[1],
+            c1[2] - calls0[2],
+            (time.perf_counter() - t0) * 1000,
+        )
+        run = AnalogyRun(
+            run_id,
+            trigger,
+            target.episode_id,
+            target.to_json(),
+            candidates=draft.candidates,
+            attempts=tuple(draft.attempts),
+            cost=cost,
+            config=self.config.to_json(),
+        )
         a = draft.assessed
         if a is None:
-            why = "tier 0: lookup only" if trigger.tier == 0 else (
-                "no candidate" if not draft.candidates else "no mapping accepted")
+            why = (
+                "tier 0: lookup only"
+                if trigger.tier == 0
+                else ("no candidate" if not draft.candidates else "no mapping accepted")
+            )
             scores = [m["score"] for t in draft.attempts for m in t.get("mapped", [])]
             return replace(run, structural_score=max(scores) if scores else 0.0, not_assessed=why)
         predicted = a.prediction is not None
         return replace(
-            run, source=a.mapping.source_id, mapping=MappingRecord.of(a.mapping),
-            structural_score=a.mapping.score, record=a.record, critic=a.record.critic,
+            run,
+            source=a.mapping.source_id,
+            mapping=MappingRecord.of(a.mapping),
+            structural_score=a.mapping.score,
+            record=a.record,
+            critic=a.record.critic,
             transferred=tuple(t.inference for t in a.record.transferred),
             predicted_observable=a.prediction.statement if a.prediction is not None else None,
             verification_result=a.result.label if predicted else None,
-            outcome_delta=a.result.delta)
+            outcome_delta=a.result.delta,
+        )
 
 
 def _log_run(store: StoreInterface, run: AnalogyRun) -> str | None:
@@ -338,8 +461,9 @@ def _log_run(store: StoreInterface, run: AnalogyRun) -> str | None:
     transfer = None
     if run.record is not None and run.record.applied is not None:
         applied, chk = run.record.applied, run.record.check_result
-        transfer = TransferOutcome(applied.action, applied.outcome, "no action",
-                                   chk.delta if chk is not None else None)
+        transfer = TransferOutcome(
+            applied.action, applied.outcome, "no action", chk.delta if chk is not None else None
+        )
     try:
         store.log_run(run.to_json(), transfer)
     except StoreError as e:

@@ -38,8 +38,12 @@ def _relay_roles(sig: Signature) -> dict[str, tuple[Relation, Relation]]:
         outs = [r for r in sig.relations if len(r.args) == 2 and r.args[0] == role]
         if len(ins) == 1 and len(outs) == 1 and ins[0].predicate == outs[0].predicate:
             relay = {ins[0].term(), outs[0].term()}
-            elsewhere = any(role in t.roles() for link in sig.causal_chain
-                            for t in (link.cause, link.effect) if t not in relay)
+            elsewhere = any(
+                role in t.roles()
+                for link in sig.causal_chain
+                for t in (link.cause, link.effect)
+                if t not in relay
+            )
             if not elsewhere:
                 out[role] = (ins[0], outs[0])
     return out
@@ -48,8 +52,10 @@ def _relay_roles(sig: Signature) -> dict[str, tuple[Relation, Relation]]:
 def _rewrite(t: Term, first: Term, second: Term, merged: Term) -> Term:
     if t in (first, second):
         return merged
-    return Term(t.functor, tuple(a if isinstance(a, str) else _rewrite(a, first, second, merged)
-                                 for a in t.args))
+    return Term(
+        t.functor,
+        tuple(a if isinstance(a, str) else _rewrite(a, first, second, merged) for a in t.args),
+    )
 
 
 def _collapse_one(sig: Signature, role: str, a: Relation, b: Relation) -> Signature:

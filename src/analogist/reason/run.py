@@ -45,14 +45,22 @@ class Cost:
         return self.input_tokens + self.output_tokens
 
     def to_json(self) -> dict[str, Any]:
-        return {"model_calls": self.model_calls, "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens, "tokens": self.tokens,
-                "wall_ms": round(self.wall_ms, 3)}
+        return {
+            "model_calls": self.model_calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "tokens": self.tokens,
+            "wall_ms": round(self.wall_ms, 3),
+        }
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Cost:
-        return cls(int(d.get("model_calls", 0)), int(d.get("input_tokens", 0)),
-                   int(d.get("output_tokens", 0)), float(d.get("wall_ms", 0.0)))
+        return cls(
+            int(d.get("model_calls", 0)),
+            int(d.get("input_tokens", 0)),
+            int(d.get("output_tokens", 0)),
+            float(d.get("wall_ms", 0.0)),
+        )
 
 
 @dataclass(frozen=True)
@@ -73,21 +81,39 @@ class MappingRecord:
         return dict(self.role_map)
 
     def to_json(self) -> dict[str, Any]:
-        return {"source_id": self.source_id, "target_id": self.target_id,
-                "role_map": dict(self.role_map), "sme_score": self.sme_score,
-                "sme_normalized": self.sme_normalized, "proposer": self.proposer,
-                "checks": dict(self.checks)}
+        return {
+            "source_id": self.source_id,
+            "target_id": self.target_id,
+            "role_map": dict(self.role_map),
+            "sme_score": self.sme_score,
+            "sme_normalized": self.sme_normalized,
+            "proposer": self.proposer,
+            "checks": dict(self.checks),
+        }
 
     @classmethod
     def of(cls, m: RoleMapping) -> MappingRecord:
-        return cls(m.source_id, m.target_id, m.role_map, m.sme_score, m.sme_normalized,
-                   m.proposer, m.checks.to_json())
+        return cls(
+            m.source_id,
+            m.target_id,
+            m.role_map,
+            m.sme_score,
+            m.sme_normalized,
+            m.proposer,
+            m.checks.to_json(),
+        )
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> MappingRecord:
-        return cls(d["source_id"], d["target_id"], tuple(dict(d["role_map"]).items()),
-                   d.get("sme_score"), d.get("sme_normalized"), d.get("proposer", "sme"),
-                   dict(d.get("checks") or {}))
+        return cls(
+            d["source_id"],
+            d["target_id"],
+            tuple(dict(d["role_map"]).items()),
+            d.get("sme_score"),
+            d.get("sme_normalized"),
+            d.get("proposer", "sme"),
+            dict(d.get("checks") or {}),
+        )
 
 
 @dataclass(frozen=True)
@@ -138,24 +164,38 @@ class AnalogyRun:
         why = self.not_assessed
         out: dict[str, Any] = {
             "schema_version": RUN_SCHEMA_VERSION,
-            "run_id": self.run_id, "created_at": self.created_at,
-            "trigger": self.trigger.to_json(), "target_id": self.target_id,
+            "run_id": self.run_id,
+            "created_at": self.created_at,
+            "trigger": self.trigger.to_json(),
+            "target_id": self.target_id,
             "target": dict(self.target) if self.target is not None else None,
             "candidates": [c.to_json() for c in self.candidates],
-            "attempts": [dict(a) for a in self.attempts], "source": self.source,
-            "mapping": (self.mapping.to_json() if self.mapping is not None
-                        else {"chosen": None, "why": why} if why else None),
+            "attempts": [dict(a) for a in self.attempts],
+            "source": self.source,
+            "mapping": (
+                self.mapping.to_json()
+                if self.mapping is not None
+                else {"chosen": None, "why": why}
+                if why
+                else None
+            ),
             "structural_score": self.structural_score,
             "record": self.record.to_json() if self.record is not None else None,
-            "critic": (self.critic.to_json() if self.critic is not None
-                       else {"verdict": f"not run ({why})"} if why else None),
+            "critic": (
+                self.critic.to_json()
+                if self.critic is not None
+                else {"verdict": f"not run ({why})"}
+                if why
+                else None
+            ),
             "transferred": list(self.transferred),
             "predicted_observable": self.predicted_observable or (f"none ({why})" if why else None),
-            "verification_result": self.verification_result or (
-                f"not run ({why})" if why else None),
+            "verification_result": self.verification_result
+            or (f"not run ({why})" if why else None),
             "outcome_delta": 0.0 if why and self.outcome_delta is None else self.outcome_delta,
             "not_assessed": why,
-            "cost": self.cost.to_json(), "config": dict(self.config),
+            "cost": self.cost.to_json(),
+            "config": dict(self.config),
         }
         if self.plan is not None:
             out["plan"] = dict(self.plan)
@@ -168,26 +208,35 @@ class AnalogyRun:
         if version > RUN_SCHEMA_VERSION:
             from analogist.errors import StoreError
 
-            raise StoreError(f"analogy run {d.get('run_id')} has schema version {version}, newer "
-                             "than this analogist reads; upgrade analogist to read it")
+            raise StoreError(
+                f"analogy run {d.get('run_id')} has schema version {version}, newer "
+                "than this analogist reads; upgrade analogist to read it"
+            )
         mapping = d.get("mapping") or {}
         why = d.get("not_assessed") or (mapping.get("why") if "chosen" in mapping else None)
         critic = d.get("critic")
         verdict = CriticVerdict.from_json(critic) if critic and not why else None
         return cls(
-            run_id=d["run_id"], trigger=Trigger.from_json(d.get("trigger") or {}),
-            target_id=d.get("target_id"), target=d.get("target"),
+            run_id=d["run_id"],
+            trigger=Trigger.from_json(d.get("trigger") or {}),
+            target_id=d.get("target_id"),
+            target=d.get("target"),
             candidates=tuple(Candidate.from_json(c) for c in d.get("candidates", ())),
-            attempts=tuple(d.get("attempts", ())), source=d.get("source"),
+            attempts=tuple(d.get("attempts", ())),
+            source=d.get("source"),
             mapping=MappingRecord.from_json(mapping) if mapping and not why else None,
             structural_score=d.get("structural_score"),
             record=Assessment.from_json(d["record"], verdict) if d.get("record") else None,
-            critic=verdict, transferred=tuple(d.get("transferred", ())),
+            critic=verdict,
+            transferred=tuple(d.get("transferred", ())),
             predicted_observable=None if why else d.get("predicted_observable"),
             verification_result=None if why else d.get("verification_result"),
-            outcome_delta=d.get("outcome_delta"), not_assessed=why,
-            cost=Cost.from_json(d.get("cost") or {}), config=d.get("config") or {},
-            plan=d.get("plan"), created_at=d.get("created_at", ""),
+            outcome_delta=d.get("outcome_delta"),
+            not_assessed=why,
+            cost=Cost.from_json(d.get("cost") or {}),
+            config=d.get("config") or {},
+            plan=d.get("plan"),
+            created_at=d.get("created_at", ""),
         )
 
 

@@ -84,22 +84,54 @@ class TriggerPolicy:
 
     def decide(self, s: Signals) -> Trigger:
         """The highest tier whose conditions hold, with every reason that held."""
-        tier2 = [r for r, ok in (
-            (f"failed repairs {s.failed_repairs} >= {self.deep_repairs}", s.failed_repairs >= self.deep_repairs),
-            ("high stakes with an impasse", s.high_stakes and (s.failed_repairs or s.steps_without_progress)),
-            ("previous mapping failed", s.mapping_failed),
-            ("causal model contradiction", s.causal_contradiction),
-            (f"planning expansions {s.planning_expansions} >= {self.explosion}", s.planning_expansions >= self.explosion),
-        ) if ok]
-        tier1 = [r for r, ok in (
-            (f"failed repairs {s.failed_repairs} >= {self.repeated_repairs}", s.failed_repairs >= self.repeated_repairs),
-            (f"error class repeated {s.repeated_error_class}x", s.repeated_error_class >= self.repeated_errors),
-            (f"no progress for {s.steps_without_progress} steps", s.steps_without_progress >= self.stall_steps),
-            ("imminent irreversible action", s.irreversible_action),
-            (f"strong structural hit {s.structural_hit_score:.2f}", s.structural_hit_score >= self.strong_hit),
-            (f"symptom recurred across {s.recurring_symptom} tasks", s.recurring_symptom >= self.recurring),
-            ("exact fingerprint hit", s.fingerprint_hit),
-        ) if ok]
+        tier2 = [
+            r
+            for r, ok in (
+                (
+                    f"failed repairs {s.failed_repairs} >= {self.deep_repairs}",
+                    s.failed_repairs >= self.deep_repairs,
+                ),
+                (
+                    "high stakes with an impasse",
+                    s.high_stakes and (s.failed_repairs or s.steps_without_progress),
+                ),
+                ("previous mapping failed", s.mapping_failed),
+                ("causal model contradiction", s.causal_contradiction),
+                (
+                    f"planning expansions {s.planning_expansions} >= {self.explosion}",
+                    s.planning_expansions >= self.explosion,
+                ),
+            )
+            if ok
+        ]
+        tier1 = [
+            r
+            for r, ok in (
+                (
+                    f"failed repairs {s.failed_repairs} >= {self.repeated_repairs}",
+                    s.failed_repairs >= self.repeated_repairs,
+                ),
+                (
+                    f"error class repeated {s.repeated_error_class}x",
+                    s.repeated_error_class >= self.repeated_errors,
+                ),
+                (
+                    f"no progress for {s.steps_without_progress} steps",
+                    s.steps_without_progress >= self.stall_steps,
+                ),
+                ("imminent irreversible action", s.irreversible_action),
+                (
+                    f"strong structural hit {s.structural_hit_score:.2f}",
+                    s.structural_hit_score >= self.strong_hit,
+                ),
+                (
+                    f"symptom recurred across {s.recurring_symptom} tasks",
+                    s.recurring_symptom >= self.recurring,
+                ),
+                ("exact fingerprint hit", s.fingerprint_hit),
+            )
+            if ok
+        ]
         if tier2:
             return Trigger(2, tuple(tier2 + tier1), s)
         if tier1:

@@ -20,8 +20,21 @@ from analogist.retrieve.schemas import Schema, SchemaChannel, parse_schema
 from analogist.retrieve.wl import FingerprintChannel
 
 __all__ = [
-    "BM25Channel", "Candidate", "Channel", "ChannelUnavailable", "EmbeddingChannel",
-    "FingerprintChannel", "Hit", "MacChannel", "ParametricChannel", "Pool", "Schema",
-    "SchemaChannel", "Target", "channel_params", "default_channels", "mac_features",
+    "BM25Channel",
+    "Candidate",
+    "Channel",
+    "ChannelUnavailable",
+    "EmbeddingChannel",
+    "FingerprintChannel",
+    "Hit",
+    "MacChannel",
+    "ParametricChannel",
+    "Pool",
+    "Schema",
+    "SchemaChannel",
+    "Target",
+    "channel_params",
+    "default_channels",
+    "mac_features",
     "parse_schema",
 ]

@@ -75,11 +75,17 @@ class Hnsw:
         if threads is None:
             threads = build_threads()
 
-        idx = Index(ndim=matrix.shape[1], metric="ip", dtype="f16", connectivity=CONNECTIVITY,
-                    expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
+        idx = Index(
+            ndim=matrix.shape[1],
+            metric="ip",
+            dtype="f16",
+            connectivity=CONNECTIVITY,
+            expansion_add=EXPANSION_ADD,
+            expansion_search=EXPANSION_SEARCH,
+        )
         step = 65536
         for a in range(0, len(matrix), step):
-            rows = np.ascontiguousarray(matrix[a:a + step], dtype=np.float32)
+            rows = np.ascontiguousarray(matrix[a : a + step], dtype=np.float32)
             idx.add(np.arange(a, a + len(rows), dtype=np.uint64), rows, threads=threads)
         return cls(idx)
 

@@ -82,8 +82,11 @@ class Hit:
 
     def to_json(self) -> dict:
         return {
-            "episode_id": self.episode_id, "channel": self.channel, "score": self.score,
-            "rank": self.rank, "detail": dict(self.detail),
+            "episode_id": self.episode_id,
+            "channel": self.channel,
+            "score": self.score,
+            "rank": self.rank,
+            "detail": dict(self.detail),
         }
 
 
@@ -120,7 +123,10 @@ def channel_params(channel: Any) -> dict[str, Any]:
     """A channel's parameters as plain JSON (indexes left out, a model named ``provider:model``),
     so a run can record exactly what retrieved its candidates."""
     if not dataclasses.is_dataclass(channel):
-        return {"name": getattr(channel, "name", type(channel).__name__), "type": type(channel).__name__}
+        return {
+            "name": getattr(channel, "name", type(channel).__name__),
+            "type": type(channel).__name__,
+        }
     out: dict[str, Any] = {"type": type(channel).__name__}
     for f in dataclasses.fields(channel):
         v = getattr(channel, f.name)

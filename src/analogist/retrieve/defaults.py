@@ -18,8 +18,12 @@ from analogist.retrieve.wl import FingerprintChannel
 def default_channels(llm: Any = None) -> list[Channel]:
     """Fresh, unbound channels with default parameters (P only when ``llm`` is given)."""
     chans: list[Channel] = [
-        SchemaChannel(), FingerprintChannel(), MacChannel(), *s2_channels(),
-        m_embedding_channel(), BM25Channel(),
+        SchemaChannel(),
+        FingerprintChannel(),
+        MacChannel(),
+        *s2_channels(),
+        m_embedding_channel(),
+        BM25Channel(),
     ]
     if llm is not None:
         chans.append(ParametricChannel(llm))

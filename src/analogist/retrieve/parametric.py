@@ -63,8 +63,13 @@ def target_prompt(target: Target) -> str:
         parts.append("Roles: " + ", ".join(f"{r.name} ({r.description})" for r in sig.roles))
         parts.append("Relations: " + "; ".join(str(r.term().canonical()) for r in sig.relations))
         if sig.causal_chain:
-            parts.append("Causal chain: " + "; ".join(
-                f"{c.cause.canonical()} {c.link} {c.effect.canonical()}" for c in sig.causal_chain))
+            parts.append(
+                "Causal chain: "
+                + "; ".join(
+                    f"{c.cause.canonical()} {c.link} {c.effect.canonical()}"
+                    for c in sig.causal_chain
+                )
+            )
         if sig.fix_operator is not None:
             parts.append(f"Fix: {sig.fix_operator}")
     return "\n".join(parts)
@@ -79,8 +84,14 @@ def _proposals(parsed: Any) -> list[dict]:
             raise TypeError(f"proposals[{i}] needs a non-empty 'case' string")
         conf = p.get("confidence")
         conf = float(conf) if isinstance(conf, (int, float)) and 0 <= conf <= 1 else 0.0
-        out.append({"case": p["case"].strip(), "domain": str(p.get("domain", "")),
-                    "why": str(p.get("why", "")), "confidence": conf})
+        out.append(
+            {
+                "case": p["case"].strip(),
+                "domain": str(p.get("domain", "")),
+                "why": str(p.get("why", "")),
+                "confidence": conf,
+            }
+        )
     return out
 
 
@@ -107,19 +118,29 @@ class ParametricChannel:
         if self.llm is None:
             raise ChannelUnavailable("no model configured for channel P (pass llm= to Memory)")
         n = min(self.max_proposals, k)
-        messages = [{"role": "system", "content": _SYSTEM.format(n=n)},
-                    {"role": "user", "content": target_prompt(target)}]
+        messages = [
+            {"role": "system", "content": _SYSTEM.format(n=n)},
+            {"role": "user", "content": target_prompt(target)},
+        ]
         try:
-            answer = self.llm.complete(messages, schema=SCHEMA, temperature=self.temperature,
-                                       prompt_version=self.prompt_version)
+            answer = self.llm.complete(
+                messages,
+                schema=SCHEMA,
+                temperature=self.temperature,
+                prompt_version=self.prompt_version,
+            )
             parsed = answer.parsed if answer.parsed is not None else parse_json_text(answer.text)
             proposals = _proposals(parsed)
         except (ModelError, ValueError, TypeError) as e:
             raise ChannelUnavailable(f"the model's proposals could not be used: {e}") from None
         who = f"{self.llm.provider}:{self.llm.model}"
         return [
-            Hit(f"parametric:{i + 1}", self.name, p["confidence"], i + 1,
-                {"label": "parametric", "model": who, **p})
+            Hit(
+                f"parametric:{i + 1}",
+                self.name,
+                p["confidence"],
+                i + 1,
+                {"label": "parametric", "model": who, **p},
+            )
             for i, p in enumerate(proposals[:n])
         ]
-

@@ -51,8 +51,9 @@ def _save_ids(d: Path, prefix: str, ids: IdTable) -> None:
 
 
 def _load_ids(d: Path, prefix: str) -> IdTable:
-    return IdTable(*(np.load(d / f"{prefix}{n}.npy", mmap_mode="r")
-                     for n in ("ids", "ids_order", "ids_keys")))
+    return IdTable(
+        *(np.load(d / f"{prefix}{n}.npy", mmap_mode="r") for n in ("ids", "ids_order", "ids_keys"))
+    )
 
 
 def _frozen(p: LayeredPostings | Postings) -> FrozenPostings:
@@ -66,8 +67,11 @@ def _save_postings(d: Path, prefix: str, p: LayeredPostings | Postings) -> None:
 
 
 def _load_postings(d: Path, prefix: str) -> LayeredPostings:
-    arrays = {n: np.load(d / f"{prefix}{n}.npy", mmap_mode="r")
-              for n in FrozenPostings.ARRAYS if (d / f"{prefix}{n}.npy").exists()}
+    arrays = {
+        n: np.load(d / f"{prefix}{n}.npy", mmap_mode="r")
+        for n in FrozenPostings.ARRAYS
+        if (d / f"{prefix}{n}.npy").exists()
+    }
     return LayeredPostings(FrozenPostings(**arrays))  # hot columns may be absent (none hot)
 
 
@@ -77,16 +81,24 @@ def save_fingerprints(d: Path, idx: FingerprintIndex) -> None:
     n0 = len(idx.hash_keys)
     keys = np.concatenate([np.asarray(idx.hash_keys), keys64(idx.tail_hashes)])
     tail_docs = np.arange(len(idx) - len(idx.tail_hashes), len(idx), dtype=np.int32)
-    docs = np.concatenate([np.asarray(idx.hash_docs), tail_docs]) if n0 or len(tail_docs) else tail_docs
+    docs = (
+        np.concatenate([np.asarray(idx.hash_docs), tail_docs])
+        if n0 or len(tail_docs)
+        else tail_docs
+    )
     order = np.lexsort((docs, keys))
     np.save(d / "fp_hash_keys.npy", keys[order])
     np.save(d / "fp_hash_docs.npy", docs[order].astype(np.int32))
 
 
 def load_fingerprints(d: Path, version: str) -> FingerprintIndex:
-    return FingerprintIndex(version, _load_postings(d, "fp_"), _load_ids(d, "fp_"),
-                            np.load(d / "fp_hash_keys.npy", mmap_mode="r"),
-                            np.load(d / "fp_hash_docs.npy", mmap_mode="r"))
+    return FingerprintIndex(
+        version,
+        _load_postings(d, "fp_"),
+        _load_ids(d, "fp_"),
+        np.load(d / "fp_hash_keys.npy", mmap_mode="r"),
+        np.load(d / "fp_hash_docs.npy", mmap_mode="r"),
+    )
 
 
 def save_mac(d: Path, idx: MacIndex) -> None:

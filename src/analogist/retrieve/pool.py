@@ -40,23 +40,34 @@ class Candidate:
         """``candidate source=ep_1 found_by=[S1,S2.L2] semantic_rank=42 structural_rank=2``."""
         sem = "-" if self.semantic_rank is None else self.semantic_rank
         struct = "-" if self.structural_rank is None else self.structural_rank
-        return (f"candidate source={self.episode_id} found_by=[{','.join(self.found_by)}] "
-                f"semantic_rank={sem} structural_rank={struct}")
+        return (
+            f"candidate source={self.episode_id} found_by=[{','.join(self.found_by)}] "
+            f"semantic_rank={sem} structural_rank={struct}"
+        )
 
     def to_json(self) -> dict:
         return {
-            "episode_id": self.episode_id, "found_by": list(self.found_by),
-            "ranks": dict(self.ranks), "scores": dict(self.scores),
-            "semantic_rank": self.semantic_rank, "structural_rank": self.structural_rank,
+            "episode_id": self.episode_id,
+            "found_by": list(self.found_by),
+            "ranks": dict(self.ranks),
+            "scores": dict(self.scores),
+            "semantic_rank": self.semantic_rank,
+            "structural_rank": self.structural_rank,
             "details": {k: dict(v) for k, v in self.details.items() if v},
         }
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Candidate:
         """Read a logged candidate (a given source logs only its id and ``found_by``)."""
-        return cls(d["episode_id"], tuple(d.get("found_by", ())), dict(d.get("ranks", {})),
-                   dict(d.get("scores", {})), d.get("structural_rank"), d.get("semantic_rank"),
-                   {k: dict(v) for k, v in (d.get("details") or {}).items()})
+        return cls(
+            d["episode_id"],
+            tuple(d.get("found_by", ())),
+            dict(d.get("ranks", {})),
+            dict(d.get("scores", {})),
+            d.get("structural_rank"),
+            d.get("semantic_rank"),
+            {k: dict(v) for k, v in (d.get("details") or {}).items()},
+        )
 
 
 def _best(ranks: Mapping[str, int], families: tuple[str, ...]) -> int | None:
@@ -94,18 +105,26 @@ class Pool:
         out = []
         for eid, hs in per.items():
             ranks = {h.channel: h.rank for h in hs}
-            out.append(Candidate(
-                episode_id=eid,
-                found_by=tuple(dict.fromkeys(h.provenance for h in hs)),
-                ranks=ranks,
-                scores={h.channel: h.score for h in hs},
-                structural_rank=_best(ranks, STRUCTURAL),
-                semantic_rank=_best(ranks, SEMANTIC),
-                details={h.channel: h.detail for h in hs},
-            ))
+            out.append(
+                Candidate(
+                    episode_id=eid,
+                    found_by=tuple(dict.fromkeys(h.provenance for h in hs)),
+                    ranks=ranks,
+                    scores={h.channel: h.score for h in hs},
+                    structural_rank=_best(ranks, STRUCTURAL),
+                    semantic_rank=_best(ranks, SEMANTIC),
+                    details={h.channel: h.detail for h in hs},
+                )
+            )
         inf = float("inf")
-        out.sort(key=lambda c: (_best(c.ranks, ("S3",)) or inf, c.structural_rank or inf,
-                                c.semantic_rank or inf, c.episode_id))
+        out.sort(
+            key=lambda c: (
+                _best(c.ranks, ("S3",)) or inf,
+                c.structural_rank or inf,
+                c.semantic_rank or inf,
+                c.episode_id,
+            )
+        )
         return out
 
     @property
@@ -124,8 +143,9 @@ class Pool:
 
     def found_by(self, channel: str) -> list[str]:
         """Ids a channel (``S2.L3``) or family (``S2``) found, in that channel's rank order."""
-        hits = [h for ch, hs in self.hits.items() if ch == channel or family(ch) == channel
-                for h in hs]
+        hits = [
+            h for ch, hs in self.hits.items() if ch == channel or family(ch) == channel for h in hs
+        ]
         return list(dict.fromkeys(h.episode_id for h in sorted(hits, key=lambda h: h.rank)))
 
     def to_json(self) -> dict:

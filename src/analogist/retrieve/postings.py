@@ -59,12 +59,16 @@ class Postings:
     @property
     def sums(self) -> np.ndarray:
         """Each document's total weight (float32)."""
-        return np.frombuffer(self._sums, dtype=np.float32) if self.n_docs else np.zeros(0, np.float32)
+        return (
+            np.frombuffer(self._sums, dtype=np.float32) if self.n_docs else np.zeros(0, np.float32)
+        )
 
     @property
     def norms(self) -> np.ndarray:
         """Each document's Euclidean norm (1.0 for an empty document, to divide safely)."""
-        return np.frombuffer(self._norms, dtype=np.float32) if self.n_docs else np.zeros(0, np.float32)
+        return (
+            np.frombuffer(self._norms, dtype=np.float32) if self.n_docs else np.zeros(0, np.float32)
+        )
 
     def df(self, feature: str) -> int:
         """Document frequency of a feature (0 when unseen)."""
@@ -110,12 +114,14 @@ class Postings:
             if small[c] and not byte:
                 small[c] = False
         self._sums.append(total)
-        self._norms.append(sq ** 0.5 if sq else 1.0)
+        self._norms.append(sq**0.5 if sq else 1.0)
         return doc
 
     def _column(self, c: int) -> tuple[np.ndarray, np.ndarray]:
-        return (np.frombuffer(self._docs[c], dtype=np.int32),
-                np.frombuffer(self._weights[c], dtype=np.float32))
+        return (
+            np.frombuffer(self._docs[c], dtype=np.int32),
+            np.frombuffer(self._weights[c], dtype=np.float32),
+        )
 
     def _refresh_dense(self) -> None:
         n = self.n_docs

@@ -40,8 +40,16 @@ from analogist.signature.vocabulary import Vocabulary
 if TYPE_CHECKING:
     from analogist.retrieve.indexes import Indexes
 
-_STRUCTURE_KEYS = ("roles", "relations", "causal_chain", "fix_operator", "violated_invariant",
-                   "symptom", "verified", "kind")
+_STRUCTURE_KEYS = (
+    "roles",
+    "relations",
+    "causal_chain",
+    "fix_operator",
+    "violated_invariant",
+    "symptom",
+    "verified",
+    "kind",
+)
 
 
 @dataclass(frozen=True)
@@ -78,8 +86,12 @@ class Schema:
 
 
 def parse_schema(
-    raw: Mapping[str, Any], members: Sequence[str], vocab: Vocabulary, *,
-    times_used: int = 0, times_verified: int = 0,
+    raw: Mapping[str, Any],
+    members: Sequence[str],
+    vocab: Vocabulary,
+    *,
+    times_used: int = 0,
+    times_verified: int = 0,
 ) -> Schema:
     """Validate schema JSON (``schema_id``, ``roles``, ``relations``, ``causal_chain``,
     optional ``fix_operator``, ``levels`` and ``induction``) against the vocabulary.
@@ -110,8 +122,15 @@ def parse_schema(
         raise SignatureError(sid, "induction", "must be an object (written by consolidation)")
     if not members and induction is None:
         raise SignatureError(sid, "members", "a schema needs at least one member episode")
-    return Schema(sid, sig, tuple(members), times_used, times_verified, dict(given),
-                  dict(induction) if induction is not None else None)
+    return Schema(
+        sid,
+        sig,
+        tuple(members),
+        times_used,
+        times_verified,
+        dict(given),
+        dict(induction) if induction is not None else None,
+    )
 
 
 @dataclass
@@ -166,7 +185,8 @@ class SchemaChannel:
                 err = lib.invalid[0][1]
                 raise ChannelUnavailable(
                     f"no usable schemas: {len(lib.invalid)} stored schema(s) fail validation "
-                    f"(first: {err}); fix or delete them")
+                    f"(first: {err}); fix or delete them"
+                )
             raise ChannelUnavailable("the schema library is empty (no schemas induced yet)")
         query = mac_features(target.signature, self.source.commutative)
         matched = []
@@ -182,18 +202,25 @@ class SchemaChannel:
         found, seen = [], set(exclude)
         for cov, _, schema in matched:
             vec = lib.vectors[lib.schemas.index(schema)]
-            for eid, via, fit in [*((m, "member", 1.0) for m in schema.members),
-                                  *self._instances(vec, query, k, cov)]:
+            for eid, via, fit in [
+                *((m, "member", 1.0) for m in schema.members),
+                *self._instances(vec, query, k, cov),
+            ]:
                 if eid not in seen:
                     seen.add(eid)
-                    detail = {"schema_id": schema.schema_id, "coverage": round(cov, 6),
-                              "verified": schema.verified, "via": via,
-                              "instance_fit": round(fit, 6)}
+                    detail = {
+                        "schema_id": schema.schema_id,
+                        "coverage": round(cov, 6),
+                        "verified": schema.verified,
+                        "via": via,
+                        "instance_fit": round(fit, 6),
+                    }
                     found.append((eid, cov, detail))
         return ranked(self.name, found, k)
 
-    def _instances(self, schema: Counter, query: Counter, k: int,
-                   target_fit: float) -> list[tuple[str, str, float]]:
+    def _instances(
+        self, schema: Counter, query: Counter, k: int, target_fit: float
+    ) -> list[tuple[str, str, float]]:
         """Stored episodes covering at least ``min_instance`` of the schema (or as much as the
         target does, when that is less), those that instantiate it *as the target does* first.
 
@@ -216,7 +243,14 @@ class SchemaChannel:
         t = float(sum(shared.values()))
         b = index.postings.accumulate(+shared, "min")
         near = index.cosine(query)
-        rows = [(index.ids[int(d)], round(float(b[d]) / max(float(a[d]), t, 1e-9), 6),
-                 round(float(fit[d]), 6), float(near[d])) for d in docs]
+        rows = [
+            (
+                index.ids[int(d)],
+                round(float(b[d]) / max(float(a[d]), t, 1e-9), 6),
+                round(float(fit[d]), 6),
+                float(near[d]),
+            )
+            for d in docs
+        ]
         rows.sort(key=lambda r: (-r[1], -r[2], -r[3], r[0]))
         return [(eid, "instance", f) for eid, _, f, _ in rows[: max(k, 1) * 4]]

@@ -21,8 +21,10 @@ from analogist.store import Store
 
 Encoder = Callable[[str], Signature]
 
-PLAIN_TEXT = ("the target is plain text without a signature; structural channels need one "
-              "(pass encoder=text->Signature, a Signature, or a stored episode id)")
+PLAIN_TEXT = (
+    "the target is plain text without a signature; structural channels need one "
+    "(pass encoder=text->Signature, a Signature, or a stored episode id)"
+)
 
 
 def resolve_target(store: Store, target: Any, encoder: Encoder | None = None) -> tuple[Target, str]:
@@ -39,21 +41,27 @@ def resolve_target(store: Store, target: Any, encoder: Encoder | None = None) ->
         return Target(target.level("L0"), target, target.episode_id if stored else None), ""
     if isinstance(target, Episode):
         stored = store.has_episode(target.id)
-        return (Target(target.text, target.signature, target.id if stored else None),
-                f"episode {target.id} has no signature")
+        return (
+            Target(target.text, target.signature, target.id if stored else None),
+            f"episode {target.id} has no signature",
+        )
     if not isinstance(target, str) or not target.strip():
         raise ConfigError("search for a stored episode id, some text, or a Signature")
     if store.has_episode(target):
         ep = store.get_episode(target)
-        why = (f"episode {ep.id} has no signature yet; structural channels need one "
-               "(attach one with the store, or search with a Signature)")
+        why = (
+            f"episode {ep.id} has no signature yet; structural channels need one "
+            "(attach one with the store, or search with a Signature)"
+        )
         return Target(ep.text, ep.signature, ep.id), why
     if encoder is not None:
         return Target(target, encoder(target)), ""
     return Target(target), PLAIN_TEXT
 
 
-def select_channels(channels: Sequence[Channel], wanted: Sequence[str] | str | None) -> list[Channel]:
+def select_channels(
+    channels: Sequence[Channel], wanted: Sequence[str] | str | None
+) -> list[Channel]:
     """The channels named in ``wanted`` (names like ``S2.L3`` or families like ``S2``, as a
     list or a comma-separated string), in the memory's own order; all when None.
 
@@ -67,6 +75,8 @@ def select_channels(channels: Sequence[Channel], wanted: Sequence[str] | str | N
     unknown = [t for t in tokens if not any(c.name == t or family(c.name) == t for c in channels)]
     if unknown:
         names = ", ".join(c.name for c in channels)
-        raise ConfigError(f"unknown channel {unknown[0]!r}; this memory has {names} "
-                          "(families S0, S1, S2, S3, M, P)")
+        raise ConfigError(
+            f"unknown channel {unknown[0]!r}; this memory has {names} "
+            "(families S0, S1, S2, S3, M, P)"
+        )
     return [c for c in channels if c.name in tokens or family(c.name) in tokens]

@@ -43,9 +43,14 @@ class FingerprintIndex:
     sorted, and their document numbers; ``by_hash`` maps a WL hash to the tail's documents.
     """
 
-    def __init__(self, version: str, postings: LayeredPostings | Postings | None = None,
-                 ids: IdTable | None = None, hash_keys: np.ndarray | None = None,
-                 hash_docs: np.ndarray | None = None):
+    def __init__(
+        self,
+        version: str,
+        postings: LayeredPostings | Postings | None = None,
+        ids: IdTable | None = None,
+        hash_keys: np.ndarray | None = None,
+        hash_docs: np.ndarray | None = None,
+    ):
         self.version = version
         self.postings = postings if postings is not None else Postings()
         self.ids = ids if ids is not None else IdTable()
@@ -134,7 +139,11 @@ class FingerprintChannel:
             raise ChannelUnavailable("S0 needs a memory index and a target signature")
         index = self.source.fingerprints()
         if len(index) == 0:
-            why = f" ({index.stale} stored under another WL version; run reindex)" if index.stale else ""
+            why = (
+                f" ({index.stale} stored under another WL version; run reindex)"
+                if index.stale
+                else ""
+            )
             raise ChannelUnavailable(f"no fingerprinted episodes are stored{why}")
         fp = self.source.fingerprint(target.signature)
         same = index.exact(fp.wl_hash)

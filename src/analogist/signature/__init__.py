@@ -18,7 +18,17 @@ from analogist.signature.terms import FixOperator, Term, parse_fix_operator, par
 from analogist.signature.vocabulary import VocabTerm, Vocabulary, default_vocabulary
 
 __all__ = [
-    "CausalLink", "FixOperator", "Relation", "Role", "Signature", "Surface", "Term",
-    "VocabTerm", "Vocabulary", "default_vocabulary", "parse_fix_operator", "parse_signature",
+    "CausalLink",
+    "FixOperator",
+    "Relation",
+    "Role",
+    "Signature",
+    "Surface",
+    "Term",
+    "VocabTerm",
+    "Vocabulary",
+    "default_vocabulary",
+    "parse_fix_operator",
+    "parse_signature",
     "parse_term",
 ]

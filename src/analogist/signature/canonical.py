@@ -23,8 +23,9 @@ def canonical_term(term: Term, vocab: Vocabulary, names: Mapping[str, str] | Non
     """``term`` spelled canonically: roles renamed by ``names``, nested terms canonical, the
     vocabulary's own term name, commutative arguments sorted."""
     ren = names or {}
-    args = [ren.get(a, a) if isinstance(a, str) else canonical_term(a, vocab, ren)
-            for a in term.args]
+    args = [
+        ren.get(a, a) if isinstance(a, str) else canonical_term(a, vocab, ren) for a in term.args
+    ]
     entry = vocab.resolve(term.functor)
     if entry is not None and entry.commutative:
         args.sort()

@@ -65,15 +65,25 @@ class PredicateInfo:
     def from_json(cls, name: str, obj: Mapping[str, Any]) -> PredicateInfo:
         """Reads one entry of a ``predicates.json`` table."""
         try:
-            return cls(name, obj["kind"], obj.get("arity"), bool(obj.get("n_ary", False)),
-                       bool(obj.get("commutative", False)), bool(obj.get("ubiquitous", False)),
-                       bool(obj.get("symmetric", False)))
+            return cls(
+                name,
+                obj["kind"],
+                obj.get("arity"),
+                bool(obj.get("n_ary", False)),
+                bool(obj.get("commutative", False)),
+                bool(obj.get("ubiquitous", False)),
+                bool(obj.get("symmetric", False)),
+            )
         except KeyError as e:
             raise DescriptionError(f"predicate '{name}': missing field {e}") from None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "arity": self.arity, "n_ary": self.n_ary,
-                               "commutative": self.commutative}
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "arity": self.arity,
+            "n_ary": self.n_ary,
+            "commutative": self.commutative,
+        }
         if self.ubiquitous:
             out["ubiquitous"] = True
         if self.symmetric:
@@ -255,7 +265,8 @@ class Description:
         for expr in self.expressions:
             info = preds.get(expr.functor)  # fast path (as in _check): a valid expression
             if info is not None and (
-                    bool(expr.args) if info.n_ary else len(expr.args) == info.arity):
+                bool(expr.args) if info.n_ary else len(expr.args) == info.arity
+            ):
                 for a in expr.args:
                     if not (type(a) is Expr or (type(a) is str and a in names)):
                         break
@@ -268,9 +279,13 @@ class Description:
 
     def _check(self, expr: Expr, names: set[str]) -> None:
         info = self.predicates.get(expr.functor)
-        if info is not None and (  # fast path (no message built): a valid expression
-                bool(expr.args) if info.n_ary else len(expr.args) == info.arity) and all(
-                type(a) is Expr or (type(a) is str and a in names) for a in expr.args):
+        if (
+            info is not None
+            and (  # fast path (no message built): a valid expression
+                bool(expr.args) if info.n_ary else len(expr.args) == info.arity
+            )
+            and all(type(a) is Expr or (type(a) is str and a in names) for a in expr.args)
+        ):
             return
         where = f"description '{self.name}', expression {expr}"
         if info is None:
@@ -304,7 +319,8 @@ class Description:
             while stack:  # iterative post-order walk; shared sub-expressions are kept once
                 expr, k = stack.pop()
                 while k < len(expr.args) and not (
-                        isinstance(expr.args[k], Expr) and expr.args[k] not in seen):
+                    isinstance(expr.args[k], Expr) and expr.args[k] not in seen
+                ):
                     k += 1
                 if k < len(expr.args):
                     stack.append((expr, k + 1))
@@ -320,8 +336,9 @@ class Description:
         return tuple(e for e in self.expressions if e not in inner)
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any],
-                  predicates: Mapping[str, PredicateInfo] | None = None) -> Description:
+    def from_json(
+        cls, obj: Mapping[str, Any], predicates: Mapping[str, PredicateInfo] | None = None
+    ) -> Description:
         """Builds a description from its JSON form.
 
         Args:
@@ -382,8 +399,9 @@ def load_predicates(path: str | Path) -> dict[str, PredicateInfo]:
     return parse_predicates(_read_json(path))
 
 
-def load_description(path: str | Path,
-                     predicates: Mapping[str, PredicateInfo] | None = None) -> Description:
+def load_description(
+    path: str | Path, predicates: Mapping[str, PredicateInfo] | None = None
+) -> Description:
     """Reads a description JSON file; see :meth:`Description.from_json` for the format."""
     return Description.from_json(_read_json(path), predicates)
 

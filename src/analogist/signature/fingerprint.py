@@ -181,7 +181,9 @@ def wl_rounds(
     return Counter(out), cur
 
 
-def wl_features(labels: list[str], edges: Iterable[tuple[int, int, str]], iterations: int) -> Counter:
+def wl_features(
+    labels: list[str], edges: Iterable[tuple[int, int, str]], iterations: int
+) -> Counter:
     """Counts of every WL label over rounds 0..``iterations``."""
     return wl_rounds(labels, edges, iterations)[0]
 

@@ -70,8 +70,10 @@ def check_depth(obj: Any, what: str = "input") -> None:
     """Raise EpisodeError when ``obj`` nests deeper than MAX_JSON_DEPTH."""
     d = json_depth(obj)
     if d > MAX_JSON_DEPTH:
-        raise EpisodeError(f"{what} nests objects and lists more than {MAX_JSON_DEPTH} deep; the "
-                           "limit is MAX_JSON_DEPTH (docs/limits.md)")
+        raise EpisodeError(
+            f"{what} nests objects and lists more than {MAX_JSON_DEPTH} deep; the "
+            "limit is MAX_JSON_DEPTH (docs/limits.md)"
+        )
 
 
 def load_json(text: str, what: str = "line") -> Any:
@@ -92,8 +94,10 @@ def load_json(text: str, what: str = "line") -> Any:
     except json.JSONDecodeError as e:
         raise EpisodeError(f"{what} is not valid JSON ({e.msg} at column {e.colno})") from None
     except RecursionError:
-        raise EpisodeError(f"{what} nests objects and lists more than {MAX_JSON_DEPTH} deep; the "
-                           "limit is MAX_JSON_DEPTH (docs/limits.md)") from None
+        raise EpisodeError(
+            f"{what} nests objects and lists more than {MAX_JSON_DEPTH} deep; the "
+            "limit is MAX_JSON_DEPTH (docs/limits.md)"
+        ) from None
     except ValueError as e:  # e.g. a number Python will not convert
         raise EpisodeError(f"{what} is not usable JSON ({e})") from None
     check_depth(obj, what)

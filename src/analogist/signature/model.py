@@ -108,7 +108,9 @@ class Signature:
     verified: bool = False
     writer_model: str | None = None
     written_at: str | None = None
-    plan: PlanBlock | None = None  # kind "plan" only: states, operators, steps (signature/plan_block.py)
+    plan: PlanBlock | None = (
+        None  # kind "plan" only: states, operators, steps (signature/plan_block.py)
+    )
 
     @property
     def role_names(self) -> tuple[str, ...]:
@@ -149,8 +151,20 @@ class Signature:
 
 
 _KNOWN = {
-    "episode_id", "kind", "roles", "relations", "causal_chain", "violated_invariant", "symptom",
-    "fix_operator", "levels", "surface", "verified", "writer_model", "written_at", "plan",
+    "episode_id",
+    "kind",
+    "roles",
+    "relations",
+    "causal_chain",
+    "violated_invariant",
+    "symptom",
+    "fix_operator",
+    "levels",
+    "surface",
+    "verified",
+    "writer_model",
+    "written_at",
+    "plan",
 }
 _REQUIRED = ("episode_id", "kind", "roles", "relations", "levels")
 
@@ -195,10 +209,13 @@ class _Checker:
         out = []
         for name, v in raw.items():
             if len(name) > L.MAX_NAME_CHARS:
-                raise self.err(f"roles.{clip(name)}", L.over("characters", len(name), "MAX_NAME_CHARS"))
+                raise self.err(
+                    f"roles.{clip(name)}", L.over("characters", len(name), "MAX_NAME_CHARS")
+                )
             if not _ROLE.match(name):
-                raise self.err(f"roles.{clip(name)}",
-                               "role names are letters, digits and '_' (e.g. SRC)")
+                raise self.err(
+                    f"roles.{clip(name)}", "role names are letters, digits and '_' (e.g. SRC)"
+                )
             if isinstance(v, str) and v.strip():
                 self.length(f"roles.{name}", v, "MAX_TEXT_CHARS")
                 out.append(Role(name, v))
@@ -211,7 +228,8 @@ class _Checker:
                 out.append(Role(name, v["description"], rtype))
             else:
                 raise self.err(
-                    f"roles.{name}", 'give a description string or {"description": ..., "type": ...}'
+                    f"roles.{name}",
+                    'give a description string or {"description": ..., "type": ...}',
                 )
         return tuple(out)
 
@@ -219,7 +237,9 @@ class _Checker:
         if not isinstance(name, str):
             raise self.err(where, f"predicate must be a string, got {short(name)}")
         if len(name) > L.MAX_NAME_CHARS:
-            raise self.err(where, "predicate name has " + L.over("characters", len(name), "MAX_NAME_CHARS"))
+            raise self.err(
+                where, "predicate name has " + L.over("characters", len(name), "MAX_NAME_CHARS")
+            )
         term = self.vocab.resolve(name)
         if term is None:
             hint = self.vocab.suggest(name)
@@ -239,7 +259,8 @@ class _Checker:
                 raise self.err(where, f"argument {short(a)} must be a role name")
             if a not in roles:
                 raise self.err(
-                    where, f"role {short(a)} is not declared in roles (declared: {', '.join(sorted(roles))})"
+                    where,
+                    f"role {short(a)} is not declared in roles (declared: {', '.join(sorted(roles))})",
                 )
 
     def relations(self, roles: set[str]) -> tuple[Relation, ...]:
@@ -280,7 +301,9 @@ class _Checker:
     def causal_chain(self, roles: set[str]) -> tuple[CausalLink, ...]:
         raw = self.raw.get("causal_chain", [])
         if not isinstance(raw, list):
-            raise self.err("causal_chain", 'must be a list of ["cause(ROLE)", "causes", "effect(ROLE)"]')
+            raise self.err(
+                "causal_chain", 'must be a list of ["cause(ROLE)", "causes", "effect(ROLE)"]'
+            )
         self.count("causal_chain", raw, "causal links", "MAX_CAUSAL_LINKS")
         out = []
         for i, entry in enumerate(raw):
@@ -291,9 +314,13 @@ class _Checker:
             link = self.vocab.resolve(entry[1]) if isinstance(entry[1], str) else None
             if link is None or not link.is_causal_link:
                 links = ", ".join(t.term for t in self.vocab.by_kind("causal"))
-                raise self.err(f"{where}.link", f"{short(entry[1])} is not a causal link; use one of {links}")
+                raise self.err(
+                    f"{where}.link", f"{short(entry[1])} is not a causal link; use one of {links}"
+                )
             if link.term != entry[1]:
-                raise self.err(f"{where}.link", f"write {link.term!r} instead of its synonym {entry[1]!r}")
+                raise self.err(
+                    f"{where}.link", f"write {link.term!r} instead of its synonym {entry[1]!r}"
+                )
             effect = self.chain_term(f"{where}.effect", entry[2], roles)
             out.append(CausalLink(cause, link.term, effect))
         return tuple(out)
@@ -357,15 +384,19 @@ def parse_signature(
         raise SignatureError(episode_id, "(signature)", "must be a JSON object")
     c = _Checker(raw, vocab, episode_id)
     if L.json_depth(raw) > L.MAX_JSON_DEPTH:
-        raise c.err("(signature)", f"nests objects and lists more than {L.MAX_JSON_DEPTH} deep; "
-                    "the limit is MAX_JSON_DEPTH (docs/limits.md)")
+        raise c.err(
+            "(signature)",
+            f"nests objects and lists more than {L.MAX_JSON_DEPTH} deep; "
+            "the limit is MAX_JSON_DEPTH (docs/limits.md)",
+        )
     for key in _REQUIRED:
         if key not in raw or raw[key] is None:
             raise c.err(key, "required field is missing")
     unknown = sorted(set(raw) - _KNOWN)
     if unknown:
-        raise c.err(clip(unknown[0]),
-                    f"unknown field; signature fields are {', '.join(sorted(_KNOWN))}")
+        raise c.err(
+            clip(unknown[0]), f"unknown field; signature fields are {', '.join(sorted(_KNOWN))}"
+        )
     eid = c.text("episode_id", required=True)
     assert eid is not None  # required=True raised otherwise
     c.length("episode_id", eid, "MAX_ID_CHARS")
@@ -404,5 +435,7 @@ def _plan(
     if raw.get("plan") is None:
         return None
     if kind != "plan":
-        raise SignatureError(eid, "plan", f"only a signature of kind 'plan' carries a plan (kind is {kind!r})")
+        raise SignatureError(
+            eid, "plan", f"only a signature of kind 'plan' carries a plan (kind is {kind!r})"
+        )
     return parse_plan_block(raw["plan"], {r.name: r.type for r in roles}, eid)

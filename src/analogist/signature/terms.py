@@ -48,7 +48,9 @@ class Term:
 
     def rename(self, mapping: dict[str, str]) -> Term:
         """The same term with role names substituted (unknown names kept)."""
-        args = tuple(mapping.get(a, a) if isinstance(a, str) else a.rename(mapping) for a in self.args)
+        args = tuple(
+            mapping.get(a, a) if isinstance(a, str) else a.rename(mapping) for a in self.args
+        )
         return Term(self.functor, args)
 
 
@@ -80,7 +82,11 @@ class _Parser:
         self.pos = 0
 
     def fail(self, what: str) -> TermSyntaxError:
-        text = self.text if len(self.text) <= 80 else self.text[:70] + f"... ({len(self.text):,} chars)"
+        text = (
+            self.text
+            if len(self.text) <= 80
+            else self.text[:70] + f"... ({len(self.text):,} chars)"
+        )
         return TermSyntaxError(
             f"malformed term {text!r}: {what} at position {self.pos}; "
             "write terms as name(ARG, ARG) with role names or nested terms as arguments"
@@ -96,14 +102,17 @@ class _Parser:
         if not m:
             raise self.fail("expected a name")
         if m.end() - m.start() > MAX_NAME_CHARS:
-            raise self.fail(f"a name longer than MAX_NAME_CHARS = {MAX_NAME_CHARS} (docs/limits.md)")
+            raise self.fail(
+                f"a name longer than MAX_NAME_CHARS = {MAX_NAME_CHARS} (docs/limits.md)"
+            )
         self.pos = m.end()
         return m.group(0)
 
     def term(self, depth: int = 1) -> Term:
         if depth > MAX_TERM_DEPTH:
-            raise self.fail(f"terms nested more than MAX_TERM_DEPTH = {MAX_TERM_DEPTH} deep "
-                            "(docs/limits.md)")
+            raise self.fail(
+                f"terms nested more than MAX_TERM_DEPTH = {MAX_TERM_DEPTH} deep (docs/limits.md)"
+            )
         functor = self.name()
         self.skip()
         if self.pos >= len(self.text) or self.text[self.pos] != "(":
@@ -152,8 +161,10 @@ def parse_term(text: str) -> Term:
 def parse_fix_operator(text: str) -> FixOperator:
     """Parse ``op(ROLE, ...) qualifier`` into its term and its free-text qualifier."""
     if not isinstance(text, str):
-        raise TermSyntaxError(f"malformed fix operator {text!r}: expected a string like op(ROLE) ...")
+        raise TermSyntaxError(
+            f"malformed fix operator {text!r}: expected a string like op(ROLE) ..."
+        )
     p = _Parser(text)
     t = p.term()
-    qualifier = text[p.pos:].strip()
+    qualifier = text[p.pos :].strip()
     return FixOperator(Term(t.functor, t.args), qualifier, text=text)

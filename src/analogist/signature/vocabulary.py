@@ -49,7 +49,9 @@ class VocabTerm:
 def _check_term(t: VocabTerm) -> None:
     where = f"vocabulary term {t.term!r}"
     if not t.term.replace("_", "").isalnum() or not t.term[0].isalpha():
-        raise VocabularyError(f"{where}: name must be letters, digits and '_' starting with a letter")
+        raise VocabularyError(
+            f"{where}: name must be letters, digits and '_' starting with a letter"
+        )
     if t.kind not in KINDS:
         raise VocabularyError(f"{where}: kind {t.kind!r} is not one of {', '.join(KINDS)}")
     if not (1 <= t.arity <= 4):
@@ -153,7 +155,9 @@ class Vocabulary:
             raise VocabularyError(
                 f"cannot merge {old!r} (arity {source.arity}) into {into!r} (arity {target.arity})"
             )
-        terms = tuple(replace(t, merged_into=target.term) if t.term == old else t for t in self.terms)
+        terms = tuple(
+            replace(t, merged_into=target.term) if t.term == old else t for t in self.terms
+        )
         return Vocabulary(terms, self.version)
 
     # files ------------------------------------------------------------------
@@ -190,4 +194,3 @@ def default_vocabulary() -> Vocabulary:
     """The bundled starting vocabulary (27 role relations, 9 causal links, 19 states)."""
     text = resources.files("analogist.data").joinpath("vocabulary.json").read_text("utf-8")
     return Vocabulary.from_json(json.loads(text))
-

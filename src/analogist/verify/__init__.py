@@ -15,15 +15,28 @@ module does not import the others.
 from typing import Any
 
 _LAZY = {
-    "Alignment": "align", "Fact": "align", "LinkFact": "align", "RelationFact": "align",
-    "RoleMapping": "roles", "check_role_map": "roles", "map_signatures": "roles",
-    "StructuralChecks": "checks", "run_checks": "checks",
-    "CandidateInference": "inference", "candidate_inferences": "inference",
-    "CausalGate": "gate", "TransferDecision": "gate",
-    "Critic": "critic", "CriticVerdict": "critic", "EngineCritic": "critic",
+    "Alignment": "align",
+    "Fact": "align",
+    "LinkFact": "align",
+    "RelationFact": "align",
+    "RoleMapping": "roles",
+    "check_role_map": "roles",
+    "map_signatures": "roles",
+    "StructuralChecks": "checks",
+    "run_checks": "checks",
+    "CandidateInference": "inference",
+    "candidate_inferences": "inference",
+    "CausalGate": "gate",
+    "TransferDecision": "gate",
+    "Critic": "critic",
+    "CriticVerdict": "critic",
+    "EngineCritic": "critic",
     "ModelCritic": "critic",
-    "CheckFn": "predict", "CheckResult": "predict", "Prediction": "predict",
-    "Assessment": "assessment", "TransferRecord": "assessment",
+    "CheckFn": "predict",
+    "CheckResult": "predict",
+    "Prediction": "predict",
+    "Assessment": "assessment",
+    "TransferRecord": "assessment",
 }
 
 

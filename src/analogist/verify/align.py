@@ -47,8 +47,10 @@ class RelationFact:
     def key(self, vocab: Vocabulary | None = None) -> tuple[object, ...]:
         """Identity ignoring the predicate: what makes two facts 'about the same things'."""
         t = vocab.resolve(self.predicate) if vocab else None
-        return ("relation", tuple(sorted(self.args)) if t is not None and t.commutative
-                else self.args)
+        return (
+            "relation",
+            tuple(sorted(self.args)) if t is not None and t.commutative else self.args,
+        )
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,11 @@ def align(source: Signature, target: Signature, role_map: RoleMap, vocab: Vocabu
             non_src.append(f)
             continue
         g = f.renamed(m)
-        same = [t for t in by_key.get(g.key(vocab), []) if id(t) not in used and t.predicate == g.predicate]
+        same = [
+            t
+            for t in by_key.get(g.key(vocab), [])
+            if id(t) not in used and t.predicate == g.predicate
+        ]
         if same:
             used.add(id(same[0]))
             matches.append((f, same[0]))
@@ -152,6 +158,11 @@ def align(source: Signature, target: Signature, role_map: RoleMap, vocab: Vocabu
             continue
         (tgt_only if all(r in image for r in t.roles()) else non_tgt).append(t)
     return Alignment(
-        tuple(sorted(m.items())), tuple(matches), tuple(diffs), tuple(src_only), tuple(tgt_only),
-        tuple(non_src), tuple(non_tgt),
+        tuple(sorted(m.items())),
+        tuple(matches),
+        tuple(diffs),
+        tuple(src_only),
+        tuple(tgt_only),
+        tuple(non_src),
+        tuple(non_tgt),
     )

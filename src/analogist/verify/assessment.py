@@ -53,21 +53,33 @@ class TransferRecord:
     @classmethod
     def of(cls, d: TransferDecision) -> TransferRecord:
         ci = d.inference
-        return cls(ci.projected, ci.kind, ci.source, d.transfer, d.reason, ci.support,
-                   ci.extrapolation)
+        return cls(
+            ci.projected, ci.kind, ci.source, d.transfer, d.reason, ci.support, ci.extrapolation
+        )
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"inference": self.inference, "kind": self.kind,
-                               "source": self.source, "decision": self.decision,
-                               "reason": self.reason}
+        out: dict[str, Any] = {
+            "inference": self.inference,
+            "kind": self.kind,
+            "source": self.source,
+            "decision": self.decision,
+            "reason": self.reason,
+        }
         if self.support is not None or self.extrapolation is not None:
             out.update(support=self.support, extrapolation=self.extrapolation)
         return out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> TransferRecord:
-        return cls(d["inference"], d["kind"], d["source"], d["decision"] == "YES", d["reason"],
-                   d.get("support"), d.get("extrapolation"))
+        return cls(
+            d["inference"],
+            d["kind"],
+            d["source"],
+            d["decision"] == "YES",
+            d["reason"],
+            d.get("support"),
+            d.get("extrapolation"),
+        )
 
 
 @dataclass(frozen=True)
@@ -142,31 +154,47 @@ class Assessment:
         """Read a stored record (every schema version writes this shape)."""
         chk, applied = d.get("check_result"), d.get("applied")
         return cls(
-            d["source"], tuple((s, t) for s, t in d["mapped"]), tuple(d["matches"]),
-            tuple(d.get("differences", ())), tuple(d["fails"]), tuple(d["blockers"]),
-            tuple(TransferRecord.from_json(t) for t in d["transfer"]), d.get("predict"),
-            d.get("check"), CheckResult.from_json(chk) if isinstance(chk, dict) else None,
-            tuple(d.get("target_matches", ())), critic,
-            AppliedTransfer(applied["action"], applied["outcome"]) if applied else None)
+            d["source"],
+            tuple((s, t) for s, t in d["mapped"]),
+            tuple(d["matches"]),
+            tuple(d.get("differences", ())),
+            tuple(d["fails"]),
+            tuple(d["blockers"]),
+            tuple(TransferRecord.from_json(t) for t in d["transfer"]),
+            d.get("predict"),
+            d.get("check"),
+            CheckResult.from_json(chk) if isinstance(chk, dict) else None,
+            tuple(d.get("target_matches", ())),
+            critic,
+            AppliedTransfer(applied["action"], applied["outcome"]) if applied else None,
+        )
 
     def render(self) -> str:
         """The §10.1 text."""
-        rows = [("ANALOGY", [f"source={self.source}"]),
-                ("MAPPED", [", ".join(f"{s}→{t}" for s, t in self.mapped) or "(nothing)"]),
-                ("MATCHES", [", ".join(self.matches) or "(none)"])]
+        rows = [
+            ("ANALOGY", [f"source={self.source}"]),
+            ("MAPPED", [", ".join(f"{s}→{t}" for s, t in self.mapped) or "(nothing)"]),
+            ("MATCHES", [", ".join(self.matches) or "(none)"]),
+        ]
         if self.differences:
             rows.append(("DIFFERS", list(self.differences)))
         rows.append(("FAILS", [f"{f}: unknown in target" for f in self.fails] or ["(none)"]))
         rows.append(("BLOCKERS", [f"target has {b}" for b in self.blockers] or ["(none)"]))
-        rows.append(("TRANSFER", [f"{t.inference} → {t.decision}  ({t.reason})"
-                                  for t in self.transfer] or ["(nothing to transfer)"]))
+        rows.append(
+            (
+                "TRANSFER",
+                [f"{t.inference} → {t.decision}  ({t.reason})" for t in self.transfer]
+                or ["(nothing to transfer)"],
+            )
+        )
         rows.append(("PREDICT", [self.predict or "(no observable prediction)"]))
         check = self.check or "(no check available)"
         if self.check_result is not None:
             check += f" → {self.check_result.observed}"
         rows.append(("CHECK", [check]))
-        return "\n".join(f"{h if i == 0 else '':<9} {v}"
-                         for h, vs in rows for i, v in enumerate(vs))
+        return "\n".join(
+            f"{h if i == 0 else '':<9} {v}" for h, vs in rows for i, v in enumerate(vs)
+        )
 
 
 def build_assessment(

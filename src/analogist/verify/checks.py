@@ -52,8 +52,12 @@ class StructuralChecks:
     @property
     def score(self) -> float:
         """A normalised structural score in [0, 1]; causal structure weighs most (spec §13)."""
-        s = (0.45 * self.source_path_mapped + 0.2 * self.target_path_explained
-             + 0.25 * self.relation_overlap + 0.1 * self.systematicity)
+        s = (
+            0.45 * self.source_path_mapped
+            + 0.2 * self.target_path_explained
+            + 0.25 * self.relation_overlap
+            + 0.1 * self.systematicity
+        )
         if not self.coherent:
             s *= 0.5
         return round(s, 6)
@@ -99,20 +103,18 @@ def run_checks(
     a = align(source, target, role_map, vocab)
     violations = _role_violations(source, target, role_map)
     same_sign_links = [
-        (s, t) for s, t in a.alignable_differences
+        (s, t)
+        for s, t in a.alignable_differences
         if s.kind == "link" and polarity(s, vocab) == polarity(t, vocab)
     ]
     matched_links = [(s, t) for s, t in a.matches if s.kind == "link"] + same_sign_links
     contradictions = tuple(
-        (s, t) for s, t in a.alignable_differences
-        if polarity(s, vocab) * polarity(t, vocab) < 0
+        (s, t) for s, t in a.alignable_differences if polarity(s, vocab) * polarity(t, vocab) < 0
     )
     linked_roles = {r for s, _ in matched_links for r in s.roles()}
     matched_rel = [s for s, _ in a.matches if s.kind == "relation"]
     connected = len(matched_links) + sum(1 for f in matched_rel if set(f.roles()) <= linked_roles)
-    blockers = tuple(
-        f for f in a.target_only + a.non_alignable_target if polarity(f, vocab) < 0
-    )
+    blockers = tuple(f for f in a.target_only + a.non_alignable_target if polarity(f, vocab) < 0)
     n_src_rel = len(source.relations)
     return StructuralChecks(
         alignment=a,

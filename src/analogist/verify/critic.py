@@ -47,13 +47,21 @@ class CriticVerdict:
         return self.verdict == "accept"
 
     def to_json(self) -> dict:
-        return {"verdict": self.verdict, "reasons": list(self.reasons),
-                "confidence": self.confidence, "critic": self.critic}
+        return {
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "confidence": self.confidence,
+            "critic": self.critic,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CriticVerdict:
-        return cls(d["verdict"], tuple(d.get("reasons", ())), float(d.get("confidence", 0.0)),
-                   d.get("critic", "?"))
+        return cls(
+            d["verdict"],
+            tuple(d.get("reasons", ())),
+            float(d.get("confidence", 0.0)),
+            d.get("critic", "?"),
+        )
 
 
 class Critic(Protocol):
@@ -63,8 +71,15 @@ class Critic(Protocol):
     @property
     def name(self) -> str: ...
 
-    def review(self, source: Signature, target: Signature, table: dict,
-               checks: StructuralChecks, *, vocab: Vocabulary | None = None) -> CriticVerdict: ...
+    def review(
+        self,
+        source: Signature,
+        target: Signature,
+        table: dict,
+        checks: StructuralChecks,
+        *,
+        vocab: Vocabulary | None = None,
+    ) -> CriticVerdict: ...
 
 
 @dataclass(frozen=True)
@@ -77,8 +92,15 @@ class EngineCritic:
     min_path: float = 0.34
     name: str = "engine"
 
-    def review(self, source: Signature, target: Signature, table: dict,
-               checks: StructuralChecks, *, vocab: Vocabulary | None = None) -> CriticVerdict:
+    def review(
+        self,
+        source: Signature,
+        target: Signature,
+        table: dict,
+        checks: StructuralChecks,
+        *,
+        vocab: Vocabulary | None = None,
+    ) -> CriticVerdict:
         reasons = []
         if source.fix_operator is not None and source.causal_chain:
             support = action_support(source, target, checks, vocab or default_vocabulary())
@@ -89,23 +111,34 @@ class EngineCritic:
         if checks.score < self.min_score:
             reasons.append(f"structural score {checks.score:.2f} < {self.min_score}")
         if source.causal_chain and checks.source_path_mapped < self.min_path:
-            reasons.append(f"source causal path mapped {checks.source_path_mapped:.0%} < {self.min_path:.0%}")
+            reasons.append(
+                f"source causal path mapped {checks.source_path_mapped:.0%} < {self.min_path:.0%}"
+            )
         if reasons:
             return CriticVerdict("reject", tuple(reasons), round(1 - checks.score, 4), self.name)
-        return CriticVerdict("accept", (f"coherent; score {checks.score:.2f}",), checks.score, self.name)
+        return CriticVerdict(
+            "accept", (f"coherent; score {checks.score:.2f}",), checks.score, self.name
+        )
 
 
 def critic_messages(source: Signature, target: Signature, table: dict) -> list[dict]:
     """The critic's whole input: two signatures and the mapping table, nothing else."""
-    payload = {"source_signature": source.to_json(), "target_signature": target.to_json(),
-               "mapping_table": table}
+    payload = {
+        "source_signature": source.to_json(),
+        "target_signature": target.to_json(),
+        "mapping_table": table,
+    }
     return [
-        {"role": "system", "content": (
-            "You are an independent critic of analogies. Given two structural signatures and a "
-            "proposed role mapping table, decide whether the mapping preserves the causal "
-            "structure that the transferred elements depend on. Reject when a transferred "
-            "element relies on source structure that is absent, reversed or blocked in the "
-            "target. Answer JSON: verdict (accept|reject), reasons, confidence in [0,1].")},
+        {
+            "role": "system",
+            "content": (
+                "You are an independent critic of analogies. Given two structural signatures and a "
+                "proposed role mapping table, decide whether the mapping preserves the causal "
+                "structure that the transferred elements depend on. Reject when a transferred "
+                "element relies on source structure that is absent, reversed or blocked in the "
+                "target. Answer JSON: verdict (accept|reject), reasons, confidence in [0,1]."
+            ),
+        },
         {"role": "user", "content": json.dumps(payload, sort_keys=True)},
     ]
 
@@ -118,13 +151,26 @@ class ModelCritic:
     name: str = "model"
     temperature: float = 0.0
 
-    def review(self, source: Signature, target: Signature, table: dict,
-               checks: StructuralChecks, *, vocab: Vocabulary | None = None) -> CriticVerdict:
+    def review(
+        self,
+        source: Signature,
+        target: Signature,
+        table: dict,
+        checks: StructuralChecks,
+        *,
+        vocab: Vocabulary | None = None,
+    ) -> CriticVerdict:
         out = self.llm.complete(
-            critic_messages(source, target, table), schema=CRITIC_SCHEMA,
-            temperature=self.temperature, prompt_version=CRITIC_PROMPT_VERSION,
+            critic_messages(source, target, table),
+            schema=CRITIC_SCHEMA,
+            temperature=self.temperature,
+            prompt_version=CRITIC_PROMPT_VERSION,
         )
         p = out.parsed or {}
         verdict = str(p["verdict"]) if p.get("verdict") in ("accept", "reject") else "reject"
-        return CriticVerdict(verdict, tuple(str(r) for r in p.get("reasons", [])),
-                             float(p.get("confidence", 0.0)), f"model:{getattr(out, 'model', '?')}")
+        return CriticVerdict(
+            verdict,
+            tuple(str(r) for r in p.get("reasons", [])),
+            float(p.get("confidence", 0.0)),
+            f"model:{getattr(out, 'model', '?')}",
+        )

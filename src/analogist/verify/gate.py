@@ -42,8 +42,13 @@ class TransferDecision:
         return "YES" if self.transfer else "NO"
 
     def to_json(self) -> dict:
-        return {"inference": self.inference.projected, "kind": self.inference.kind,
-                "source": self.inference.source, "decision": self.decision, "reason": self.reason}
+        return {
+            "inference": self.inference.projected,
+            "kind": self.inference.kind,
+            "source": self.inference.source,
+            "decision": self.decision,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -71,13 +76,16 @@ class CausalGate:
         support = action_support(source, target, checks, vocab)
         return [self._one(ci, checks, vocab, support) for ci in inferences]
 
-    def _one(self, ci: CandidateInference, c: StructuralChecks, vocab: Vocabulary,
-             support: Support) -> TransferDecision:
+    def _one(
+        self, ci: CandidateInference, c: StructuralChecks, vocab: Vocabulary, support: Support
+    ) -> TransferDecision:
         if not c.one_to_one:
             return TransferDecision(ci, False, f"mapping is not one-to-one: {c.role_violations[0]}")
         if c.contradictory_signs:
             s, t = c.contradictory_signs[0]
-            return TransferDecision(ci, False, f"contradictory causal sign: source {s} vs target {t}")
+            return TransferDecision(
+                ci, False, f"contradictory causal sign: source {s} vs target {t}"
+            )
         if ci.skolems:
             return TransferDecision(
                 ci, False, f"source role(s) {', '.join(ci.skolems)} have no target counterpart"
@@ -85,13 +93,16 @@ class CausalGate:
         matched_links = _matched_links(c, vocab)
         blocker = self._blocker_for(ci, c, matched_links)
         if blocker is not None:
-            return TransferDecision(ci, False, f"target blocker {blocker} has no source counterpart")
+            return TransferDecision(
+                ci, False, f"target blocker {blocker} has no source counterpart"
+            )
         if ci.kind == "action":
             return self._action(ci, matched_links, support)
         return _fact(ci, matched_links, c)
 
-    def _blocker_for(self, ci: CandidateInference, c: StructuralChecks,
-                     links: list[LinkFact]) -> Fact | None:
+    def _blocker_for(
+        self, ci: CandidateInference, c: StructuralChecks, links: list[LinkFact]
+    ) -> Fact | None:
         if not self.block_on_blockers:
             return None
         if ci.fact is None:  # the action
@@ -103,8 +114,9 @@ class CausalGate:
                 return b
         return None
 
-    def _action(self, ci: CandidateInference, links: list[LinkFact],
-                support: Support) -> TransferDecision:
+    def _action(
+        self, ci: CandidateInference, links: list[LinkFact], support: Support
+    ) -> TransferDecision:
         if not links:
             return TransferDecision(ci, False, "no source causal link is matched in the target")
         if self.require_support and not support.supported:
@@ -116,8 +128,11 @@ def _matched_links(c: StructuralChecks, vocab: Vocabulary) -> list[LinkFact]:
     """Target-side links that match a source link with the same sign (a link only ever
     aligns with a link: their keys differ from relations')."""
     out = [t for s, t in c.alignment.matches if s.kind == "link" and t.kind == "link"]
-    out += [t for s, t in c.alignment.alignable_differences
-            if s.kind == "link" and t.kind == "link" and polarity(s, vocab) == polarity(t, vocab)]
+    out += [
+        t
+        for s, t in c.alignment.alignable_differences
+        if s.kind == "link" and t.kind == "link" and polarity(s, vocab) == polarity(t, vocab)
+    ]
     return out
 
 
@@ -128,4 +143,6 @@ def _fact(ci: CandidateInference, links: list[LinkFact], c: StructuralChecks) ->
         for link in links:
             if link.effect.functor == projected.predicate and link.effect.roles() == projected.args:
                 return TransferDecision(ci, True, f"caused by a mapped link: {link}")
-    return TransferDecision(ci, False, "unknown in target: its causal support is not mapped; check it")
+    return TransferDecision(
+        ci, False, "unknown in target: its causal support is not mapped; check it"
+    )

@@ -46,19 +46,26 @@ class CandidateInference:
     extrapolation: float | None = None
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "source": self.source, "projected": self.projected,
-                "skolems": list(self.skolems)}
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "projected": self.projected,
+            "skolems": list(self.skolems),
+        }
 
 
-def _with_skolems(roles: tuple[str, ...], m: dict[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
+def _with_skolems(
+    roles: tuple[str, ...], m: dict[str, str]
+) -> tuple[dict[str, str], tuple[str, ...]]:
     missing = tuple(r for r in dict.fromkeys(roles) if r not in m)
     full = dict(m)
     full.update({r: SKOLEM + r for r in missing})
     return full, missing
 
 
-def candidate_inferences(source: Signature, alignment: Alignment,
-                         sme: Sequence[SMEInference] = ()) -> list[CandidateInference]:
+def candidate_inferences(
+    source: Signature, alignment: Alignment, sme: Sequence[SMEInference] = ()
+) -> list[CandidateInference]:
     """Project unmatched source facts and the source fix through the alignment's mapping.
 
     ``sme`` are the structure mapper's inferences for the same interpretation
@@ -72,17 +79,31 @@ def candidate_inferences(source: Signature, alignment: Alignment,
     for f in alignment.source_only + alignment.non_alignable_source:
         full, missing = _with_skolems(f.roles(), m)
         scored = by_root.get(f.expr())
-        out.append(CandidateInference(
-            "fact", str(f), str(f.renamed(full)), fact=f, skolems=missing,
-            support=scored.support if scored else None,
-            extrapolation=scored.extrapolation if scored else None))
+        out.append(
+            CandidateInference(
+                "fact",
+                str(f),
+                str(f.renamed(full)),
+                fact=f,
+                skolems=missing,
+                support=scored.support if scored else None,
+                extrapolation=scored.extrapolation if scored else None,
+            )
+        )
     if source.fix_operator is not None:
         term = source.fix_operator.term
         full, missing = _with_skolems(term.roles(), m)
         projected = term.rename(full)
         text = f"{projected.canonical()} {source.fix_operator.qualifier}".strip()
-        out.append(CandidateInference(
-            "action", str(source.fix_operator), text, action=projected, skolems=missing,
-            support=fix.support if fix else None,
-            extrapolation=fix.extrapolation if fix else None))
+        out.append(
+            CandidateInference(
+                "action",
+                str(source.fix_operator),
+                text,
+                action=projected,
+                skolems=missing,
+                support=fix.support if fix else None,
+                extrapolation=fix.extrapolation if fix else None,
+            )
+        )
     return out

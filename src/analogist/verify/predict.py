@@ -34,8 +34,12 @@ class Prediction:
     check: str = ""
 
     def to_json(self) -> dict:
-        return {"statement": self.statement, "fact": self.fact, "action": self.action,
-                "check": self.check}
+        return {
+            "statement": self.statement,
+            "fact": self.fact,
+            "action": self.action,
+            "check": self.check,
+        }
 
 
 @dataclass(frozen=True)
@@ -59,8 +63,12 @@ class CheckResult:
         return {True: "passed", False: "failed", None: "unchecked"}[self.passed]
 
     def to_json(self) -> dict:
-        return {"passed": self.passed, "observed": self.observed, "outcome": self.outcome,
-                "delta": self.delta}
+        return {
+            "passed": self.passed,
+            "observed": self.observed,
+            "outcome": self.outcome,
+            "delta": self.delta,
+        }
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> CheckResult:
@@ -70,21 +78,29 @@ class CheckResult:
 def make_prediction(target: Signature, decisions: list[TransferDecision]) -> Prediction | None:
     """The one cheap prediction to test before acting, or None when nothing is predicted."""
     action = next((d for d in decisions if d.transfer and d.inference.kind == "action"), None)
-    withheld = [d for d in decisions
-                if not d.transfer and d.inference.kind == "fact" and not d.inference.skolems
-                and d.inference.fact is not None and d.inference.fact.kind == "relation"]
+    withheld = [
+        d
+        for d in decisions
+        if not d.transfer
+        and d.inference.kind == "fact"
+        and not d.inference.skolems
+        and d.inference.fact is not None
+        and d.inference.fact.kind == "relation"
+    ]
     if withheld:
         fact = withheld[0].inference.projected
         return Prediction(
             f"if the analogy holds, {fact} is true in the target",
-            fact=fact, action=action.inference.projected if action else None,
+            fact=fact,
+            action=action.inference.projected if action else None,
             check=f"observe {fact} directly; abandon the analogy if it does not hold",
         )
     if action is not None:
         symptom = target.symptom or "the target's symptom"
         act = action.inference.projected
         return Prediction(
-            f"applying {act} removes: {symptom}", action=act,
+            f"applying {act} removes: {symptom}",
+            action=act,
             check=f"apply {act} in a sandbox and compare the symptom with the no-action control",
         )
     return None

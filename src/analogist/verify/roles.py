@@ -56,31 +56,55 @@ class RoleMapping:
 
     def to_json(self) -> dict:
         return {
-            "source_id": self.source_id, "target_id": self.target_id,
-            "role_map": dict(self.role_map), "sme_score": self.sme_score,
-            "sme_normalized": self.sme_normalized, "proposer": self.proposer,
+            "source_id": self.source_id,
+            "target_id": self.target_id,
+            "role_map": dict(self.role_map),
+            "sme_score": self.sme_score,
+            "sme_normalized": self.sme_normalized,
+            "proposer": self.proposer,
             "checks": self.checks.to_json(),
         }
 
 
-def check_role_map(source: Signature, target: Signature, role_map: TMapping[str, str],
-                   vocab: Vocabulary, proposer: str) -> RoleMapping:
+def check_role_map(
+    source: Signature,
+    target: Signature,
+    role_map: TMapping[str, str],
+    vocab: Vocabulary,
+    proposer: str,
+) -> RoleMapping:
     """Check a mapping proposed elsewhere (a model, a gold key) with the same §8.2 checks."""
     checks = run_checks(source, target, role_map, vocab)
-    return RoleMapping(source.episode_id, target.episode_id, tuple(sorted(role_map.items())),
-                       None, None, checks, proposer)
+    return RoleMapping(
+        source.episode_id,
+        target.episode_id,
+        tuple(sorted(role_map.items())),
+        None,
+        None,
+        checks,
+        proposer,
+    )
 
 
-def map_signatures(source: Signature, target: Signature, vocab: Vocabulary,
-                   params: SMEParams = DEFAULT_PARAMS) -> list[RoleMapping]:
+def map_signatures(
+    source: Signature, target: Signature, vocab: Vocabulary, params: SMEParams = DEFAULT_PARAMS
+) -> list[RoleMapping]:
     """SME's interpretations of source → target as role mappings, best structural score first."""
     result = match(describe(source, vocab), describe(target, vocab), params)
     out = []
     for m in result.mappings:
         role_map = {str(h.base): str(h.target) for h in m.entity_mhs}
         checks = run_checks(source, target, role_map, vocab)
-        out.append(RoleMapping(source.episode_id, target.episode_id, tuple(sorted(role_map.items())),
-                               m.score, m.normalized_score, checks,
-                               inferences=m.candidate_inferences))
+        out.append(
+            RoleMapping(
+                source.episode_id,
+                target.episode_id,
+                tuple(sorted(role_map.items())),
+                m.score,
+                m.normalized_score,
+                checks,
+                inferences=m.candidate_inferences,
+            )
+        )
     out.sort(key=lambda r: (-r.score, -(r.sme_score or 0.0)))
     return out

@@ -39,10 +39,16 @@ class Support:
 
 
 def _mapped_links(c: StructuralChecks, vocab: Vocabulary) -> set[tuple[str, str]]:
-    out = {(s.cause.canonical(), s.effect.canonical()) for s, _ in c.alignment.matches
-           if s.kind == "link"}
-    out |= {(s.cause.canonical(), s.effect.canonical()) for s, t in c.alignment.alignable_differences
-            if s.kind == "link" and polarity(s, vocab) == polarity(t, vocab)}
+    out = {
+        (s.cause.canonical(), s.effect.canonical())
+        for s, _ in c.alignment.matches
+        if s.kind == "link"
+    }
+    out |= {
+        (s.cause.canonical(), s.effect.canonical())
+        for s, t in c.alignment.alignable_differences
+        if s.kind == "link" and polarity(s, vocab) == polarity(t, vocab)
+    }
     return out
 
 
@@ -73,8 +79,9 @@ def _reachable(points: list[str], edges: dict[str, list[str]]) -> set[str]:
     return seen
 
 
-def action_support(source: Signature, target: Signature, c: StructuralChecks,
-                   vocab: Vocabulary) -> Support:
+def action_support(
+    source: Signature, target: Signature, c: StructuralChecks, vocab: Vocabulary
+) -> Support:
     """Check the support of the source's fix operator under mapping ``c`` (module docstring)."""
     if source.fix_operator is None or not source.causal_chain:
         return Support(False, (), "the source has no fix or no causal chain to support it")
@@ -98,10 +105,14 @@ def action_support(source: Signature, target: Signature, c: StructuralChecks,
     on_path = {terms[t].rename(m).canonical() for t in reach}
     for f in c.alignment.target_only + c.alignment.non_alignable_target:
         if f.kind == "link" and {f.cause.canonical(), f.effect.canonical()} & on_path:
-            return Support(False, tuple(points),
-                           f"the target has a causal link the source lacks on the fix's path: {f}")
-    present = asserted_tgt | {t.canonical() for link in target.causal_chain
-                              for t in (link.cause, link.effect)}
+            return Support(
+                False,
+                tuple(points),
+                f"the target has a causal link the source lacks on the fix's path: {f}",
+            )
+    present = asserted_tgt | {
+        t.canonical() for link in target.causal_chain for t in (link.cause, link.effect)
+    }
     complete, unknown = [], []
     for p in points:
         here = terms[p].rename(m).canonical()
@@ -112,11 +123,13 @@ def action_support(source: Signature, target: Signature, c: StructuralChecks,
         elif _complete_path(p, edges, mapped):
             complete.append(p)
         else:
-            return Support(False, tuple(points),
-                           f"the path from {p} to the symptom is broken in the target")
+            return Support(
+                False, tuple(points), f"the path from {p} to the symptom is broken in the target"
+            )
     if not complete:
-        return Support(False, tuple(points),
-                       "no path from the fix to the symptom is mapped link by link")
+        return Support(
+            False, tuple(points), "no path from the fix to the symptom is mapped link by link"
+        )
     why = f"mapped path(s) from {', '.join(complete)} to the symptom"
     if unknown:
         why += f"; unknown in the target: {', '.join(unknown)} (check by prediction)"

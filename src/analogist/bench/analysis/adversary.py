@@ -120,11 +120,16 @@ class AdversarialAudit:
         return out
 
     def to_json(self) -> dict:
-        return {"split": self.split, "protocol": self.protocol,
-                "train_seeds": list(self.train_seeds), "test_seeds": list(self.test_seeds),
-                "margin": MARGIN, "passed": self.passed,
-                "failures": [f"{r.task}/{r.family}: {r.adversary}" for r in self.failures],
-                "results": [r.to_json() for r in self.results]}
+        return {
+            "split": self.split,
+            "protocol": self.protocol,
+            "train_seeds": list(self.train_seeds),
+            "test_seeds": list(self.test_seeds),
+            "margin": MARGIN,
+            "passed": self.passed,
+            "failures": [f"{r.task}/{r.family}: {r.adversary}" for r in self.failures],
+            "results": [r.to_json() for r in self.results],
+        }
 
 
 def _margin(r: AdversaryResult) -> float:
@@ -163,13 +168,19 @@ def _value(kind: str, sums: np.ndarray) -> float:
     return 0.5 * (tp / pos + tn / neg)
 
 
-def _interval(kind: str, per_item: Mapping[str, list[tuple]], seed: int, n_boot: int = 2000
-              ) -> tuple[float, float, float, float, int, int]:
+def _interval(
+    kind: str, per_item: Mapping[str, list[tuple]], seed: int, n_boot: int = 2000
+) -> tuple[float, float, float, float, int, int]:
     """(estimate, low, high, chance, n_items, n_decisions) with a percentile item bootstrap."""
     items = sorted(per_item)
     if kind == "choice":
-        mat = np.array([[sum(c for c, _ in per_item[i]), sum(h for _, h in per_item[i]),
-                         len(per_item[i])] for i in items], float)
+        mat = np.array(
+            [
+                [sum(c for c, _ in per_item[i]), sum(h for _, h in per_item[i]), len(per_item[i])]
+                for i in items
+            ],
+            float,
+        )
         chance = float(mat[:, 1].sum() / mat[:, 2].sum()) if len(items) else math.nan
     else:
         mat = np.array([np.sum(per_item[i], axis=0) for i in items], float).reshape(len(items), 4)
@@ -217,14 +228,22 @@ def _learner(name: str, seed: int):
     from sklearn.preprocessing import StandardScaler
 
     if name == "lr":
-        return make_pipeline(StandardScaler(), LogisticRegression(
-            C=0.5, max_iter=3000, class_weight="balanced"))
-    return GradientBoostingClassifier(n_estimators=100, max_depth=3, learning_rate=0.1,
-                                      subsample=0.8, max_features="sqrt", random_state=seed)
+        return make_pipeline(
+            StandardScaler(), LogisticRegression(C=0.5, max_iter=3000, class_weight="balanced")
+        )
+    return GradientBoostingClassifier(
+        n_estimators=100,
+        max_depth=3,
+        learning_rate=0.1,
+        subsample=0.8,
+        max_features="sqrt",
+        random_state=seed,
+    )
 
 
-def _fit_predict(name: str, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray,
-                 seed: int) -> np.ndarray:
+def _fit_predict(
+    name: str, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, seed: int
+) -> np.ndarray:
     """P(label) on the test rows; a constant 0.5 when training has a single class."""
     if len(set(y_train.tolist())) < 2 or len(x_test) == 0:
         return np.full(len(x_test), 0.5)
@@ -242,8 +261,9 @@ def _fit_predict(name: str, x_train: np.ndarray, y_train: np.ndarray, x_test: np
         return model.predict_proba(x_test)[:, 1]
 
 
-def _folds(ex: Example, bench_seed: Sequence[int], train_seeds: set[int]
-           ) -> list[tuple[np.ndarray, np.ndarray]]:
+def _folds(
+    ex: Example, bench_seed: Sequence[int], train_seeds: set[int]
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """(train rows, test rows) pairs: by seed, or five item folds for a single bench."""
     rows = np.arange(len(ex.label))
     if train_seeds:
@@ -262,8 +282,12 @@ def _stable(item_id: str) -> str:
 
 
 def _columns(ex: Example, group: str) -> np.ndarray:
-    prefixes = {"surface": ("s:",), "transductive": ("t:",), "all": ("s:", "t:"),
-                "text-structure": ("s:", "t:", "x:")}[group]
+    prefixes = {
+        "surface": ("s:",),
+        "transductive": ("t:",),
+        "all": ("s:", "t:"),
+        "text-structure": ("s:", "t:", "x:"),
+    }[group]
     cols = [j for j, name in enumerate(ex.names) if name.startswith(prefixes)]
     return ex.x[:, cols]
 
@@ -313,8 +337,14 @@ def _given(scores: np.ndarray) -> Predict:
     return lambda tr, te: scores[te]
 
 
-def audit_task(ex: Example, bench_seed: Sequence[int], train_seeds: set[int], *,
-               learners: Sequence[str] = LEARNERS, seed: int = 0) -> list[AdversaryResult]:
+def audit_task(
+    ex: Example,
+    bench_seed: Sequence[int],
+    train_seeds: set[int],
+    *,
+    learners: Sequence[str] = LEARNERS,
+    seed: int = 0,
+) -> list[AdversaryResult]:
     """Every adversary on one task's examples."""
     folds = _folds(ex, bench_seed, train_seeds)
     n = len(ex.label)
@@ -322,12 +352,17 @@ def audit_task(ex: Example, bench_seed: Sequence[int], train_seeds: set[int], *,
     for learner in learners:
         for group in (*GROUPS, "text-structure"):
             x = _columns(ex, group)
-            if x.shape[1] == 0 or (group == "text-structure"
-                                   and not any(n.startswith("x:") for n in ex.names)):
+            if x.shape[1] == 0 or (
+                group == "text-structure" and not any(n.startswith("x:") for n in ex.names)
+            ):
                 continue
-            plans.append((f"{learner}:{group}",
-                          "reference" if group == "text-structure" else "learned",
-                          _learned(learner, x, ex.label, seed)))
+            plans.append(
+                (
+                    f"{learner}:{group}",
+                    "reference" if group == "text-structure" else "learned",
+                    _learned(learner, x, ex.label, seed),
+                )
+            )
     for name in ex.named:
         plans.append((name, "named", _named(ex, name)))
     if ex.reference is not None:
@@ -344,16 +379,31 @@ def audit_task(ex: Example, bench_seed: Sequence[int], train_seeds: set[int], *,
         rows = np.concatenate(tested) if tested else np.array([], int)
         per_item = _unit_outcomes(ex, scores, rows)
         est, low, high, chance, n_items, n_dec = _interval(ex.kind, per_item, seed)
-        out.append(AdversaryResult(
-            ex.task, ex.family, adversary, kind,
-            "accuracy" if ex.kind == "choice" else "balanced_accuracy",
-            round(est, 4), round(low, 4), round(high, 4), round(chance, 4), n_items, n_dec))
+        out.append(
+            AdversaryResult(
+                ex.task,
+                ex.family,
+                adversary,
+                kind,
+                "accuracy" if ex.kind == "choice" else "balanced_accuracy",
+                round(est, 4),
+                round(low, 4),
+                round(high, 4),
+                round(chance, 4),
+                n_items,
+                n_dec,
+            )
+        )
     return out
 
 
-def adversarial_audit(benches: Sequence[tuple[int, Sequence[Item]]], *,
-                      learners: Sequence[str] = LEARNERS, seed: int = 0,
-                      tasks: Sequence[str] | None = None) -> AdversarialAudit:
+def adversarial_audit(
+    benches: Sequence[tuple[int, Sequence[Item]]],
+    *,
+    learners: Sequence[str] = LEARNERS,
+    seed: int = 0,
+    tasks: Sequence[str] | None = None,
+) -> AdversarialAudit:
     """Audit a set of benches of one split, given as (generator seed, items) pairs.
 
     Raises:
@@ -363,8 +413,9 @@ def adversarial_audit(benches: Sequence[tuple[int, Sequence[Item]]], *,
         raise ValueError("adversarial audit: no bench given")
     splits = {it.split for _, items in benches for it in items}
     if len(splits) != 1:
-        raise ValueError(f"adversarial audit: benches mix splits {sorted(splits)}; audit one "
-                         "split at a time")
+        raise ValueError(
+            f"adversarial audit: benches mix splits {sorted(splits)}; audit one split at a time"
+        )
     seeds = [s for s, _ in benches]
     ordered = sorted(set(seeds))
     if len(ordered) >= 2:
@@ -377,8 +428,13 @@ def adversarial_audit(benches: Sequence[tuple[int, Sequence[Item]]], *,
     results: list[AdversaryResult] = []
     for ex in examples:
         results += audit_task(ex, seeds, train, learners=learners, seed=seed)
-    return AdversarialAudit(splits.pop(), protocol, tuple(sorted(train)),
-                            tuple(s for s in ordered if s not in train), tuple(results))
+    return AdversarialAudit(
+        splits.pop(),
+        protocol,
+        tuple(sorted(train)),
+        tuple(s for s in ordered if s not in train),
+        tuple(results),
+    )
 
 
 __all__ = ["NAMED", "AdversarialAudit", "AdversaryResult", "adversarial_audit", "audit_task"]
@@ -388,17 +444,22 @@ def table(audit: AdversarialAudit) -> list[str]:
     """A compact text table: per task and family, the strongest attacker against chance, the
     structure reference, and the verdict."""
     ref = {(r.task, r.family): r for r in audit.results if r.adversary == "iso_exact"}
-    head = (f"adversarial audit, split {audit.split} ({audit.protocol}; train seeds "
-            f"{_span(audit.train_seeds)}, test seeds {_span(audit.test_seeds)})")
-    cols = (f"  {'task':<10} {'fam':<3} {'strongest attacker':<30} {'accuracy [95% CI]':<22} "
-            f"{'chance':>6} {'items':>5}  {'iso ref':>7}  verdict")
+    head = (
+        f"adversarial audit, split {audit.split} ({audit.protocol}; train seeds "
+        f"{_span(audit.train_seeds)}, test seeds {_span(audit.test_seeds)})"
+    )
+    cols = (
+        f"  {'task':<10} {'fam':<3} {'strongest attacker':<30} {'accuracy [95% CI]':<22} "
+        f"{'chance':>6} {'items':>5}  {'iso ref':>7}  verdict"
+    )
     lines = [head, cols]
     for (task, fam), r in sorted(audit.worst().items()):
         iso = ref.get((task, fam))
         lines.append(
             f"  {task:<10} {fam:<3} {r.adversary:<30} {_ci(r):<22} {r.chance:>6.3f} "
             f"{r.n_items:>5}  {'' if iso is None else f'{iso.estimate:.3f}':>7}  "
-            f"{'FAIL' if r.fails else 'ok'}")
+            f"{'FAIL' if r.fails else 'ok'}"
+        )
     verdict = "passed" if audit.passed else f"FAILED ({len(audit.failures)} adversaries win)"
     lines.append(f"  audit {verdict}: fails when any adversary's lower bound > chance + {MARGIN}")
     return lines

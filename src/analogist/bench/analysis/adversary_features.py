@@ -31,17 +31,36 @@ from analogist.signature import parse_term
 from analogist.signature.terms import TermSyntaxError
 
 TASKS = ("F2", "retrieval", "has_match", "F6", "F5", "roles")
-NAMED = ("longer_outcome", "more_sentences", "qualifier_present", "fix_arity", "combined",
-         "same_skin_bindings", "string_identity_across_skins", "most_frequent_structure",
-         "inference_projection")
-LINK_KINDS = ("causes", "enables", "prevents", "amplifies", "propagates", "confounds", "blocks",
-              "masks", "invalidates")
+NAMED = (
+    "longer_outcome",
+    "more_sentences",
+    "qualifier_present",
+    "fix_arity",
+    "combined",
+    "same_skin_bindings",
+    "string_identity_across_skins",
+    "most_frequent_structure",
+    "inference_projection",
+)
+LINK_KINDS = (
+    "causes",
+    "enables",
+    "prevents",
+    "amplifies",
+    "propagates",
+    "confounds",
+    "blocks",
+    "masks",
+    "invalidates",
+)
 NGRAM_BUCKETS = 96
 OUTCOME_BUCKETS = 32
 FIX_BUCKETS = 16
 _SENT = re.compile(r"(?<=[.!?])\s+")
-_CLAUSE = re.compile(r"[,;:]|\b(?:and|but|because|while|which|so|until|when|whenever|though|"
-                     r"although|since|unless)\b")
+_CLAUSE = re.compile(
+    r"[,;:]|\b(?:and|but|because|while|which|so|until|when|whenever|though|"
+    r"although|since|unless)\b"
+)
 _FIX = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(([^)]*)\)\s*(.*)$", re.DOTALL)
 _NUM = re.compile(r"\d+(?:[.,:]\d+)*")
 _WORD = re.compile(r"[a-z0-9']+")
@@ -95,12 +114,22 @@ def _strings(ep: Mapping[str, Any]) -> dict[str, Any]:
     sig = ep.get("signature") or {}
     levels = sig.get("levels") or {}
     functor, _, qual = fix_parts(sig.get("fix_operator"))
-    return {"text": ep.get("text", ""), "outcome": ep.get("outcome", ""),
-            "symptom": sig.get("symptom", ""), "invariant": sig.get("violated_invariant", ""),
-            "qualifier": qual, "functor": functor, "fix": sig.get("fix_operator", ""),
-            "L1": levels.get("L1", ""), "L2": levels.get("L2", ""), "L3": levels.get("L3", ""),
-            "roles": [str(v.get("description", v)) if isinstance(v, dict) else str(v)
-                      for v in (sig.get("roles") or {}).values()]}
+    return {
+        "text": ep.get("text", ""),
+        "outcome": ep.get("outcome", ""),
+        "symptom": sig.get("symptom", ""),
+        "invariant": sig.get("violated_invariant", ""),
+        "qualifier": qual,
+        "functor": functor,
+        "fix": sig.get("fix_operator", ""),
+        "L1": levels.get("L1", ""),
+        "L2": levels.get("L2", ""),
+        "L3": levels.get("L3", ""),
+        "roles": [
+            str(v.get("description", v)) if isinstance(v, dict) else str(v)
+            for v in (sig.get("roles") or {}).values()
+        ],
+    }
 
 
 def _episodes(it: Item) -> list[dict]:
@@ -131,7 +160,7 @@ class BenchContext:
                 seen.add(ep["id"])
                 st = _strings(ep)
                 for k, v in st.items():
-                    for s in (v if isinstance(v, list) else [v]):
+                    for s in v if isinstance(v, list) else [v]:
                         if s:
                             self.strings[(k, s)] += 1
                 for s in set(sentences(ep.get("text", ""))):
@@ -147,7 +176,12 @@ def _claim_pattern(inf: Mapping[str, Any]) -> str:
     claim = inf.get("claim")
     if isinstance(claim, str):
         return f"{inf.get('kind')}:{claim.split('(')[0]}"
-    if isinstance(claim, list) and len(claim) == 3 and isinstance(claim[0], str) and "(" in claim[0]:
+    if (
+        isinstance(claim, list)
+        and len(claim) == 3
+        and isinstance(claim[0], str)
+        and "(" in claim[0]
+    ):
         return f"{inf.get('kind')}:{claim[0].split('(')[0]}|{claim[1]}|{claim[2].split('(')[0]}"
     return f"{inf.get('kind')}:{claim[0] if claim else ''}/{len(claim or []) - 1}"
 
@@ -166,13 +200,20 @@ def _same_skin(ep: Mapping[str, Any], target: Mapping[str, Any]) -> bool:
 
 
 def _count_shape(text: str) -> dict[str, float]:
-    return {"chars": len(text), "words": len(text.split()), "sents": len(sentences(text)),
-            "clauses": len(_CLAUSE.findall(text.lower())), "neg": negations(text),
-            "digits": sum(c.isdigit() for c in text), "numbers": len(_NUM.findall(text))}
+    return {
+        "chars": len(text),
+        "words": len(text.split()),
+        "sents": len(sentences(text)),
+        "clauses": len(_CLAUSE.findall(text.lower())),
+        "neg": negations(text),
+        "digits": sum(c.isdigit() for c in text),
+        "numbers": len(_NUM.findall(text)),
+    }
 
 
-def episode_features(ep: Mapping[str, Any], target: Mapping[str, Any], item_eps: Sequence[dict],
-                     ctx: BenchContext) -> dict[str, float]:
+def episode_features(
+    ep: Mapping[str, Any], target: Mapping[str, Any], item_eps: Sequence[dict], ctx: BenchContext
+) -> dict[str, float]:
     """Surface and transductive features of one stored episode shown with a target."""
     sig = ep.get("signature") or {}
     st = _strings(ep)
@@ -207,7 +248,9 @@ def episode_features(ep: Mapping[str, Any], target: Mapping[str, Any], item_eps:
     f["s:kind_failure"] = float(ep.get("kind") == "failure")
     t = str(ep.get("time", ""))
     m = re.match(r"(\d{4})-(\d{2})-(\d{2})T(\d{2})", t)
-    f["s:time_days"] = (int(m.group(1)) - 2020) * 365 + int(m.group(2)) * 30 + int(m.group(3)) if m else 0
+    f["s:time_days"] = (
+        (int(m.group(1)) - 2020) * 365 + int(m.group(2)) * 30 + int(m.group(3)) if m else 0
+    )
     f["s:time_hour"] = int(m.group(4)) if m else 0
     ttext = target.get("text", "")
     f["s:target_jaccard"] = jaccard(ttext, st["text"])
@@ -235,8 +278,18 @@ def episode_features(ep: Mapping[str, Any], target: Mapping[str, Any], item_eps:
     for i, v in enumerate(fixv):
         f[f"s:fix{i}"] = float(v)
     # transductive: recurrence across the bench and inside the item
-    for k in ("text", "outcome", "symptom", "invariant", "qualifier", "functor", "fix",
-              "L1", "L2", "L3"):
+    for k in (
+        "text",
+        "outcome",
+        "symptom",
+        "invariant",
+        "qualifier",
+        "functor",
+        "fix",
+        "L1",
+        "L2",
+        "L3",
+    ):
         f[f"t:count_{k}"] = _lg(ctx.strings[(k, st[k])]) if st[k] else 0.0
     rc = [ctx.strings[("roles", r)] for r in st["roles"]] or [0]
     f["t:role_desc_count_mean"] = _lg(float(np.mean(rc)))
@@ -256,14 +309,15 @@ def episode_features(ep: Mapping[str, Any], target: Mapping[str, Any], item_eps:
     mine = _string_set(st)
     f["t:item_shared_strings"] = sum(len(mine & _string_set(_strings(o))) for o in others)
     f["t:string_identity_across_skins"] = sum(
-        len(mine & _string_set(_strings(o))) for o in others if _same_skin(o, target))
-    f["t:binding_name_count"] = _lg(float(np.mean([ctx.names[n] for n in _bindings(ep).values()]
-                                                  or [0])))
+        len(mine & _string_set(_strings(o))) for o in others if _same_skin(o, target)
+    )
+    f["t:binding_name_count"] = _lg(
+        float(np.mean([ctx.names[n] for n in _bindings(ep).values()] or [0]))
+    )
     return f
 
 
-def given_pair_features(source: Mapping[str, Any], target: Mapping[str, Any]
-                        ) -> dict[str, float]:
+def given_pair_features(source: Mapping[str, Any], target: Mapping[str, Any]) -> dict[str, float]:
     """Surface of a given source and its target side by side (F5, F6): the target text's shape,
     the source text's, and their differences, with the source's and target's sizes (facts,
     roles, entities), so "the target reads shorter than the source" is learnable."""
@@ -274,9 +328,15 @@ def given_pair_features(source: Mapping[str, Any], target: Mapping[str, Any]
     f = {f"s:pair_target_{k}": v for k, v in tgt.items()}
     f.update({f"s:pair_source_{k}": v for k, v in src.items()})
     f.update({f"s:pair_diff_{k}": src[k] - tgt[k] for k in src})
-    f.update({"s:pair_entities": n_ents, "s:pair_roles_minus_entities": len(sig.get("roles") or {}) - n_ents,
-              "s:pair_facts": n_facts, "s:pair_facts_minus_target_sents": n_facts - tgt["sents"],
-              "s:pair_jaccard": jaccard(source.get("text", ""), target.get("text", ""))})
+    f.update(
+        {
+            "s:pair_entities": n_ents,
+            "s:pair_roles_minus_entities": len(sig.get("roles") or {}) - n_ents,
+            "s:pair_facts": n_facts,
+            "s:pair_facts_minus_target_sents": n_facts - tgt["sents"],
+            "s:pair_jaccard": jaccard(source.get("text", ""), target.get("text", "")),
+        }
+    )
     return f
 
 
@@ -286,10 +346,14 @@ def _string_set(st: Mapping[str, Any]) -> set[tuple[str, str]]:
 
 
 def _named_episode(f: Mapping[str, float]) -> dict[str, float]:
-    return {"longer_outcome": f["s:outcome_chars"], "more_sentences": f["s:text_sents"],
-            "qualifier_present": f["s:qualifier_present"], "fix_arity": f["s:fix_arity"],
-            "string_identity_across_skins": f["t:string_identity_across_skins"],
-            "most_frequent_structure": f["t:structure_count"]}
+    return {
+        "longer_outcome": f["s:outcome_chars"],
+        "more_sentences": f["s:text_sents"],
+        "qualifier_present": f["s:qualifier_present"],
+        "fix_arity": f["s:fix_arity"],
+        "string_identity_across_skins": f["t:string_identity_across_skins"],
+        "most_frequent_structure": f["t:structure_count"],
+    }
 
 
 def _combined(named: dict[str, np.ndarray]) -> np.ndarray:
@@ -316,8 +380,9 @@ class _Builder:
         self.ref: list[float] = []
         self.n_units = 0
 
-    def add_unit(self, bench: int, item: str, options: Sequence[tuple[dict, bool, dict, float]]
-                 ) -> None:
+    def add_unit(
+        self, bench: int, item: str, options: Sequence[tuple[dict, bool, dict, float]]
+    ) -> None:
         if self.kind == "choice":
             if len(options) < 2 or sum(lab for _, lab, _, _ in options) != 1:
                 return
@@ -326,8 +391,15 @@ class _Builder:
             # Centred copies: the caller's dicts are shared with other tasks (has_match
             # aggregates the same options), so adding keys in place would mark every item
             # that has a gold episode with extra non-zero columns.
-            options = [({**feats, **{k[:2] + "c:" + k[2:]: feats[k] - mean[k] for k in keys}},
-                        lab, named, ref) for feats, lab, named, ref in options]
+            options = [
+                (
+                    {**feats, **{k[:2] + "c:" + k[2:]: feats[k] - mean[k] for k in keys}},
+                    lab,
+                    named,
+                    ref,
+                )
+                for feats, lab, named, ref in options
+            ]
         for feats, lab, named, ref in options:
             self.rows.append(feats)
             self.labels.append(bool(lab))
@@ -347,9 +419,19 @@ class _Builder:
         named = {k: np.array([r.get(k, 0.0) for r in self.named], float) for k in nk}
         if {"longer_outcome", "more_sentences", "qualifier_present", "fix_arity"} <= set(named):
             named["combined"] = _combined(named)
-        return Example(self.task, self.family, self.kind, names, x, np.array(self.labels),
-                       np.array(self.units), self.items, np.array(self.benches), named,
-                       np.array(self.ref, float))
+        return Example(
+            self.task,
+            self.family,
+            self.kind,
+            names,
+            x,
+            np.array(self.labels),
+            np.array(self.units),
+            self.items,
+            np.array(self.benches),
+            named,
+            np.array(self.ref, float),
+        )
 
 
 def _target_sig(it: Item) -> dict | None:
@@ -364,8 +446,9 @@ def _iso(ep: Mapping[str, Any], tsig: Mapping[str, Any] | None) -> dict[str, str
     return isomorphism(ep["signature"], tsig)
 
 
-def _choice_options(eps: Sequence[dict], it: Item, ctx: BenchContext, gold: set[str]
-                    ) -> list[tuple[dict, bool, dict, float]]:
+def _choice_options(
+    eps: Sequence[dict], it: Item, ctx: BenchContext, gold: set[str]
+) -> list[tuple[dict, bool, dict, float]]:
     target, tsig = it.inputs["target"], _target_sig(it)
     out = []
     for ep in eps:
@@ -386,8 +469,9 @@ def _aggregate(options: Sequence[tuple[dict, bool, dict, float]]) -> tuple[dict,
     return f, named, max(o[3] for o in options)
 
 
-def _role_options(it: Item, source: Mapping[str, Any], role: str, ctx: BenchContext,
-                  key: Mapping[str, str]) -> list[tuple[dict, bool, dict, float]]:
+def _role_options(
+    it: Item, source: Mapping[str, Any], role: str, ctx: BenchContext, key: Mapping[str, str]
+) -> list[tuple[dict, bool, dict, float]]:
     target = it.inputs["target"]
     ents = target.get("entities", {})
     sig = source.get("signature") or {}
@@ -395,7 +479,8 @@ def _role_options(it: Item, source: Mapping[str, Any], role: str, ctx: BenchCont
     desc = (sig.get("roles") or {}).get(role, "")
     desc = desc.get("description", "") if isinstance(desc, dict) else str(desc)
     degree = sum(role in r[1:] for r in sig.get("relations") or []) + sum(
-        role in " ".join(c) for c in sig.get("causal_chain") or [])
+        role in " ".join(c) for c in sig.get("causal_chain") or []
+    )
     others = [o for o in _episodes(it) if o["id"] != source.get("id")]
     tsents = sentences(target.get("text", ""))
     iso = _iso(source, _target_sig(it)) or {}
@@ -411,25 +496,34 @@ def _role_options(it: Item, source: Mapping[str, Any], role: str, ctx: BenchCont
                 od = od.get("description", "") if isinstance(od, dict) else str(od)
                 if oname == name and od and od == desc:
                     same_skin += 1
-        f = {"s:name_jaccard": jaccard(binding, name), "s:entity_words": len(name.split()),
-             "s:binding_words": len(binding.split()),
-             "s:word_len_diff": abs(len(name.split()) - len(binding.split())),
-             "x:target_mentions": mentions, "x:role_degree": degree,
-             "x:degree_minus_mentions": degree - mentions, "s:entity_index": idx,
-             "s:n_entities": len(ents),
-             "s:name_in_source_text": float(name.lower() in source.get("text", "").lower()),
-             "t:same_skin_bindings": same_skin, "t:inference_projection": proj.get(eid, 0.0),
-             "t:name_count": _lg(ctx.names[name])}
+        f = {
+            "s:name_jaccard": jaccard(binding, name),
+            "s:entity_words": len(name.split()),
+            "s:binding_words": len(binding.split()),
+            "s:word_len_diff": abs(len(name.split()) - len(binding.split())),
+            "x:target_mentions": mentions,
+            "x:role_degree": degree,
+            "x:degree_minus_mentions": degree - mentions,
+            "s:entity_index": idx,
+            "s:n_entities": len(ents),
+            "s:name_in_source_text": float(name.lower() in source.get("text", "").lower()),
+            "t:same_skin_bindings": same_skin,
+            "t:inference_projection": proj.get(eid, 0.0),
+            "t:name_count": _lg(ctx.names[name]),
+        }
         named = {"same_skin_bindings": same_skin, "inference_projection": proj.get(eid, 0.0)}
         out.append((f, key.get(role) == eid, named, float(iso.get(role) == eid)))
     return out
 
 
-def _projection(inferences: Iterable[Mapping[str, Any]], sig: Mapping[str, Any], role: str
-                ) -> dict[str, float]:
+def _projection(
+    inferences: Iterable[Mapping[str, Any]], sig: Mapping[str, Any], role: str
+) -> dict[str, float]:
     """Entity id -> how many shown inference claims put it where ``role`` sits in a source fact
     with the same predicate (claims written through the gold mapping give it away)."""
-    facts: list[tuple[str, tuple[str, ...]]] = [(r[0], tuple(r[1:])) for r in sig.get("relations") or []]
+    facts: list[tuple[str, tuple[str, ...]]] = [
+        (r[0], tuple(r[1:])) for r in sig.get("relations") or []
+    ]
     for c, _, e in sig.get("causal_chain") or []:
         for t in (c, e):
             facts += _claim_terms(t)
@@ -448,7 +542,12 @@ def _claim_terms(claim: Any) -> list[tuple[str, tuple[str, ...]]]:
     texts: list[str] = []
     if isinstance(claim, str):
         texts = [claim]
-    elif isinstance(claim, list) and len(claim) == 3 and isinstance(claim[0], str) and "(" in claim[0]:
+    elif (
+        isinstance(claim, list)
+        and len(claim) == 3
+        and isinstance(claim[0], str)
+        and "(" in claim[0]
+    ):
         texts = [claim[0], claim[2]]
     elif isinstance(claim, list) and claim:
         return [(claim[0], tuple(str(a) for a in claim[1:]))]
@@ -463,9 +562,15 @@ def _claim_terms(claim: Any) -> list[tuple[str, tuple[str, ...]]]:
     return out
 
 
-def _inference_row(inf: Mapping[str, Any], i: int, n: int, source: Mapping[str, Any],
-                   target: Mapping[str, Any], ctx: BenchContext, iso: bool
-                   ) -> dict[str, float]:
+def _inference_row(
+    inf: Mapping[str, Any],
+    i: int,
+    n: int,
+    source: Mapping[str, Any],
+    target: Mapping[str, Any],
+    ctx: BenchContext,
+    iso: bool,
+) -> dict[str, float]:
     claim = inf.get("claim")
     kind = inf.get("kind", "")
     terms = _claim_terms(claim)
@@ -475,19 +580,28 @@ def _inference_row(inf: Mapping[str, Any], i: int, n: int, source: Mapping[str, 
     ents = {a for _, args in terms for a in args}
     names = [target.get("entities", {}).get(e, "") for e in ents]
     text = target.get("text", "").lower()
-    f = {"s:kind_relation": float(kind == "relation"), "s:kind_link": float(kind == "link"),
-         "s:kind_fix": float(kind == "fix"), "s:position": i / max(1, n - 1), "s:n_inferences": n,
-         "s:n_args": len(ents), "s:claim_chars": len(str(claim)),
-         "x:pred_in_source": float(any(t[0] in preds for t in terms)),
-         "s:names_in_text": float(np.mean([bool(x) and x.lower() in text for x in names] or [False]))}
+    f = {
+        "s:kind_relation": float(kind == "relation"),
+        "s:kind_link": float(kind == "link"),
+        "s:kind_fix": float(kind == "fix"),
+        "s:position": i / max(1, n - 1),
+        "s:n_inferences": n,
+        "s:n_args": len(ents),
+        "s:claim_chars": len(str(claim)),
+        "x:pred_in_source": float(any(t[0] in preds for t in terms)),
+        "s:names_in_text": float(
+            np.mean([bool(x) and x.lower() in text for x in names] or [False])
+        ),
+    }
     for k in LINK_KINDS:
         f[f"s:link_{k}"] = float(link == k)
     f["t:claim_pattern_count"] = _lg(ctx.claims[_claim_pattern(inf)])
     return f
 
 
-def build_examples(benches: Sequence[Sequence[Item]], tasks: Sequence[str] = TASKS
-                   ) -> list[Example]:
+def build_examples(
+    benches: Sequence[Sequence[Item]], tasks: Sequence[str] = TASKS
+) -> list[Example]:
     """Labelled examples for every (task, family) present in ``benches``."""
     builders: dict[tuple[str, str], _Builder] = {}
 
@@ -502,7 +616,8 @@ def build_examples(benches: Sequence[Sequence[Item]], tasks: Sequence[str] = TAS
             if "F2" in tasks and fam == "F2":
                 valid = {c for c, v in (key.get("valid") or {}).items() if v}
                 b("F2", fam, "choice").add_unit(
-                    bi, it.item_id, _choice_options(inputs["candidates"], it, ctx, valid))
+                    bi, it.item_id, _choice_options(inputs["candidates"], it, ctx, valid)
+                )
             if inputs.get("memory"):
                 opts = _choice_options(inputs["memory"], it, ctx, gold)
                 if "retrieval" in tasks and gold:
@@ -510,15 +625,20 @@ def build_examples(benches: Sequence[Sequence[Item]], tasks: Sequence[str] = TAS
                 if "has_match" in tasks:
                     f, named, ref = _aggregate(opts)
                     b("has_match", fam, "binary").add_unit(
-                        bi, it.item_id, [(f, bool(key.get("has_valid_source")), named, ref)])
+                        bi, it.item_id, [(f, bool(key.get("has_valid_source")), named, ref)]
+                    )
             if "F6" in tasks and fam == "F6" and inputs.get("source"):
                 src = inputs["source"]
-                f = {**episode_features(src, inputs["target"], [src], ctx),
-                     **given_pair_features(src, inputs["target"])}
+                f = {
+                    **episode_features(src, inputs["target"], [src], ctx),
+                    **given_pair_features(src, inputs["target"]),
+                }
                 iso = _iso(src, _target_sig(it)) is not None
                 b("F6", fam, "binary").add_unit(
-                    bi, it.item_id, [(f, bool(key.get("offered_is_valid")), _named_episode(f),
-                                      float(iso))])
+                    bi,
+                    it.item_id,
+                    [(f, bool(key.get("offered_is_valid")), _named_episode(f), float(iso))],
+                )
             if "F5" in tasks and fam == "F5" and inputs.get("inferences"):
                 src = inputs["source"]
                 iso = _iso(src, _target_sig(it)) is not None
@@ -526,17 +646,22 @@ def build_examples(benches: Sequence[Sequence[Item]], tasks: Sequence[str] = TAS
                 for i, inf in enumerate(infs):
                     if inf["id"] not in (key.get("decisions") or {}):
                         continue
-                    f = {**_inference_row(inf, i, len(infs), src, inputs["target"], ctx, iso),
-                         **given_pair_features(src, inputs["target"])}
+                    f = {
+                        **_inference_row(inf, i, len(infs), src, inputs["target"], ctx, iso),
+                        **given_pair_features(src, inputs["target"]),
+                    }
                     b("F5", fam, "binary").add_unit(
-                        bi, it.item_id, [(f, key["decisions"][inf["id"]] == "transfer", {},
-                                          float(iso))])
+                        bi,
+                        it.item_id,
+                        [(f, key["decisions"][inf["id"]] == "transfer", {}, float(iso))],
+                    )
             if "roles" in tasks and key.get("role_mapping"):
                 src = _keyed_source(it)
                 if src is not None:
                     for role in sorted(key["role_mapping"]):
                         b("roles", fam, "choice").add_unit(
-                            bi, it.item_id, _role_options(it, src, role, ctx, key["role_mapping"]))
+                            bi, it.item_id, _role_options(it, src, role, ctx, key["role_mapping"])
+                        )
     out = [bl.build() for _, bl in sorted(builders.items())]
     return [e for e in out if e is not None]
 

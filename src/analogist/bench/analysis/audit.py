@@ -73,7 +73,9 @@ def _f2(items: list[Item]) -> dict[str, Any]:
         acc["overlap"].append(_pick(t, cands, lambda a, c: jaccard(a, c["text"]))["id"] == gold)
         acc["cosine"].append(_pick(t, cands, lambda a, c: _cos(a, c["text"]))["id"] == gold)
         sig = it.key["target_signature"]
-        acc["structure"].append(_pick(sig, cands, lambda s, c: best_assignment(c["signature"], s).score)["id"] == gold)
+        acc["structure"].append(
+            _pick(sig, cands, lambda s, c: best_assignment(c["signature"], s).score)["id"] == gold
+        )
     out: dict[str, Any] = {k: _mean([float(x) for x in v]) for k, v in acc.items()}
     out["n"] = len(rows)
     return out
@@ -109,8 +111,10 @@ def _cues(items: list[Item]) -> dict[str, Any]:
     def strength(feature: Callable[[dict], float], rows: list[tuple[dict, dict]]) -> float:
         if not rows:
             return 0.0
-        wins = sum(1.0 if feature(t) < feature(d) else 0.5 if feature(t) == feature(d) else 0.0
-                   for t, d in rows)
+        wins = sum(
+            1.0 if feature(t) < feature(d) else 0.5 if feature(t) == feature(d) else 0.0
+            for t, d in rows
+        )
         acc = wins / len(rows)
         return round(max(acc, 1 - acc), 4)
 
@@ -118,15 +122,20 @@ def _cues(items: list[Item]) -> dict[str, Any]:
         return len(ep["signature"]["relations"]) + len(ep["signature"]["causal_chain"])
 
     n = len(pairs)
-    return {"n": n, "length": strength(lambda e: len(e["text"]), pairs),
-            "negation": strength(lambda e: negations(e["text"]), pairs),
-            "f2_signature_size": strength(size, f2_pairs), "f2_n": len(f2_pairs),
-            "limit": round(0.5 + _tol(0.5, n), 4),
-            "f2_limit": round(0.5 + _tol(0.5, len(f2_pairs)), 4)}
+    return {
+        "n": n,
+        "length": strength(lambda e: len(e["text"]), pairs),
+        "negation": strength(lambda e: negations(e["text"]), pairs),
+        "f2_signature_size": strength(size, f2_pairs),
+        "f2_n": len(f2_pairs),
+        "limit": round(0.5 + _tol(0.5, n), 4),
+        "f2_limit": round(0.5 + _tol(0.5, len(f2_pairs)), 4),
+    }
 
 
-STOPWORDS = frozenset({"the", "a", "an", "of", "on", "in", "at", "for", "to", "and", "by",
-                       "from", "with", "s"})
+STOPWORDS = frozenset(
+    {"the", "a", "an", "of", "on", "in", "at", "for", "to", "and", "by", "from", "with", "s"}
+)
 
 
 def _content(text: str) -> str:
@@ -139,8 +148,9 @@ def _contexts(text: str, names: Iterable[str]) -> dict[str, str]:
     return {n: " ".join([n] + [s for s in sentences if n.lower() in s.lower()]) for n in names}
 
 
-def _assignment_accuracy(left: list[str], right: list[str], score: Callable[[str, str], float],
-                         key: dict[str, str]) -> float:
+def _assignment_accuracy(
+    left: list[str], right: list[str], score: Callable[[str, str], float], key: dict[str, str]
+) -> float:
     """Accuracy of the best one-to-one assignment, averaged over every assignment that ties for
     best (so a baseline with no signal scores exactly chance instead of a lucky draw)."""
     scores = {(a, b): score(a, b) for a in left for b in right}
@@ -176,8 +186,12 @@ def _role_row(it: Item) -> tuple[float, float, float, float]:
     aligned = best_assignment(src["signature"], it.key["target_signature"]).mapping
     by_role = {role: eid for eid, role in it.key["target_roles"].items()}
     structure = sum(by_role.get(aligned.get(r, ""), "") == key[r] for r in roles) / len(roles)
-    return (_assignment_accuracy(roles, ents, by_name, key),
-            _assignment_accuracy(roles, ents, by_context, key), structure, 1 / len(ents))
+    return (
+        _assignment_accuracy(roles, ents, by_name, key),
+        _assignment_accuracy(roles, ents, by_context, key),
+        structure,
+        1 / len(ents),
+    )
 
 
 def _roles(items: list[Item]) -> dict[str, Any]:
@@ -186,8 +200,14 @@ def _roles(items: list[Item]) -> dict[str, Any]:
     surface, context, structure, chance = (list(col) for col in zip(*table)) if table else ([],) * 4
     n_roles = sum(len(it.key["role_mapping"]) for it in rows)
     p = _mean(chance)
-    return {"n": len(rows), "chance": p, "surface": _mean(surface), "context_words": _mean(context),
-            "structure": _mean(structure), "surface_limit": round(p + _tol(p, n_roles), 4)}
+    return {
+        "n": len(rows),
+        "chance": p,
+        "surface": _mean(surface),
+        "context_words": _mean(context),
+        "structure": _mean(structure),
+        "surface_limit": round(p + _tol(p, n_roles), 4),
+    }
 
 
 def _recall(rows: list[Item], signature_of: Callable[[Item], Any]) -> dict[str, Any]:
@@ -197,7 +217,9 @@ def _recall(rows: list[Item], signature_of: Callable[[Item], Any]) -> dict[str, 
         hits["overlap"].append(_pick(t, mem, lambda a, c: jaccard(a, c["text"]))["id"] == gold)
         hits["cosine"].append(_pick(t, mem, lambda a, c: _cos(a, c["text"]))["id"] == gold)
         sig = signature_of(it)
-        hits["structure"].append(_pick(sig, mem, lambda s, c: best_assignment(c["signature"], s).score)["id"] == gold)
+        hits["structure"].append(
+            _pick(sig, mem, lambda s, c: best_assignment(c["signature"], s).score)["id"] == gold
+        )
     p = _mean([1 / len(it.inputs["memory"]) for it in rows])
     out = {k: _mean([float(x) for x in v]) for k, v in hits.items()}
     out.update(n=len(rows), chance=p, surface_limit=round(p + _tol(p, len(rows)), 4))
@@ -217,9 +239,13 @@ def _retrieval(items: list[Item]) -> dict[str, Any]:
     f8 = [it for it in found if it.family == "F8"]
     out = _recall(plain, lambda it: it.key["target_signature"])
     as_written = _recall(f8, lambda it: it.key["target_signature"])
-    out["f8"] = {"n": len(f8), "overlap": as_written["overlap"], "cosine": as_written["cosine"],
-                 "structure_as_written": as_written["structure"],
-                 "structure_collapsed": _recall(f8, _collapsed)["structure"]}
+    out["f8"] = {
+        "n": len(f8),
+        "overlap": as_written["overlap"],
+        "cosine": as_written["cosine"],
+        "structure_as_written": as_written["structure"],
+        "structure_collapsed": _recall(f8, _collapsed)["structure"],
+    }
     return out
 
 
@@ -228,16 +254,24 @@ def run_audit(items: list[Item]) -> dict[str, Any]:
     f2, cues, roles, ret = _f2(items), _cues(items), _roles(items), _retrieval(items)
     checks = {
         "f2_surface_at_or_below_chance": f2["overlap"] <= 0.5 and f2["cosine"] <= 0.5,
-        "decoy_cues_near_chance": cues["length"] <= cues["limit"] and cues["negation"] <= cues["limit"]
+        "decoy_cues_near_chance": cues["length"] <= cues["limit"]
+        and cues["negation"] <= cues["limit"]
         and cues["f2_signature_size"] <= cues["f2_limit"],
         "f2_structure_well_above_chance": f2["n"] == 0 or f2["structure"] >= 0.9,
         "roles_surface_near_chance": roles["surface"] <= roles["surface_limit"],
         "roles_structure_well_above_chance": roles["n"] == 0 or roles["structure"] >= 0.9,
         "retrieval_surface_near_chance": max(ret["overlap"], ret["cosine"]) <= ret["surface_limit"],
         "retrieval_structure_well_above_chance": ret["n"] == 0 or ret["structure"] >= 0.9,
-        "f8_surface_near_chance": max(ret["f8"]["overlap"], ret["f8"]["cosine"]) <= ret["surface_limit"],
-        "f8_collapsed_structure_well_above_chance":
-            ret["f8"]["n"] == 0 or ret["f8"]["structure_collapsed"] >= 0.9,
+        "f8_surface_near_chance": max(ret["f8"]["overlap"], ret["f8"]["cosine"])
+        <= ret["surface_limit"],
+        "f8_collapsed_structure_well_above_chance": ret["f8"]["n"] == 0
+        or ret["f8"]["structure_collapsed"] >= 0.9,
     }
-    return {"f2_choice": f2, "decoy_cues": cues, "role_mapping": roles, "retrieval": ret,
-            "checks": checks, "passed": all(checks.values())}
+    return {
+        "f2_choice": f2,
+        "decoy_cues": cues,
+        "role_mapping": roles,
+        "retrieval": ret,
+        "checks": checks,
+        "passed": all(checks.values()),
+    }

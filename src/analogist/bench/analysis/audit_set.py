@@ -26,7 +26,7 @@ SIDECAR = "adversarial_audit.json"
 
 
 def parse_seeds(text: str) -> list[int]:
-    """"0-19" or "0,3,5" (or a mix: "0-4,9") as a sorted list of seeds."""
+    """ "0-19" or "0,3,5" (or a mix: "0-4,9") as a sorted list of seeds."""
     out: set[int] = set()
     for part in (p.strip() for p in text.split(",")):
         m = re.fullmatch(r"(\d+)\s*-\s*(\d+)|(\d+)", part)
@@ -41,8 +41,9 @@ def parse_seeds(text: str) -> list[int]:
     return sorted(out)
 
 
-def audit_benches(benches: Sequence[Bench], *, learners: Sequence[str] = LEARNERS,
-                  seed: int = 0) -> list[AdversarialAudit]:
+def audit_benches(
+    benches: Sequence[Bench], *, learners: Sequence[str] = LEARNERS, seed: int = 0
+) -> list[AdversarialAudit]:
     """One audit per split among ``benches`` (each bench's generator seed orders train/test)."""
     by_split: dict[str, list[tuple[int, Bench]]] = defaultdict(list)
     for b in benches:
@@ -52,15 +53,22 @@ def audit_benches(benches: Sequence[Bench], *, learners: Sequence[str] = LEARNER
         group = by_split[split]
         seeds = [s for s, _ in group]
         if len(set(seeds)) != len(seeds):
-            raise BenchError(f"split {split}: two benches share a generator seed "
-                             f"({sorted(seeds)}); audit benches of distinct seeds")
-        out.append(adversarial_audit([(s, b.items) for s, b in group], learners=learners,
-                                     seed=seed))
+            raise BenchError(
+                f"split {split}: two benches share a generator seed "
+                f"({sorted(seeds)}); audit benches of distinct seeds"
+            )
+        out.append(
+            adversarial_audit([(s, b.items) for s, b in group], learners=learners, seed=seed)
+        )
     return out
 
 
-def generated(seeds: Sequence[int], splits: Sequence[str], size: str,
-              progress: Callable[[str], None] | None = None) -> list[Bench]:
+def generated(
+    seeds: Sequence[int],
+    splits: Sequence[str],
+    size: str,
+    progress: Callable[[str], None] | None = None,
+) -> list[Bench]:
     from analogist.bench.generation.generate import generate_bench
 
     out = []
@@ -74,15 +82,24 @@ def generated(seeds: Sequence[int], splits: Sequence[str], size: str,
 
 def sidecar(audit: AdversarialAudit, benches: Sequence[Bench]) -> dict[str, Any]:
     """The sidecar document: the audit and the ids of the benches it covered."""
-    body = {"audit": audit.to_json(),
-            "benches": [{"seed": b.manifest.get("seed"), "size": b.manifest.get("size"),
-                         "bench_id": b.manifest.get("bench_id")} for b in benches]}
+    body = {
+        "audit": audit.to_json(),
+        "benches": [
+            {
+                "seed": b.manifest.get("seed"),
+                "size": b.manifest.get("size"),
+                "bench_id": b.manifest.get("bench_id"),
+            }
+            for b in benches
+        ],
+    }
     text = json.dumps(body, sort_keys=True, separators=(",", ":"))
     return {**body, "sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
-def write_sidecars(dirs: Sequence[str | Path], benches: Sequence[Bench],
-                   audits: Sequence[AdversarialAudit]) -> list[Path]:
+def write_sidecars(
+    dirs: Sequence[str | Path], benches: Sequence[Bench], audits: Sequence[AdversarialAudit]
+) -> list[Path]:
     """Write ``adversarial_audit.json`` into each bench directory (its split's audit)."""
     paths = []
     for d, b in zip(dirs, benches):
@@ -90,8 +107,9 @@ def write_sidecars(dirs: Sequence[str | Path], benches: Sequence[Bench],
         group = [x for x in benches if x.manifest.get("split") == audit.split]
         p = Path(d) / SIDECAR
         tmp = p.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(sidecar(audit, group), indent=1, sort_keys=True) + "\n",
-                       encoding="utf-8")
+        tmp.write_text(
+            json.dumps(sidecar(audit, group), indent=1, sort_keys=True) + "\n", encoding="utf-8"
+        )
         tmp.replace(p)
         paths.append(p)
     return paths

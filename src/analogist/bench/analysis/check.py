@@ -33,14 +33,18 @@ def check_fix(check: Mapping[str, Any], operator: str, args: Sequence[str]) -> O
         world = world_for(check["motif"], check["variant"])
         roles, seeds = check["roles"], list(check["seeds"])
     except (KeyError, TypeError) as e:
-        raise BenchError(f"not a PARB check spec (missing {e}); pass key['check'] of an item") from None
+        raise BenchError(
+            f"not a PARB check spec (missing {e}); pass key['check'] of an item"
+        ) from None
     known = all(isinstance(a, str) and a in roles for a in args)
     term = Term(operator, tuple(roles[a] for a in args)) if known else None
     outcomes = [world.simulate(term, s) for s in seeds]
     order = {"worse": 0, "unchanged": 1, "resolved": 2}
     worst = min(outcomes, key=lambda o: order[o.result]).result
     n = len(outcomes)
-    return Outcome(worst, sum(o.control for o in outcomes) / n, sum(o.treated for o in outcomes) / n)
+    return Outcome(
+        worst, sum(o.control for o in outcomes) / n, sum(o.treated for o in outcomes) / n
+    )
 
 
 def recorded_fix(check: Mapping[str, Any], operator: str, args: Sequence[str]) -> Outcome:

@@ -45,25 +45,39 @@ from analogist.bench.analysis.hypotheses import (
 )
 
 RESULTS: dict[str, tuple[str, str, str]] = {
-    "A": ("structural retrieval wins, mapping adds little",
-          "Piper had a memory access problem, not a mapping problem.",
-          "Keep signatures/retrieval; simplify mapper."),
-    "B": ("retrieval flat, forced mapping wins",
-          ("Current memory already surfaces adequate candidates; explicit relational "
-           "discipline prevents bad transfer."),
-          "Keep mapping/disanalogy; reconsider structural indexing."),
-    "C": ("retrieval and mapping both win",
-          "Explicit analogy machinery provides measurable added capability.",
-          "Proceed to schemas, plan transfer, and live triggers."),
-    "D": ("only verification wins",
-          "Piper can already generate analogies, but needs protection against false transfer.",
-          "Retain causal/disanalogy/verification gate; avoid unnecessary retrieval complexity."),
-    "E": ("no arm beats the hinted bare LLM",
-          "The explicit machinery is currently cost without value.",
-          "Do not describe it as cognition. Remove or redesign it."),
-    "F": ("private items improve but synthetic items do not",
-          "Memory access, not general structural reasoning.",
-          "Still useful, but label it accurately."),
+    "A": (
+        "structural retrieval wins, mapping adds little",
+        "Piper had a memory access problem, not a mapping problem.",
+        "Keep signatures/retrieval; simplify mapper.",
+    ),
+    "B": (
+        "retrieval flat, forced mapping wins",
+        (
+            "Current memory already surfaces adequate candidates; explicit relational "
+            "discipline prevents bad transfer."
+        ),
+        "Keep mapping/disanalogy; reconsider structural indexing.",
+    ),
+    "C": (
+        "retrieval and mapping both win",
+        "Explicit analogy machinery provides measurable added capability.",
+        "Proceed to schemas, plan transfer, and live triggers.",
+    ),
+    "D": (
+        "only verification wins",
+        "Piper can already generate analogies, but needs protection against false transfer.",
+        "Retain causal/disanalogy/verification gate; avoid unnecessary retrieval complexity.",
+    ),
+    "E": (
+        "no arm beats the hinted bare LLM",
+        "The explicit machinery is currently cost without value.",
+        "Do not describe it as cognition. Remove or redesign it.",
+    ),
+    "F": (
+        "private items improve but synthetic items do not",
+        "Memory access, not general structural reasoning.",
+        "Still useful, but label it accurately.",
+    ),
 }
 RULES = {
     "E": "no machinery arm beats A1 on NAV (overall, private or nonce synthetic)",
@@ -125,19 +139,48 @@ def classify(report: HypothesisReport) -> Classification:
     if len(outcomes) == 1:
         (cls,) = outcomes
         if cls is None:
-            return Classification(report.answerer, "unclassified", None,
-                                  "an arm beats A1 but no retrieval, mapping or verification win"
-                                  " was found; §26 has no class for this", "", "", "", (), facts)
+            return Classification(
+                report.answerer,
+                "unclassified",
+                None,
+                "an arm beats A1 but no retrieval, mapping or verification win"
+                " was found; §26 has no class for this",
+                "",
+                "",
+                "",
+                (),
+                facts,
+            )
         title, interpretation, action = RESULTS[cls]
-        return Classification(report.answerer, "classified", cls, RULES[cls], title,
-                              interpretation, action, (cls,), facts)
+        return Classification(
+            report.answerer,
+            "classified",
+            cls,
+            RULES[cls],
+            title,
+            interpretation,
+            action,
+            (cls,),
+            facts,
+        )
     candidates = tuple(sorted(c or "none" for c in outcomes))
-    matters = [n for j, n in enumerate(unknown)
-               if any(by_combo[c] != by_combo[c[:j] + (not c[j],) + c[j + 1:]] for c in combos)]
+    matters = [
+        n
+        for j, n in enumerate(unknown)
+        if any(by_combo[c] != by_combo[c[:j] + (not c[j],) + c[j + 1 :]] for c in combos)
+    ]
     why = "; ".join(f"{f.name} unknown ({f.evidence})" for f in facts if f.name in matters)
-    return Classification(report.answerer, "undetermined", None,
-                          f"could be {' or '.join(candidates)}: {why}", "", "", "", candidates,
-                          facts)
+    return Classification(
+        report.answerer,
+        "undetermined",
+        None,
+        f"could be {' or '.join(candidates)}: {why}",
+        "",
+        "",
+        "",
+        candidates,
+        facts,
+    )
 
 
 def _rule(f: dict[str, bool | None]) -> str | None:
@@ -154,10 +197,17 @@ def _rule(f: dict[str, bool | None]) -> str | None:
 
 def _facts(report: HypothesisReport) -> tuple[Finding, ...]:
     h4 = report.verdict("H4").numbers
-    private, synthetic = (Finding(name, beats(c), describe(c))
-                          for name, c in zip(("private", "synthetic"), h4))
-    return (_beats_a1(report, private, synthetic), private, synthetic, _retrieval(report),
-            _from_verdict(report, "mapping", "H2"), _from_verdict(report, "verification", "H3"))
+    private, synthetic = (
+        Finding(name, beats(c), describe(c)) for name, c in zip(("private", "synthetic"), h4)
+    )
+    return (
+        _beats_a1(report, private, synthetic),
+        private,
+        synthetic,
+        _retrieval(report),
+        _from_verdict(report, "mapping", "H2"),
+        _from_verdict(report, "verification", "H3"),
+    )
 
 
 def _from_verdict(report: HypothesisReport, name: str, hypothesis: str) -> Finding:

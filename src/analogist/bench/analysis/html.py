@@ -28,11 +28,16 @@ from analogist.bench.analysis.svg import (
 
 #: (metric key, column heading) of the arms table.
 KEY_METRICS = (
-    ("nav", "NAV"), ("transfer_accuracy", "Transfer accuracy"), ("dprime", "d′"),
-    ("recall@5[far]", "Recall@5 far"), ("claim_precision", "Claim precision"),
-    ("no_match_specificity", "No-match specificity"), ("role_mapping_f1", "Role-mapping F1"),
+    ("nav", "NAV"),
+    ("transfer_accuracy", "Transfer accuracy"),
+    ("dprime", "d′"),
+    ("recall@5[far]", "Recall@5 far"),
+    ("claim_precision", "Claim precision"),
+    ("no_match_specificity", "No-match specificity"),
+    ("role_mapping_f1", "Role-mapping F1"),
     ("partial_transfer_balanced_accuracy", "Partial-transfer bal. acc."),
-    ("negative_transfer_rate", "Negative-transfer rate"), ("brier", "Brier"),
+    ("negative_transfer_rate", "Negative-transfer rate"),
+    ("brier", "Brier"),
     ("verification_survival", "Verification survival"),
 )
 #: (metric key, plot title, axis label) of the headline plots.
@@ -42,9 +47,15 @@ HEADLINE = (
     ("dprime", "Decoy discrimination d′", "d′ (0 = chance)"),
     ("recall@5[far]", "Recall@5 on far items", "share of far items with the source in the top 5"),
 )
-STATUS_CLASS = {"pass": "pass", "fail": "fail", "not run": "notrun", "classified": "pass",
-                "insufficient data": "notrun",
-                "undetermined": "notrun", "unclassified": "fail"}
+STATUS_CLASS = {
+    "pass": "pass",
+    "fail": "fail",
+    "not run": "notrun",
+    "classified": "pass",
+    "insufficient data": "notrun",
+    "undetermined": "notrun",
+    "unclassified": "fail",
+}
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;color:#222;margin:0;background:#fafafa}
@@ -92,14 +103,18 @@ def _iv_cell(iv: Any, signed: bool = False) -> str:
     tip = f"n={iv.get('n_items', '–')}, {iv.get('method', '–')}"
     if iv.get("note"):
         tip += f"; {iv['note']}"
-    return (f'<td class="num" title="{esc(tip)}">{fmt(iv.get("estimate"), signed=signed)}'
-            f'<br><span class="ci">{_ci(iv, signed)}</span></td>')
+    return (
+        f'<td class="num" title="{esc(tip)}">{fmt(iv.get("estimate"), signed=signed)}'
+        f'<br><span class="ci">{_ci(iv, signed)}</span></td>'
+    )
 
 
 def _table(head: list[str], rows: list[str], cls: str = "") -> str:
     h = "".join(f"<th>{esc(x)}</th>" for x in head)
-    body = "".join(f"<tr>{r}</tr>" for r in rows) or \
-        f'<tr><td colspan="{len(head)}" class="muted">none</td></tr>'
+    body = (
+        "".join(f"<tr>{r}</tr>" for r in rows)
+        or f'<tr><td colspan="{len(head)}" class="muted">none</td></tr>'
+    )
     return f'<div class="scroll"><table class="{cls}"><tr>{h}</tr>{body}</table></div>'
 
 
@@ -125,45 +140,69 @@ def _header(r: dict) -> str:
     counts = _d(b.get("counts"))
     audit = _d(b.get("audit"))
     enc = c.get("encoder")
-    enc_text = ("gold (the generator's own signatures)" if enc == "gold" else _txt(enc))
+    enc_text = "gold (the generator's own signatures)" if enc == "gold" else _txt(enc)
     settings = ", ".join(f"{esc(k)}={_txt(v)}" for k, v in sorted(_d(c.get("settings")).items()))
-    bench = _dl([
-        ("generator", f"{_txt(b.get('generator'))} {_txt(b.get('generator_version'))}"),
-        ("seed", _txt(b.get("seed"))), ("split", _txt(b.get("split"))),
-        ("size", _txt(b.get("size"))), ("items", _txt(counts.get("total"))),
-        ("by family", _counts(counts.get("family"))),
-        ("by skin", _counts(counts.get("skin_kind"))),
-        ("by split", _counts(counts.get("split"))),
-        ("bench id", f"<code>{_txt(b.get('bench_id'))}</code>"),
-        ("quick audit", _txt({True: "passed", False: "FAILED"}.get(bool(audit["passed"]))
-              if isinstance(audit.get("passed"), bool) else None)
-         + " (adversarial audit: see below)"),
-    ])
-    config = _dl([
-        ("arms", _list(c.get("arms"))), ("answerers", _list(c.get("answerers"))),
-        ("seeds", _list(c.get("seeds"))), ("model", _txt(c.get("model"))),
-        ("targets encoded by", enc_text), ("settings", settings or "–"),
-        ("contamination controls", fmt(c.get("contamination"))),
-    ])
+    bench = _dl(
+        [
+            ("generator", f"{_txt(b.get('generator'))} {_txt(b.get('generator_version'))}"),
+            ("seed", _txt(b.get("seed"))),
+            ("split", _txt(b.get("split"))),
+            ("size", _txt(b.get("size"))),
+            ("items", _txt(counts.get("total"))),
+            ("by family", _counts(counts.get("family"))),
+            ("by skin", _counts(counts.get("skin_kind"))),
+            ("by split", _counts(counts.get("split"))),
+            ("bench id", f"<code>{_txt(b.get('bench_id'))}</code>"),
+            (
+                "quick audit",
+                _txt(
+                    {True: "passed", False: "FAILED"}.get(bool(audit["passed"]))
+                    if isinstance(audit.get("passed"), bool)
+                    else None
+                )
+                + " (adversarial audit: see below)",
+            ),
+        ]
+    )
+    config = _dl(
+        [
+            ("arms", _list(c.get("arms"))),
+            ("answerers", _list(c.get("answerers"))),
+            ("seeds", _list(c.get("seeds"))),
+            ("model", _txt(c.get("model"))),
+            ("targets encoded by", enc_text),
+            ("settings", settings or "–"),
+            ("contamination controls", fmt(c.get("contamination"))),
+        ]
+    )
     enc_line = f"<p><strong>targets encoded by: {enc_text}</strong></p>"
     skipped = _d(r.get("skipped"))
     rank = {a: i for i, a in enumerate(_order({k.rpartition("/")[0] for k in skipped}))}
     keys = sorted(skipped, key=lambda k: (rank[k.rpartition("/")[0]], k.rpartition("/")[2]))
-    rows = [f"<td>{esc(k.rpartition('/')[0])}</td><td>{esc(k.rpartition('/')[2])}</td>"
-            f"<td>{_txt(skipped[k])}</td>" for k in keys]
-    return (f"<h1>PARB report — run {_txt(r.get('run_id'))}</h1>"
-            f"<p>status: {_badge(r.get('status'))} · results version {_txt(r.get('version'))}"
-            f"</p><h2>Conclusion</h2><p class=\"conclusion\">{esc(conclusion(r))}</p>"
-            f"{enc_line}{_arm_definitions(r)}<h2>Bench</h2>{bench}<h2>Configuration</h2>{config}"
-            f"<h3>Skipped arms / answerers</h3>{_table(['arm', 'answerer', 'reason'], rows)}")
+    rows = [
+        f"<td>{esc(k.rpartition('/')[0])}</td><td>{esc(k.rpartition('/')[2])}</td>"
+        f"<td>{_txt(skipped[k])}</td>"
+        for k in keys
+    ]
+    return (
+        f"<h1>PARB report — run {_txt(r.get('run_id'))}</h1>"
+        f"<p>status: {_badge(r.get('status'))} · results version {_txt(r.get('version'))}"
+        f'</p><h2>Conclusion</h2><p class="conclusion">{esc(conclusion(r))}</p>'
+        f"{enc_line}{_arm_definitions(r)}<h2>Bench</h2>{bench}<h2>Configuration</h2>{config}"
+        f"<h3>Skipped arms / answerers</h3>{_table(['arm', 'answerer', 'reason'], rows)}"
+    )
 
 
 def _arm_definitions(r: dict) -> str:
     """Every arm the run asked for, in one line each, with the encoder and embedder it used."""
-    names = _order(set(_l(_d(r.get("config")).get("arms")))
-                   | {a for b in _d(r.get("answerers")).values() for a in _d(_d(b).get("arms"))})
-    rows = [f"<th>{esc(a)}</th><td>{esc(definition(a))}</td><td>{esc(arm_tools(r, a))}</td>"
-            for a in names]
+    names = _order(
+        set(_l(_d(r.get("config")).get("arms")))
+        | {a for b in _d(r.get("answerers")).values() for a in _d(_d(b).get("arms"))}
+    )
+    rows = [
+        f"<th>{esc(a)}</th><td>{esc(definition(a))}</td><td>{esc(arm_tools(r, a))}</td>"
+        for a in names
+    ]
     return "<h2>Arms</h2>" + _table(["arm", "what it is", "encoder · embedder"], rows)
 
 
@@ -174,9 +213,17 @@ def _arms_table(arms: dict) -> str:
         ms, cost = _d(block.get("metrics")), _d(_d(block.get("cost")).get("per_useful"))
         cells = "".join(_iv_cell(ms.get(k)) for k, _ in KEY_METRICS)
         per = " · ".join(fmt(cost.get(k), 1) for k in ("tokens", "calls", "wall_ms"))
-        rows.append(f"<th>{esc(a)}</th><td class=\"def\">{esc(definition(a))}</td><td class=\"num\">{_txt(block.get('n_items'))}</td>"
-                    f"{cells}<td class=\"num\">{per}</td>")
-    head = ["arm", "what it is", "items", *(h for _, h in KEY_METRICS), "per useful: tokens · calls · ms"]
+        rows.append(
+            f'<th>{esc(a)}</th><td class="def">{esc(definition(a))}</td><td class="num">{_txt(block.get("n_items"))}</td>'
+            f'{cells}<td class="num">{per}</td>'
+        )
+    head = [
+        "arm",
+        "what it is",
+        "items",
+        *(h for _, h in KEY_METRICS),
+        "per useful: tokens · calls · ms",
+    ]
     return _table(head, rows)
 
 
@@ -186,19 +233,24 @@ def _plots(arms: dict) -> str:
         rows = []
         for a in _order(arms):
             iv = _d(_d(_d(arms[a]).get("metrics")).get(key))
-            rows.append((a, number(iv.get("estimate")), number(iv.get("low")),
-                         number(iv.get("high"))))
-        figs.append(f"<figure>{interval_plot(title, axis, rows)}<figcaption>Dot: estimate; "
-                    "whisker: bootstrap interval; dashed: zero.</figcaption></figure>")
+            rows.append(
+                (a, number(iv.get("estimate")), number(iv.get("low")), number(iv.get("high")))
+            )
+        figs.append(
+            f"<figure>{interval_plot(title, axis, rows)}<figcaption>Dot: estimate; "
+            "whisker: bootstrap interval; dashed: zero.</figcaption></figure>"
+        )
     return f'<div class="plots">{"".join(figs)}</div>'
 
 
 def _sensitivity(arms: dict) -> str:
     data = [(a, _d(_d(arms[a]).get("nav_sensitivity"))) for a in _order(arms)]
-    return (f"<figure>{nav_heatmaps('NAV over penalty weights (α, β)', data)}<figcaption>"
-            "Rows α (weight of accepted false analogies), columns β (weight of negative "
-            "transfer); blue above zero, red below, shading on one scale for all arms; the "
-            "outlined cell is the pre-registered policy α = 1, β = 2.</figcaption></figure>")
+    return (
+        f"<figure>{nav_heatmaps('NAV over penalty weights (α, β)', data)}<figcaption>"
+        "Rows α (weight of accepted false analogies), columns β (weight of negative "
+        "transfer); blue above zero, red below, shading on one scale for all arms; the "
+        "outlined cell is the pre-registered policy α = 1, β = 2.</figcaption></figure>"
+    )
 
 
 def _roc(arms: dict) -> str:
@@ -210,10 +262,12 @@ def _roc(arms: dict) -> str:
         if fa is None or hr is None:
             none.append(a)
     note = f" No point (undefined) for: {esc(', '.join(none))}." if none else ""
-    return (f"<figure>{roc_plot('Decoy discrimination (ROC)', pts)}<figcaption>Each arm's "
-            "acceptance of offered candidates: hit rate on valid analogues against false-alarm "
-            f"rate on decoys; above the diagonal is better than chance.{note}</figcaption>"
-            "</figure>")
+    return (
+        f"<figure>{roc_plot('Decoy discrimination (ROC)', pts)}<figcaption>Each arm's "
+        "acceptance of offered candidates: hit rate on valid analogues against false-alarm "
+        f"rate on decoys; above the diagonal is better than chance.{note}</figcaption>"
+        "</figure>"
+    )
 
 
 def _comparisons(rows: Any) -> str:
@@ -221,11 +275,15 @@ def _comparisons(rows: Any) -> str:
     for c in _l(rows):
         c = _d(c)
         iv = c.get("interval")
-        out.append(f"<td>{_txt(c.get('name'))}</td><td>{_txt(c.get('question'))}</td>"
-                   f"<td>{_txt(c.get('metric'))}</td>{_iv_cell(iv, signed=True)}"
-                   f"<td>{_txt(_d(iv).get('method'))}</td><td>{_txt(c.get('not_run'))}</td>")
-    return _table(["comparison", "question", "metric", "estimate [interval]", "method",
-                   "not run because"], out)
+        out.append(
+            f"<td>{_txt(c.get('name'))}</td><td>{_txt(c.get('question'))}</td>"
+            f"<td>{_txt(c.get('metric'))}</td>{_iv_cell(iv, signed=True)}"
+            f"<td>{_txt(_d(iv).get('method'))}</td><td>{_txt(c.get('not_run'))}</td>"
+        )
+    return _table(
+        ["comparison", "question", "metric", "estimate [interval]", "method", "not run because"],
+        out,
+    )
 
 
 def _verdicts(rows: Any) -> str:
@@ -234,19 +292,27 @@ def _verdicts(rows: Any) -> str:
         v = _d(v)
         nums = "<br>".join(
             f"{_txt(_d(n).get('name'))} {_txt(_d(n).get('metric'))}: "
-            + (f"{fmt(_d(n.get('interval')).get('estimate'), signed=True)} "
-               f"{_ci(n.get('interval'), True)}" if isinstance(_d(n).get("interval"), dict)
-               else f"not run ({_txt(_d(n).get('not_run'))})")
-            for n in _l(v.get("numbers")))
+            + (
+                f"{fmt(_d(n.get('interval')).get('estimate'), signed=True)} "
+                f"{_ci(n.get('interval'), True)}"
+                if isinstance(_d(n).get("interval"), dict)
+                else f"not run ({_txt(_d(n).get('not_run'))})"
+            )
+            for n in _l(v.get("numbers"))
+        )
         interp = f"<br><em>{esc(v['interpretation'])}</em>" if v.get("interpretation") else ""
         counts = ", ".join(f"{esc(f)}: {esc(n)}" for f, n in _d(v.get("family_counts")).items())
-        out.append(f"<th>{_txt(v.get('hypothesis'))}</th><td>{_badge(v.get('status'))}</td>"
-                   f"<td>{_txt(v.get('reason'))}{interp}</td><td>{_txt(v.get('threshold'))}</td>"
-                   f"<td class=\"num\">{counts or '–'}</td>"
-                   f"<td class=\"num\">{_txt(v.get('min_items'))}</td>"
-                   f"<td class=\"ci\">{nums or '–'}</td>")
-    return _table(["hypothesis", "status", "reason", "keep if", "items per family",
-                   "minimum n", "numbers"], out)
+        out.append(
+            f"<th>{_txt(v.get('hypothesis'))}</th><td>{_badge(v.get('status'))}</td>"
+            f"<td>{_txt(v.get('reason'))}{interp}</td><td>{_txt(v.get('threshold'))}</td>"
+            f'<td class="num">{counts or "–"}</td>'
+            f'<td class="num">{_txt(v.get("min_items"))}</td>'
+            f'<td class="ci">{nums or "–"}</td>'
+        )
+    return _table(
+        ["hypothesis", "status", "reason", "keep if", "items per family", "minimum n", "numbers"],
+        out,
+    )
 
 
 def _classification(c: dict) -> str:
@@ -255,32 +321,53 @@ def _classification(c: dict) -> str:
     result = _txt(c.get("result"))
     if c.get("title"):
         result += f" — {esc(c['title'])}"
-    pairs = [("status", _badge(c.get("status"))), ("result class", result),
-             ("rule", _txt(c.get("rule"))), ("interpretation", _txt(c.get("interpretation"))),
-             ("action", _txt(c.get("action")))]
+    pairs = [
+        ("status", _badge(c.get("status"))),
+        ("result class", result),
+        ("rule", _txt(c.get("rule"))),
+        ("interpretation", _txt(c.get("interpretation"))),
+        ("action", _txt(c.get("action"))),
+    ]
     if c.get("status") != "classified" or len(_l(c.get("candidates"))) > 1:
-        cands = [f"{esc(k)} — {esc(RESULTS[k][0])}" if k in RESULTS else esc(k)
-                 for k in _l(c.get("candidates"))]
+        cands = [
+            f"{esc(k)} — {esc(RESULTS[k][0])}" if k in RESULTS else esc(k)
+            for k in _l(c.get("candidates"))
+        ]
         pairs.append(("candidates", "<br>".join(cands) or "–"))
-    facts = [f"<td>{_txt(_d(f).get('name'))}</td><td>{'unknown' if _d(f).get('value') is None else fmt(_d(f)['value'])}</td>"
-             f"<td>{_txt(_d(f).get('evidence'))}</td>" for f in _l(c.get("facts"))]
+    facts = [
+        f"<td>{_txt(_d(f).get('name'))}</td><td>{'unknown' if _d(f).get('value') is None else fmt(_d(f)['value'])}</td>"
+        f"<td>{_txt(_d(f).get('evidence'))}</td>"
+        for f in _l(c.get("facts"))
+    ]
     return _dl(pairs) + _table(["fact", "value", "evidence"], facts)
 
 
 def _contamination(c: dict) -> str:
     sd, les = _d(c.get("source_dependence")), _d(c.get("lesion"))
-    acc = [f"<td>{esc(k)}</td><td class=\"num\">{fmt(v)}</td>"
-           for k, v in sorted(_d(sd.get("accuracy")).items())]
-    return ("<p class=\"muted\">Measured on arm E's contamination runs.</p>"
-            "<h4>Source dependence</h4>" + _table(["condition", "accuracy"], acc) + _dl([
+    acc = [
+        f'<td>{esc(k)}</td><td class="num">{fmt(v)}</td>'
+        for k, v in sorted(_d(sd.get("accuracy")).items())
+    ]
+    return (
+        '<p class="muted">Measured on arm E\'s contamination runs.</p>'
+        "<h4>Source dependence</h4>"
+        + _table(["condition", "accuracy"], acc)
+        + _dl(
+            [
                 ("items", _txt(sd.get("n_items"))),
                 ("Δ correct − no source", fmt(sd.get("delta_correct_minus_none"), signed=True)),
-                ("Δ correct − wrong source",
-                 fmt(sd.get("delta_correct_minus_wrong"), signed=True))])
-            + "<h4>Mapping lesion</h4>" + _dl([
+                ("Δ correct − wrong source", fmt(sd.get("delta_correct_minus_wrong"), signed=True)),
+            ]
+        )
+        + "<h4>Mapping lesion</h4>"
+        + _dl(
+            [
                 ("lesioned answers", _txt(les.get("n"))),
                 ("conclusion changed", _txt(les.get("conclusion_changed"))),
-                ("share changed", fmt(les.get("share_changed")))]))
+                ("share changed", fmt(les.get("share_changed"))),
+            ]
+        )
+    )
 
 
 def _point(iv: Any) -> tuple[Any, Any, Any]:
@@ -293,55 +380,96 @@ def _iso_and_noise(a: dict) -> str:
     out = []
     rows = _d(a.get("e_minus_iso"))
     if rows:
-        out += ["<h3>E against the isomorphism reference (E − ISO)</h3>",
-                ("<p class=\"muted\">ISO: exact name-free isomorphism between the encoded target "
-                "and each candidate plus the source's recorded fix, scored like every arm.</p>"),
-                _comparisons(list(rows.values()))]
+        out += [
+            "<h3>E against the isomorphism reference (E − ISO)</h3>",
+            (
+                '<p class="muted">ISO: exact name-free isomorphism between the encoded target '
+                "and each candidate plus the source's recorded fix, scored like every arm.</p>"
+            ),
+            _comparisons(list(rows.values())),
+        ]
         fams = _d(a.get("e_minus_iso_by_family"))
         if fams:
-            out.append(_table(["family", "E − ISO NAV [interval]", "items"],
-                              [f"<td>{esc(f)}</td>{_iv_cell(iv, signed=True)}"
-                               f"<td class=\"num\">{_txt(_d(iv).get('n_items'))}</td>"
-                               for f, iv in fams.items()]))
+            out.append(
+                _table(
+                    ["family", "E − ISO NAV [interval]", "items"],
+                    [
+                        f"<td>{esc(f)}</td>{_iv_cell(iv, signed=True)}"
+                        f'<td class="num">{_txt(_d(iv).get("n_items"))}</td>'
+                        for f, iv in fams.items()
+                    ],
+                )
+            )
     curve = _d(a.get("noise_curve"))
     if curve:
-        series = [(arm, [(p["rate"], *_point(p.get("nav"))) for p in _l(pts)])
-                  for arm, pts in _d(curve.get("arms")).items()]
-        diff = [("E − ISO", [(p["rate"], *_point(p.get("nav")))
-                             for p in _l(curve.get("e_minus_iso"))])]
+        series = [
+            (arm, [(p["rate"], *_point(p.get("nav"))) for p in _l(pts)])
+            for arm, pts in _d(curve.get("arms")).items()
+        ]
+        diff = [
+            ("E − ISO", [(p["rate"], *_point(p.get("nav"))) for p in _l(curve.get("e_minus_iso"))])
+        ]
         mark = number(curve.get("realistic"))
-        out += ["<h3>Encoder noise</h3>",
-                ("<p class=\"muted\">Signatures of the target and of every stored episode "
+        out += [
+            "<h3>Encoder noise</h3>",
+            (
+                '<p class="muted">Signatures of the target and of every stored episode '
                 "corrupted at each rate (drop, add, mislabel, swap, merge, split; "
-                "bench/execution/noise.py); 95% bootstrap intervals over items.</p>"),
-                '<div class="plots"><figure>',
-                curve_plot("NAV against encoder noise", "corruption rate", "NAV", series, mark),
-                "</figure><figure>",
-                curve_plot("E − ISO against encoder noise", "corruption rate", "NAV difference",
-                           diff, mark), "</figure></div>"]
+                "bench/execution/noise.py); 95% bootstrap intervals over items.</p>"
+            ),
+            '<div class="plots"><figure>',
+            curve_plot("NAV against encoder noise", "corruption rate", "NAV", series, mark),
+            "</figure><figure>",
+            curve_plot(
+                "E − ISO against encoder noise", "corruption rate", "NAV difference", diff, mark
+            ),
+            "</figure></div>",
+        ]
     return "".join(out)
 
 
 def _answerer(name: str, a: dict, skipped: dict) -> str:
     arms = _d(a.get("arms"))
-    missing = [(k.rpartition("/")[0], v) for k, v in sorted(skipped.items())
-               if k.rpartition("/")[2] == name and k.rpartition("/")[0] not in arms]
+    missing = [
+        (k.rpartition("/")[0], v)
+        for k, v in sorted(skipped.items())
+        if k.rpartition("/")[2] == name and k.rpartition("/")[0] not in arms
+    ]
     rank = {x: i for i, x in enumerate(_order(m for m, _ in missing))}
     missing.sort(key=lambda mv: rank[mv[0]])
     note = "".join(f"<li><strong>{esc(m)}</strong>: {_txt(v)}</li>" for m, v in missing)
-    parts = [f'<section id="answerer-{esc(name)}"><h2>Answerer: {esc(name)}</h2>',
-             f"<p>Not run for this answerer:</p><ul>{note}</ul>" if note else "",
-             ("<h3>Metrics by arm</h3><p class=\"muted\">Estimate with bootstrap interval "
-              "[low, high]; hover a cell for n, method and notes.</p>"), _arms_table(arms)]
+    parts = [
+        f'<section id="answerer-{esc(name)}"><h2>Answerer: {esc(name)}</h2>',
+        f"<p>Not run for this answerer:</p><ul>{note}</ul>" if note else "",
+        (
+            '<h3>Metrics by arm</h3><p class="muted">Estimate with bootstrap interval '
+            "[low, high]; hover a cell for n, method and notes.</p>"
+        ),
+        _arms_table(arms),
+    ]
     if arms:
-        parts += ["<h3>Headline metrics</h3>", _plots(arms), "<h3>NAV sensitivity</h3>",
-                  _sensitivity(arms), "<h3>Decoy discrimination</h3>", _roc(arms)]
-    parts += [_iso_and_noise(a), "<h3>Comparisons</h3>", _comparisons(a.get("comparisons")),
-              "<h3>Baselines: each arm against A1 (NAV)</h3>", _comparisons(a.get("baselines")),
-              "<h3>Hypotheses H1–H6</h3>", _verdicts(a.get("verdicts")),
-              "<h3>Result class</h3>", _classification(_d(a.get("classification"))),
-              "<h3>Contamination controls</h3>", _contamination(_d(a.get("contamination"))),
-              "</section>"]
+        parts += [
+            "<h3>Headline metrics</h3>",
+            _plots(arms),
+            "<h3>NAV sensitivity</h3>",
+            _sensitivity(arms),
+            "<h3>Decoy discrimination</h3>",
+            _roc(arms),
+        ]
+    parts += [
+        _iso_and_noise(a),
+        "<h3>Comparisons</h3>",
+        _comparisons(a.get("comparisons")),
+        "<h3>Baselines: each arm against A1 (NAV)</h3>",
+        _comparisons(a.get("baselines")),
+        "<h3>Hypotheses H1–H6</h3>",
+        _verdicts(a.get("verdicts")),
+        "<h3>Result class</h3>",
+        _classification(_d(a.get("classification"))),
+        "<h3>Contamination controls</h3>",
+        _contamination(_d(a.get("contamination"))),
+        "</section>",
+    ]
     return "".join(parts)
 
 
@@ -349,16 +477,22 @@ def _audit(r: dict) -> str:
     """The bench's shortcut audits: the quick one (manifest) and the adversarial one (sidecar of
     ``analogist bench audit``): per task, the strongest attacker against chance."""
     quick = _d(_d(r.get("bench")).get("audit"))
-    out = ["<h2>Shortcut audit of the bench</h2>",
-           f"<p>Quick audit (manifest): {_badge('pass' if quick.get('passed') else 'fail') if quick else '–'}</p>"]
+    out = [
+        "<h2>Shortcut audit of the bench</h2>",
+        f"<p>Quick audit (manifest): {_badge('pass' if quick.get('passed') else 'fail') if quick else '–'}</p>",
+    ]
     adv = _d(_d(r.get("adversarial_audit")).get("audit"))
     if not adv:
-        out.append('<p class="muted">The adversarial audit has not been run on this bench '
-                   "(<code>analogist bench audit DIR</code>).</p>")
+        out.append(
+            '<p class="muted">The adversarial audit has not been run on this bench '
+            "(<code>analogist bench audit DIR</code>).</p>"
+        )
         return "".join(out)
-    out.append(f"<p>Adversarial audit, split {_txt(adv.get('split'))} "
-               f"({_txt(adv.get('protocol'))}): "
-               f"{_badge('pass' if adv.get('passed') else 'fail')}</p>")
+    out.append(
+        f"<p>Adversarial audit, split {_txt(adv.get('split'))} "
+        f"({_txt(adv.get('protocol'))}): "
+        f"{_badge('pass' if adv.get('passed') else 'fail')}</p>"
+    )
     best: dict[tuple, dict] = {}
     for x in _l(adv.get("results")):
         x = _d(x)
@@ -367,14 +501,28 @@ def _audit(r: dict) -> str:
         k = (x.get("task"), x.get("family"))
         if k not in best or x["low"] - x["chance"] > best[k]["low"] - best[k]["chance"]:
             best[k] = x
-    rows = [f"<td>{_txt(t)}</td><td>{_txt(f)}</td><td>{_txt(x.get('adversary'))}</td>"
-            f"<td class=\"num\">{fmt(x.get('estimate'))} <span class=\"ci\">[{fmt(x.get('low'))}, "
-            f"{fmt(x.get('high'))}]</span></td><td class=\"num\">{fmt(x.get('chance'))}</td>"
-            f"<td class=\"num\">{_txt(x.get('n_items'))}</td>"
-            f"<td>{_badge('fail' if x.get('fails') else 'pass')}</td>"
-            for (t, f), x in sorted(best.items(), key=lambda kv: str(kv[0]))]
-    out.append(_table(["task", "family", "strongest attacker", "accuracy [95% CI]", "chance",
-                       "items", "verdict"], rows))
+    rows = [
+        f"<td>{_txt(t)}</td><td>{_txt(f)}</td><td>{_txt(x.get('adversary'))}</td>"
+        f'<td class="num">{fmt(x.get("estimate"))} <span class="ci">[{fmt(x.get("low"))}, '
+        f'{fmt(x.get("high"))}]</span></td><td class="num">{fmt(x.get("chance"))}</td>'
+        f'<td class="num">{_txt(x.get("n_items"))}</td>'
+        f"<td>{_badge('fail' if x.get('fails') else 'pass')}</td>"
+        for (t, f), x in sorted(best.items(), key=lambda kv: str(kv[0]))
+    ]
+    out.append(
+        _table(
+            [
+                "task",
+                "family",
+                "strongest attacker",
+                "accuracy [95% CI]",
+                "chance",
+                "items",
+                "verdict",
+            ],
+            rows,
+        )
+    )
     return "".join(out)
 
 
@@ -387,6 +535,8 @@ def render_html(results: dict) -> str:
         body.append('<h2>Answerers</h2><p class="muted">No answerer has scores in this run.</p>')
     for name in sorted(answerers, key=str):
         body.append(_answerer(str(name), _d(answerers[name]), _d(r.get("skipped"))))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>PARB report — {_txt(r.get('run_id'))}</title><style>{CSS}</style></head>"
-            "<body><main>\n" + "\n".join(body) + "\n</main></body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>PARB report — {_txt(r.get('run_id'))}</title><style>{CSS}</style></head>"
+        "<body><main>\n" + "\n".join(body) + "\n</main></body></html>\n"
+    )

@@ -61,35 +61,74 @@ F6_FALSE_POSITIVES = m.false_positive_rate.on(lambda s: s.family == "F6", "F6")
 
 #: (treatment, controls, question, metrics) for each row of spec §21.
 COMPARISONS: tuple[tuple[str, tuple[str, ...], str, tuple[m.Metric, ...]], ...] = (
-    ("A1", ("A0",), "Does merely reminding the model to think analogically help?",
-     (m.nav(), m.transfer_accuracy)),
+    (
+        "A1",
+        ("A0",),
+        "Does merely reminding the model to think analogically help?",
+        (m.nav(), m.transfer_accuracy),
+    ),
     ("B", ("A1",), "Does Piper memory help at all?", (m.nav(), m.transfer_accuracy)),
-    ("C", ("B′",), "Does structural encoding beat semantic retrieval at equal context?",
-     (RECALL5_FAR, m.dprime, m.nav())),
+    (
+        "C",
+        ("B′",),
+        "Does structural encoding beat semantic retrieval at equal context?",
+        (RECALL5_FAR, m.dprime, m.nav()),
+    ),
     ("C", ("C′",), "Is the structural content real signal or placebo?", (RECALL5_FAR, m.dprime)),
-    ("H", ("B", "C"), "Are semantic and structural retrieval complementary?",
-     (m.recall_at_k(5), m.nav())),
-    ("D", ("C",), "Does forced mapping improve transfer/decoy rejection?",
-     (m.dprime, m.transfer_accuracy, m.role_mapping_f1)),
-    ("E", ("D",), "Does verification increase net value?",
-     (m.nav(), m.useful_analogy_precision, m.negative_transfer_rate)),
-    ("G", ("E",), "How much remaining error is retrieval versus mapping/transfer?",
-     (m.nav(), m.transfer_accuracy)),
-    ("E+R", ("E",), "Does re-representation recover misses without inflating false positives?",
-     (F8_RECOVERY, F6_FALSE_POSITIVES)),
-    ("E+Bld", ("E",), "Does blending create verified novelty rather than noise?",
-     (m.novel_useful_rate, m.nav())),
+    (
+        "H",
+        ("B", "C"),
+        "Are semantic and structural retrieval complementary?",
+        (m.recall_at_k(5), m.nav()),
+    ),
+    (
+        "D",
+        ("C",),
+        "Does forced mapping improve transfer/decoy rejection?",
+        (m.dprime, m.transfer_accuracy, m.role_mapping_f1),
+    ),
+    (
+        "E",
+        ("D",),
+        "Does verification increase net value?",
+        (m.nav(), m.useful_analogy_precision, m.negative_transfer_rate),
+    ),
+    (
+        "G",
+        ("E",),
+        "How much remaining error is retrieval versus mapping/transfer?",
+        (m.nav(), m.transfer_accuracy),
+    ),
+    (
+        "E+R",
+        ("E",),
+        "Does re-representation recover misses without inflating false positives?",
+        (F8_RECOVERY, F6_FALSE_POSITIVES),
+    ),
+    (
+        "E+Bld",
+        ("E",),
+        "Does blending create verified novelty rather than noise?",
+        (m.novel_useful_rate, m.nav()),
+    ),
 )
 
 #: Comparisons outside §21 that the Result A–F rules fall back on (spec §26).
 SUPPLEMENTARY: tuple[tuple[str, tuple[str, ...], str, tuple[m.Metric, ...]], ...] = (
-    ("C", ("B",), "Fallback for C - B′ when B′ is not run (retrieved context not size-matched)",
-     (RECALL5_FAR,)),
-    ("E", ("ISO",), "Does E do more than exact name-free isomorphism plus the source's fix?",
-     (m.nav(), m.transfer_accuracy, m.dprime)),
+    (
+        "C",
+        ("B",),
+        "Fallback for C - B′ when B′ is not run (retrieved context not size-matched)",
+        (RECALL5_FAR,),
+    ),
+    (
+        "E",
+        ("ISO",),
+        "Does E do more than exact name-free isomorphism plus the source's fix?",
+        (m.nav(), m.transfer_accuracy, m.dprime),
+    ),
     ("D", ("ISO",), "Does structure mapping do more than exact isomorphism?", (m.nav(),)),
 )
-
 
 
 def min_items(delta: float, sigma: float, alpha: float = 0.05, power: float = 0.8) -> int:
@@ -99,8 +138,15 @@ def min_items(delta: float, sigma: float, alpha: float = 0.05, power: float = 0.
 
 
 #: Minimum items behind a verdict's decisive comparisons (power 0.8, α 0.05).
-MIN_ITEMS = {"H1": min_items(0.15, 0.5), "H2": min_items(0.10, 0.5), "H3": min_items(0.2, 1.0),
-             "H4": min_items(0.2, 1.0), "H5": min_items(0.15, 0.5), "H6": min_items(0.1, 0.5)}
+MIN_ITEMS = {
+    "H1": min_items(0.15, 0.5),
+    "H2": min_items(0.10, 0.5),
+    "H3": min_items(0.2, 1.0),
+    "H4": min_items(0.2, 1.0),
+    "H5": min_items(0.15, 0.5),
+    "H6": min_items(0.1, 0.5),
+}
+
 
 @dataclass(frozen=True)
 class Thresholds:
@@ -188,8 +234,10 @@ class HypothesisReport:
 
     def comparison(self, name: str, metric: str) -> Comparison | None:
         """The comparison named e.g. "C - B′" on a metric, from either list."""
-        return next((c for c in self.comparisons + self.baselines
-                     if c.name == name and c.metric == metric), None)
+        return next(
+            (c for c in self.comparisons + self.baselines if c.name == name and c.metric == metric),
+            None,
+        )
 
     def verdict(self, hypothesis: str) -> Verdict:
         """The verdict of "H1".."H6"."""
@@ -203,10 +251,16 @@ class HypothesisReport:
         return asdict(self)
 
 
-def evaluate(results: Mapping[tuple[str, str], Sequence[Score]], answerer: str, *,
-             n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
-             thresholds: Thresholds = PREREGISTERED,
-             not_run: Mapping[str, str] | None = None) -> HypothesisReport:
+def evaluate(
+    results: Mapping[tuple[str, str], Sequence[Score]],
+    answerer: str,
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    thresholds: Thresholds = PREREGISTERED,
+    not_run: Mapping[str, str] | None = None,
+) -> HypothesisReport:
     """All §21 comparisons, every arm against A1 on NAV, and H1–H6, for one answerer.
 
     Args:
@@ -226,24 +280,41 @@ def evaluate(results: Mapping[tuple[str, str], Sequence[Score]], answerer: str, 
             arms[canonical_arm(arm)] = scores
     why = {canonical_arm(a): r for a, r in (not_run or {}).items()}
 
-    def compare(treatment: str, controls: tuple[str, ...], metric: m.Metric,
-                question: str = "") -> Comparison:
+    def compare(
+        treatment: str, controls: tuple[str, ...], metric: m.Metric, question: str = ""
+    ) -> Comparison:
         name = comparison_name(treatment, controls)
         missing = [a for a in (treatment, *controls) if a not in arms]
         if missing:
-            reason = "; ".join(f"arm {a} not run for answerer '{answerer}'"
-                               + (f": {why[a]}" if a in why else "") for a in missing)
+            reason = "; ".join(
+                f"arm {a} not run for answerer '{answerer}'" + (f": {why[a]}" if a in why else "")
+                for a in missing
+            )
             return Comparison(name, metric.name, question, None, reason)
-        interval = paired_contrast(metric, [arms[a] for a in (treatment, *controls)],
-                                   _versus_best(metric.higher_is_better),
-                                   n_boot=n_boot, seed=seed, confidence=confidence)
-        return Comparison(name, metric.name, question, interval,
-                          family_counts=family_counts(metric, arms[treatment]))
+        interval = paired_contrast(
+            metric,
+            [arms[a] for a in (treatment, *controls)],
+            _versus_best(metric.higher_is_better),
+            n_boot=n_boot,
+            seed=seed,
+            confidence=confidence,
+        )
+        return Comparison(
+            name,
+            metric.name,
+            question,
+            interval,
+            family_counts=family_counts(metric, arms[treatment]),
+        )
 
-    comparisons = tuple(compare(t, c, metric, q) for t, c, q, ms in COMPARISONS + SUPPLEMENTARY
-                        for metric in ms)
-    baselines = tuple(compare(a, ("A1",), m.nav(), f"Does {a} beat the hinted bare LLM?")
-                      for a in ARMS if a in arms and a not in ("A0", "A1"))
+    comparisons = tuple(
+        compare(t, c, metric, q) for t, c, q, ms in COMPARISONS + SUPPLEMENTARY for metric in ms
+    )
+    baselines = tuple(
+        compare(a, ("A1",), m.nav(), f"Does {a} beat the hinted bare LLM?")
+        for a in ARMS
+        if a in arms and a not in ("A0", "A1")
+    )
     lookup = {(c.name, c.metric): c for c in comparisons}
 
     def get(name: str, metric: m.Metric) -> Comparison:
@@ -252,16 +323,25 @@ def evaluate(results: Mapping[tuple[str, str], Sequence[Score]], answerer: str, 
     t = thresholds
     verdicts = (
         _h1(get("C - B′", RECALL5_FAR), get("C - C′", RECALL5_FAR), get("C - B′", m.dprime), t),
-        _h2(get("D - C", m.dprime), get("D - C", m.transfer_accuracy),
-            get("D - C", m.role_mapping_f1), t),
-        _h3(get("E - D", m.nav()), get("E - D", m.useful_analogy_precision),
-            get("E - D", m.negative_transfer_rate), t),
+        _h2(
+            get("D - C", m.dprime),
+            get("D - C", m.transfer_accuracy),
+            get("D - C", m.role_mapping_f1),
+            t,
+        ),
+        _h3(
+            get("E - D", m.nav()),
+            get("E - D", m.useful_analogy_precision),
+            get("E - D", m.negative_transfer_rate),
+            t,
+        ),
         _h4(compare("E", ("A1",), NAV_PRIVATE), compare("E", ("A1",), NAV_NONCE), t),
         _h5(get("E+R - E", F8_RECOVERY), get("E+R - E", F6_FALSE_POSITIVES), t),
         _h6(get("E+Bld - E", m.novel_useful_rate), get("E+Bld - E", m.nav()), t),
     )
-    return HypothesisReport(answerer, tuple(a for a in ARMS if a in arms), comparisons,
-                            baselines, verdicts, thresholds)
+    return HypothesisReport(
+        answerer, tuple(a for a in ARMS if a in arms), comparisons, baselines, verdicts, thresholds
+    )
 
 
 def family_counts(metric: m.Metric, scores: Sequence[Score]) -> dict[str, int]:
@@ -277,10 +357,12 @@ def family_counts(metric: m.Metric, scores: Sequence[Score]) -> dict[str, int]:
 
 def _versus_best(higher_is_better: bool) -> Callable[[Sequence[float]], float]:
     """v[0] minus the best of v[1:] (max or min by the metric's direction); nan if any is."""
+
     def combine(v: Sequence[float]) -> float:
         if any(math.isnan(x) for x in v):
             return math.nan
         return v[0] - (max(v[1:]) if higher_is_better else min(v[1:]))
+
     return combine
 
 
@@ -296,9 +378,11 @@ def unusable(c: Comparison) -> str:
 def degenerate(c: Comparison) -> str:
     """Why a comparison's interval cannot show an effect: zero width ('' when it can)."""
     if c.interval is not None and c.interval.method != "none" and c.interval.low == c.interval.high:
-        return (f"{c.name} {c.metric}: the interval has zero width "
-                f"[{c.interval.low:+.3f}, {c.interval.high:+.3f}] on {c.interval.n_items} items, "
-                "which cannot tell an effect from a handful of identical items")
+        return (
+            f"{c.name} {c.metric}: the interval has zero width "
+            f"[{c.interval.low:+.3f}, {c.interval.high:+.3f}] on {c.interval.n_items} items, "
+            "which cannot tell an effect from a handful of identical items"
+        )
     return ""
 
 
@@ -318,8 +402,10 @@ def describe(c: Comparison) -> str:
         return unusable(c)
     i = c.interval
     assert i is not None
-    return (f"{c.name} {c.metric} = {i.estimate:+.3f} [{i.low:+.3f}, {i.high:+.3f}] "
-            f"(n={i.n_items}, {i.method})")
+    return (
+        f"{c.name} {c.metric} = {i.estimate:+.3f} [{i.low:+.3f}, {i.high:+.3f}] "
+        f"(n={i.n_items}, {i.method})"
+    )
 
 
 def _counts(decisive: Sequence[Comparison]) -> dict[str, int]:
@@ -334,31 +420,63 @@ def _fmt_counts(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{f}:{n}" for f, n in sorted(counts.items())) or "none"
 
 
-def _verdict(h: str, rule: str, decisive: Sequence[Comparison], numbers: tuple[Comparison, ...],
-             passed: Callable[[], bool], t: Thresholds, interpretation: str = "",
-             guards: Sequence[Comparison] = (), note: str = "") -> Verdict:
+def _verdict(
+    h: str,
+    rule: str,
+    decisive: Sequence[Comparison],
+    numbers: tuple[Comparison, ...],
+    passed: Callable[[], bool],
+    t: Thresholds,
+    interpretation: str = "",
+    guards: Sequence[Comparison] = (),
+    note: str = "",
+) -> Verdict:
     """``decisive`` comparisons must show an effect; ``guards`` only bound a side effect (a
     zero-width guard at zero is a real "no change", so only the decisive ones must have width)."""
     need, counts = t.min_items.get(h, 2), _counts([*decisive, *guards])
     not_run = [unusable(c) for c in (*decisive, *guards) if unusable(c)]
     if not_run:
-        return Verdict(h, "not run", "; ".join(dict.fromkeys(not_run)), rule, numbers,
-                       min_items=need, family_counts=counts)
+        return Verdict(
+            h,
+            "not run",
+            "; ".join(dict.fromkeys(not_run)),
+            rule,
+            numbers,
+            min_items=need,
+            family_counts=counts,
+        )
     missing = [degenerate(c) for c in decisive if degenerate(c)]
     n = min(c.interval.n_items for c in (*decisive, *guards) if c.interval is not None)
     if missing or n < need:
         why = list(dict.fromkeys(missing))
         if n < need:
-            why.insert(0, f"{n} items < {need} needed (power 0.8 at α 0.05 for the effect the "
-                          f"rule names); items per family {_fmt_counts(counts)}")
-        return Verdict(h, "insufficient data",
-                       "; ".join(why + [describe_raw(c) for c in (*decisive, *guards)]),
-                       rule, numbers, min_items=need, family_counts=counts)
+            why.insert(
+                0,
+                f"{n} items < {need} needed (power 0.8 at α 0.05 for the effect the "
+                f"rule names); items per family {_fmt_counts(counts)}",
+            )
+        return Verdict(
+            h,
+            "insufficient data",
+            "; ".join(why + [describe_raw(c) for c in (*decisive, *guards)]),
+            rule,
+            numbers,
+            min_items=need,
+            family_counts=counts,
+        )
     status = "pass" if passed() else "fail"
-    return Verdict(h, status, "; ".join(describe(c) for c in (*decisive, *guards))
-                   + f"; items per family {_fmt_counts(counts)}" + (f"; {note}" if note else ""),
-                   rule, numbers, interpretation,
-                   min_items=need, family_counts=counts)
+    return Verdict(
+        h,
+        status,
+        "; ".join(describe(c) for c in (*decisive, *guards))
+        + f"; items per family {_fmt_counts(counts)}"
+        + (f"; {note}" if note else ""),
+        rule,
+        numbers,
+        interpretation,
+        min_items=need,
+        family_counts=counts,
+    )
 
 
 def describe_raw(c: Comparison) -> str:
@@ -366,45 +484,77 @@ def describe_raw(c: Comparison) -> str:
     i = c.interval
     if i is None:
         return f"{c.name}: {c.not_run}"
-    return (f"{c.name} {c.metric} = {i.estimate:+.3f} [{i.low:+.3f}, {i.high:+.3f}] "
-            f"(n={i.n_items}, {i.method})")
+    return (
+        f"{c.name} {c.metric} = {i.estimate:+.3f} [{i.low:+.3f}, {i.high:+.3f}] "
+        f"(n={i.n_items}, {i.method})"
+    )
 
 
 def _h1(vs_b: Comparison, vs_placebo: Comparison, dprime: Comparison, t: Thresholds) -> Verdict:
-    rule = (f"C - B′ recall@5 on far items >= {t.h1_recall_gain:g} with interval above 0, "
-            "and C - C′ recall@5 (far) interval above 0")
-    return _verdict("H1", rule, (vs_b, vs_placebo), (vs_b, vs_placebo, dprime),
-                    lambda: bool(beats(vs_b, t.h1_recall_gain) and beats(vs_placebo)), t)
+    rule = (
+        f"C - B′ recall@5 on far items >= {t.h1_recall_gain:g} with interval above 0, "
+        "and C - C′ recall@5 (far) interval above 0"
+    )
+    return _verdict(
+        "H1",
+        rule,
+        (vs_b, vs_placebo),
+        (vs_b, vs_placebo, dprime),
+        lambda: bool(beats(vs_b, t.h1_recall_gain) and beats(vs_placebo)),
+        t,
+    )
 
 
 def _h2(dprime: Comparison, transfer: Comparison, f1: Comparison, t: Thresholds) -> Verdict:
-    rule = (f"D - C d′ >= {t.h2_dprime_gain:g} or transfer accuracy >= {t.h2_transfer_gain:g}, "
-            "each with interval above 0 (decided on whichever is measurable)")
+    rule = (
+        f"D - C d′ >= {t.h2_dprime_gain:g} or transfer accuracy >= {t.h2_transfer_gain:g}, "
+        "each with interval above 0 (decided on whichever is measurable)"
+    )
     gains = ((dprime, t.h2_dprime_gain), (transfer, t.h2_transfer_gain))
     usable = [(c, gain) for c, gain in gains if not unusable(c)]
     if not usable:
         return _verdict("H2", rule, (dprime, transfer), (dprime, transfer, f1), lambda: False, t)
     # either alternative decides on its own, so each needs the minimum n and a non-zero width
-    able = [(c, gain) for c, gain in usable if not degenerate(c) and c.interval is not None
-            and c.interval.n_items >= t.min_items.get("H2", 2)]
+    able = [
+        (c, gain)
+        for c, gain in usable
+        if not degenerate(c)
+        and c.interval is not None
+        and c.interval.n_items >= t.min_items.get("H2", 2)
+    ]
     chosen = able or usable
-    skipped = [unusable(c) or degenerate(c) or describe_raw(c) + " (too few items)"
-               for c, _ in gains if all(c is not x for x, _ in chosen)]
-    return _verdict("H2", rule, tuple(c for c, _ in chosen), (dprime, transfer, f1),
-                    lambda: any(bool(beats(c, gain)) for c, gain in chosen), t,
-                    note="; ".join(skipped))
+    skipped = [
+        unusable(c) or degenerate(c) or describe_raw(c) + " (too few items)"
+        for c, _ in gains
+        if all(c is not x for x, _ in chosen)
+    ]
+    return _verdict(
+        "H2",
+        rule,
+        tuple(c for c, _ in chosen),
+        (dprime, transfer, f1),
+        lambda: any(bool(beats(c, gain)) for c, gain in chosen),
+        t,
+        note="; ".join(skipped),
+    )
 
 
 def _h3(nav: Comparison, precision: Comparison, negative: Comparison, t: Thresholds) -> Verdict:
-    return _verdict("H3", "E - D NAV interval above 0", (nav,), (nav, precision, negative),
-                    lambda: bool(beats(nav)), t)
+    return _verdict(
+        "H3",
+        "E - D NAV interval above 0",
+        (nav,),
+        (nav, precision, negative),
+        lambda: bool(beats(nav)),
+        t,
+    )
 
 
 H4_READINGS = {
     (True, True): "passes both: evidence for a genuine useful analogical subsystem",
     (True, False): "passes private, fails synthetic: primarily a memory-access improvement",
     (False, True): "passes synthetic, fails private: the structural mechanism works but is not "
-                   "integrated with real memory",
+    "integrated with real memory",
     (False, False): "fails both: E ≈ A1 on synthetic and private items (failure signature)",
 }
 
@@ -414,27 +564,36 @@ def _h4(private: Comparison, nonce: Comparison, t: Thresholds) -> Verdict:
     reading = ""
     if not unusable(private) and not unusable(nonce):
         reading = H4_READINGS[(bool(beats(private)), bool(beats(nonce)))]
-    return _verdict("H4", rule, (private, nonce), (private, nonce),
-                    lambda: bool(beats(private) and beats(nonce)), t, reading)
+    return _verdict(
+        "H4",
+        rule,
+        (private, nonce),
+        (private, nonce),
+        lambda: bool(beats(private) and beats(nonce)),
+        t,
+        reading,
+    )
 
 
 def _h5(recovery: Comparison, false_pos: Comparison, t: Thresholds) -> Verdict:
-    rule = (f"E+R - E F8 recovery >= {t.h5_recovery_gain:g} with interval above 0, and F6 "
-            f"false-positive rate up by no more than {t.h5_max_false_positive_increase:g} "
-            "(point estimate)")
+    rule = (
+        f"E+R - E F8 recovery >= {t.h5_recovery_gain:g} with interval above 0, and F6 "
+        f"false-positive rate up by no more than {t.h5_max_false_positive_increase:g} "
+        "(point estimate)"
+    )
 
     def passed() -> bool:
         assert false_pos.interval is not None
-        return bool(beats(recovery, t.h5_recovery_gain)
-                    and false_pos.interval.estimate <= t.h5_max_false_positive_increase)
+        return bool(
+            beats(recovery, t.h5_recovery_gain)
+            and false_pos.interval.estimate <= t.h5_max_false_positive_increase
+        )
 
-    return _verdict("H5", rule, (recovery,), (recovery, false_pos), passed, t,
-                    guards=(false_pos,))
+    return _verdict("H5", rule, (recovery,), (recovery, false_pos), passed, t, guards=(false_pos,))
 
 
 def _h6(novelty: Comparison, nav: Comparison, t: Thresholds) -> Verdict:
-    rule = ("E+Bld - E novel useful rate interval above 0, and NAV interval not entirely "
-            "below 0")
+    rule = "E+Bld - E novel useful rate interval above 0, and NAV interval not entirely below 0"
 
     def passed() -> bool:
         assert nav.interval is not None

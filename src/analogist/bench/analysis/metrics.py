@@ -67,8 +67,11 @@ class Metric:
 
     def applies(self, s: Score) -> bool:
         """Whether the row is read by this metric."""
-        kind = {"main": s.is_main, "condition": s.condition is not None and not s.lesioned,
-                "all": True}[self.reads]
+        kind = {
+            "main": s.is_main,
+            "condition": s.condition is not None and not s.lesioned,
+            "all": True,
+        }[self.reads]
         return kind and s.family in self.families and (self.where is None or self.where(s))
 
     def item_stats(self, rows: Sequence[Score]) -> np.ndarray:
@@ -86,8 +89,10 @@ class Metric:
             by_item.setdefault(s.item_id, []).append(s)
             runs.add((s.arm, s.answerer))
         if len(runs) > 1:
-            raise BenchError(f"metric {self.name}: scores mix arms/answerers {sorted(runs)}; "
-                             "pass one (arm, answerer) at a time")
+            raise BenchError(
+                f"metric {self.name}: scores mix arms/answerers {sorted(runs)}; "
+                "pass one (arm, answerer) at a time"
+            )
         return {i: self.item_stats(rows) for i, rows in by_item.items()}
 
     def __call__(self, scores: Iterable[Score]) -> float:
@@ -109,8 +114,14 @@ def ratio(t: np.ndarray) -> float:
     return float(t[0] / t[1]) if t[1] > 0 else NAN
 
 
-def _metric(name: str, stats: str, row: Callable[[Score], Sequence[float]],
-            value: Callable[[np.ndarray], float] = ratio, higher: bool = True, **kw) -> Metric:
+def _metric(
+    name: str,
+    stats: str,
+    row: Callable[[Score], Sequence[float]],
+    value: Callable[[np.ndarray], float] = ratio,
+    higher: bool = True,
+    **kw,
+) -> Metric:
     return Metric(name, tuple(stats.split()), row, value, higher, **kw)
 
 
@@ -119,10 +130,15 @@ def recall_at_k(k: int = 5) -> Metric:
     if k < 1:
         raise BenchError(f"recall_at_k: k must be at least 1, got {k}")
     return _metric(
-        f"recall@{k}", "hits with_gold",
-        lambda s: (s.gold_source is not None and s.gold_source in s.retrieved[:k],
-                   s.gold_source is not None),
-        families=RETRIEVAL_FAMILIES, description=f"gold source in the top {k} retrieved")
+        f"recall@{k}",
+        "hits with_gold",
+        lambda s: (
+            s.gold_source is not None and s.gold_source in s.retrieved[:k],
+            s.gold_source is not None,
+        ),
+        families=RETRIEVAL_FAMILIES,
+        description=f"gold source in the top {k} retrieved",
+    )
 
 
 def _dprime(t: np.ndarray) -> float:
@@ -152,15 +168,19 @@ def _condition_row(s: Score) -> tuple[float, ...]:
 
 def _delta(other: int) -> Callable[[np.ndarray], float]:
     def value(t: np.ndarray) -> float:
-        return ratio(t[0:2]) - ratio(t[2 * other:2 * other + 2])
+        return ratio(t[0:2]) - ratio(t[2 * other : 2 * other + 2])
+
     return value
 
 
 def _lesion_item(rows: Sequence[Score]) -> tuple[float, float]:
     """Pair each lesion rerun with the intact run of the same seed; (changed share, 1)."""
     intact = {s.seed: s.conclusion for s in rows if s.is_main}
-    pairs = [s.conclusion != intact[s.seed] for s in rows
-             if s.lesioned and s.condition is None and s.seed in intact]
+    pairs = [
+        s.conclusion != intact[s.seed]
+        for s in rows
+        if s.lesioned and s.condition is None and s.seed in intact
+    ]
     return (float(np.mean(pairs)), 1.0) if pairs else (0.0, 0.0)
 
 
@@ -177,83 +197,171 @@ def nav(alpha: float = 1.0, beta: float = 2.0) -> Metric:
     no valid source: there the best contribution is 0, reached by declining.
     """
     name = "nav" if (alpha, beta) == (1.0, 2.0) else f"nav(a={alpha:g},b={beta:g})"
-    return _metric(name, "U F N O",
-                   lambda s: (s.useful, s.false_accept, s.negative_transfer, 1.0),
-                   lambda t: float((t[0] - alpha * t[1] - beta * t[2]) / t[3]) if t[3] else NAN,
-                   description=f"(U - {alpha:g}F - {beta:g}N) / O")
+    return _metric(
+        name,
+        "U F N O",
+        lambda s: (s.useful, s.false_accept, s.negative_transfer, 1.0),
+        lambda t: float((t[0] - alpha * t[1] - beta * t[2]) / t[3]) if t[3] else NAN,
+        description=f"(U - {alpha:g}F - {beta:g}N) / O",
+    )
 
 
 claim_precision = _metric(
-    "claim_precision", "correct_claims claims",
+    "claim_precision",
+    "correct_claims claims",
     lambda s: (s.claim_correct is True, s.claimed_source is not None),
-    description="claimed source is keyed as a match / claims made")
+    description="claimed source is keyed as a match / claims made",
+)
 no_match_specificity = _metric(
-    "no_match_specificity", "said_none no_valid_source",
+    "no_match_specificity",
+    "said_none no_valid_source",
     lambda s: (not s.has_valid_source and s.says_no_match, not s.has_valid_source),
-    description="says no match / items without a valid source")
+    description="says no match / items without a valid source",
+)
 false_positive_rate = _metric(
-    "false_positive_rate", "false_accepts no_valid_source",
-    lambda s: (not s.has_valid_source and s.false_accept, not s.has_valid_source), higher=False,
-    description="accepted or claimed a source / items without a valid source")
+    "false_positive_rate",
+    "false_accepts no_valid_source",
+    lambda s: (not s.has_valid_source and s.false_accept, not s.has_valid_source),
+    higher=False,
+    description="accepted or claimed a source / items without a valid source",
+)
 match_sensitivity = _metric(
-    "match_sensitivity", "found with_valid_source",
-    lambda s: (s.has_valid_source and (s.claim_correct is True
-                                       or (s.accepted is True and s.offered_is_valid is True)),
-               s.has_valid_source),
-    families=RETRIEVAL_FAMILIES, description="names a keyed source / items with a valid source")
+    "match_sensitivity",
+    "found with_valid_source",
+    lambda s: (
+        s.has_valid_source
+        and (s.claim_correct is True or (s.accepted is True and s.offered_is_valid is True)),
+        s.has_valid_source,
+    ),
+    families=RETRIEVAL_FAMILIES,
+    description="names a keyed source / items with a valid source",
+)
 role_mapping_f1 = _metric(
-    "role_mapping_f1", "tp fp fn", lambda s: (s.role_tp, s.role_fp, s.role_fn), _f1,
-    description="micro F1 of role correspondences")
+    "role_mapping_f1",
+    "tp fp fn",
+    lambda s: (s.role_tp, s.role_fp, s.role_fn),
+    _f1,
+    description="micro F1 of role correspondences",
+)
 dprime = _metric(
-    "dprime", "hits valid_offered false_alarms invalid_offered",
-    lambda s: (s.accepted is True and s.offered_is_valid is True, s.offered_is_valid is True,
-               s.accepted is True and s.offered_is_valid is False, s.offered_is_valid is False),
-    _dprime, description="z(hit rate) - z(false-alarm rate), log-linear corrected (Hautus 1995)")
+    "dprime",
+    "hits valid_offered false_alarms invalid_offered",
+    lambda s: (
+        s.accepted is True and s.offered_is_valid is True,
+        s.offered_is_valid is True,
+        s.accepted is True and s.offered_is_valid is False,
+        s.offered_is_valid is False,
+    ),
+    _dprime,
+    description="z(hit rate) - z(false-alarm rate), log-linear corrected (Hautus 1995)",
+)
 partial_transfer_balanced_accuracy = _metric(
-    "partial_transfer_balanced_accuracy", "tp keyed_transfer tn keyed_withhold",
-    lambda s: (sum(p.decided and p.keyed for p in s.transfer_pairs),
-               sum(p.keyed for p in s.transfer_pairs),
-               sum(not p.decided and not p.keyed for p in s.transfer_pairs),
-               sum(not p.keyed for p in s.transfer_pairs)),
-    _balanced, description="mean of transfer TPR and withhold TNR over candidate inferences")
+    "partial_transfer_balanced_accuracy",
+    "tp keyed_transfer tn keyed_withhold",
+    lambda s: (
+        sum(p.decided and p.keyed for p in s.transfer_pairs),
+        sum(p.keyed for p in s.transfer_pairs),
+        sum(not p.decided and not p.keyed for p in s.transfer_pairs),
+        sum(not p.keyed for p in s.transfer_pairs),
+    ),
+    _balanced,
+    description="mean of transfer TPR and withhold TNR over candidate inferences",
+)
 transfer_accuracy = _metric(
-    "transfer_accuracy", "resolved executable_with_source",
-    lambda s: (s.executable and s.has_valid_source and s.task_correct is True,
-               s.executable and s.has_valid_source),
-    description="applied action resolved the target / executable items with a valid source")
+    "transfer_accuracy",
+    "resolved executable_with_source",
+    lambda s: (
+        s.executable and s.has_valid_source and s.task_correct is True,
+        s.executable and s.has_valid_source,
+    ),
+    description="applied action resolved the target / executable items with a valid source",
+)
 verification_survival = _metric(
-    "verification_survival", "survived judged",
-    lambda s: (s.proposed and s.survived_verification is True,
-               s.proposed and s.survived_verification is not None),
-    description="proposed analogies kept by the system's own verification")
+    "verification_survival",
+    "survived judged",
+    lambda s: (
+        s.proposed and s.survived_verification is True,
+        s.proposed and s.survived_verification is not None,
+    ),
+    description="proposed analogies kept by the system's own verification",
+)
 negative_transfer_rate = _metric(
-    "negative_transfer_rate", "N applied", lambda s: (s.negative_transfer, s.applied_action),
-    higher=False, description="applied actions that made the target worse / applied actions")
+    "negative_transfer_rate",
+    "N applied",
+    lambda s: (s.negative_transfer, s.applied_action),
+    higher=False,
+    description="applied actions that made the target worse / applied actions",
+)
 source_dependence_delta = _metric(
-    "source_dependence_delta", "ok_correct n_correct ok_none n_none ok_wrong n_wrong",
-    _condition_row, _delta(1), reads="condition",
-    description="accuracy(correct source) - accuracy(no source)")
-wrong_source_delta = replace(source_dependence_delta, name="wrong_source_delta", value=_delta(2),
-                             description="accuracy(correct source) - accuracy(wrong source)")
+    "source_dependence_delta",
+    "ok_correct n_correct ok_none n_none ok_wrong n_wrong",
+    _condition_row,
+    _delta(1),
+    reads="condition",
+    description="accuracy(correct source) - accuracy(no source)",
+)
+wrong_source_delta = replace(
+    source_dependence_delta,
+    name="wrong_source_delta",
+    value=_delta(2),
+    description="accuracy(correct source) - accuracy(wrong source)",
+)
 brier = _metric(
-    "brier", "squared_error rated",
-    _brier_row, higher=False, description="mean (confidence - validity)^2")
-tokens_per_useful = _metric("tokens_per_useful", "tokens U", lambda s: (s.tokens, s.useful),
-                            higher=False, description="tokens / useful analogies")
-calls_per_useful = _metric("calls_per_useful", "calls U", lambda s: (s.calls, s.useful),
-                           higher=False, description="model calls / useful analogies")
-wall_ms_per_useful = _metric("wall_ms_per_useful", "wall_ms U", lambda s: (s.wall_ms, s.useful),
-                             higher=False, description="wall milliseconds / useful analogies")
+    "brier",
+    "squared_error rated",
+    _brier_row,
+    higher=False,
+    description="mean (confidence - validity)^2",
+)
+tokens_per_useful = _metric(
+    "tokens_per_useful",
+    "tokens U",
+    lambda s: (s.tokens, s.useful),
+    higher=False,
+    description="tokens / useful analogies",
+)
+calls_per_useful = _metric(
+    "calls_per_useful",
+    "calls U",
+    lambda s: (s.calls, s.useful),
+    higher=False,
+    description="model calls / useful analogies",
+)
+wall_ms_per_useful = _metric(
+    "wall_ms_per_useful",
+    "wall_ms U",
+    lambda s: (s.wall_ms, s.useful),
+    higher=False,
+    description="wall milliseconds / useful analogies",
+)
 useful_analogy_precision = _metric(
-    "useful_analogy_precision", "U proposed", lambda s: (s.useful, s.proposed),
-    description="U / proposed analogies")
-yield_ = _metric("yield", "U valid_opportunities", lambda s: (s.useful, s.has_valid_source),
-                 description="U / items with a valid source")
-novel_useful_rate = _metric("novel_useful_rate", "novel_U O", lambda s: (s.useful and s.novel, 1),
-                            description="useful novel analogies / O")
+    "useful_analogy_precision",
+    "U proposed",
+    lambda s: (s.useful, s.proposed),
+    description="U / proposed analogies",
+)
+yield_ = _metric(
+    "yield",
+    "U valid_opportunities",
+    lambda s: (s.useful, s.has_valid_source),
+    description="U / items with a valid source",
+)
+novel_useful_rate = _metric(
+    "novel_useful_rate",
+    "novel_U O",
+    lambda s: (s.useful and s.novel, 1),
+    description="useful novel analogies / O",
+)
 lesion_sensitivity = Metric(
-    "lesion_sensitivity", ("changed", "pairs"), lambda s: (0.0, 0.0), ratio, True, reads="all",
-    item=_lesion_item, description="lesion reruns whose conclusion changed / lesion reruns")
+    "lesion_sensitivity",
+    ("changed", "pairs"),
+    lambda s: (0.0, 0.0),
+    ratio,
+    True,
+    reads="all",
+    item=_lesion_item,
+    description="lesion reruns whose conclusion changed / lesion reruns",
+)
 
 
 @dataclass(frozen=True)
@@ -267,19 +375,45 @@ class CostPerUseful:
 
 def cost_per_useful(scores: Sequence[Score]) -> CostPerUseful:
     """Tokens, model calls and wall time divided by U."""
-    return CostPerUseful(tokens_per_useful(scores), calls_per_useful(scores),
-                         wall_ms_per_useful(scores))
+    return CostPerUseful(
+        tokens_per_useful(scores), calls_per_useful(scores), wall_ms_per_useful(scores)
+    )
 
 
-def nav_sensitivity(scores: Sequence[Score], alphas: Sequence[float] = (0.5, 1.0, 2.0),
-                    betas: Sequence[float] = (1.0, 2.0, 4.0)) -> dict[tuple[float, float], float]:
+def nav_sensitivity(
+    scores: Sequence[Score],
+    alphas: Sequence[float] = (0.5, 1.0, 2.0),
+    betas: Sequence[float] = (1.0, 2.0, 4.0),
+) -> dict[tuple[float, float], float]:
     """NAV at every (α, β) of the grid, so dependence on the weights is visible (spec §19)."""
     return {(a, b): nav(a, b)(scores) for a in alphas for b in betas}
 
 
-METRICS: dict[str, Metric] = {m.name: m for m in (
-    recall_at_k(1), recall_at_k(5), claim_precision, no_match_specificity, match_sensitivity,
-    false_positive_rate, role_mapping_f1, dprime, partial_transfer_balanced_accuracy,
-    transfer_accuracy, verification_survival, negative_transfer_rate, source_dependence_delta,
-    wrong_source_delta, brier, tokens_per_useful, calls_per_useful, wall_ms_per_useful, nav(),
-    useful_analogy_precision, yield_, novel_useful_rate, lesion_sensitivity)}
+METRICS: dict[str, Metric] = {
+    m.name: m
+    for m in (
+        recall_at_k(1),
+        recall_at_k(5),
+        claim_precision,
+        no_match_specificity,
+        match_sensitivity,
+        false_positive_rate,
+        role_mapping_f1,
+        dprime,
+        partial_transfer_balanced_accuracy,
+        transfer_accuracy,
+        verification_survival,
+        negative_transfer_rate,
+        source_dependence_delta,
+        wrong_source_delta,
+        brier,
+        tokens_per_useful,
+        calls_per_useful,
+        wall_ms_per_useful,
+        nav(),
+        useful_analogy_precision,
+        yield_,
+        novel_useful_rate,
+        lesion_sensitivity,
+    )
+}

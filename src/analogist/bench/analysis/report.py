@@ -15,8 +15,9 @@ from analogist.reason.live import live_use
 from analogist.store import Store
 
 
-def write_report(store: Store, run_id: str, out: str | Path, *, n_boot: int = 2000,
-                 seed: int = 0) -> dict:
+def write_report(
+    store: Store, run_id: str, out: str | Path, *, n_boot: int = 2000, seed: int = 0
+) -> dict:
     """Aggregate ``run_id`` and write the three files into ``out``; return the paths and text."""
     from analogist.bench.analysis.html import render_html
     from analogist.bench.suites.blending_report import latest_blending, with_blending
@@ -29,13 +30,18 @@ def write_report(store: Store, run_id: str, out: str | Path, *, n_boot: int = 20
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
     board = scoreboard(results, live)
-    (d / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n",
-                                    encoding="utf-8")
+    (d / "results.json").write_text(
+        json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     (d / "scoreboard.txt").write_text(board, encoding="utf-8")
     html = with_planning(render_html(results), d)  # the planning suite's section, if it ran
     html = with_learning(html, latest_learning(store, n_boot=n_boot, seed=seed))  # if it ran
     html = with_blending(html, latest_blending(store, n_boot=n_boot, seed=seed))  # if it ran
     (d / "report.html").write_text(html, encoding="utf-8")
-    return {"dir": str(d), "results": str(d / "results.json"),
-            "scoreboard": str(d / "scoreboard.txt"), "html": str(d / "report.html"),
-            "scoreboard_text": board}
+    return {
+        "dir": str(d),
+        "results": str(d / "results.json"),
+        "scoreboard": str(d / "scoreboard.txt"),
+        "html": str(d / "report.html"),
+        "scoreboard_text": board,
+    }

@@ -40,11 +40,26 @@ from analogist.store import Store
 
 RESULTS_VERSION = 1
 REPORTED = (
-    "nav", "transfer_accuracy", "dprime", "recall@5", "recall@1", "claim_precision",
-    "no_match_specificity", "match_sensitivity", "false_positive_rate", "role_mapping_f1",
-    "partial_transfer_balanced_accuracy", "verification_survival", "negative_transfer_rate",
-    "brier", "useful_analogy_precision", "yield", "novel_useful_rate", "tokens_per_useful",
-    "calls_per_useful", "wall_ms_per_useful",
+    "nav",
+    "transfer_accuracy",
+    "dprime",
+    "recall@5",
+    "recall@1",
+    "claim_precision",
+    "no_match_specificity",
+    "match_sensitivity",
+    "false_positive_rate",
+    "role_mapping_f1",
+    "partial_transfer_balanced_accuracy",
+    "verification_survival",
+    "negative_transfer_rate",
+    "brier",
+    "useful_analogy_precision",
+    "yield",
+    "novel_useful_rate",
+    "tokens_per_useful",
+    "calls_per_useful",
+    "wall_ms_per_useful",
 )
 EXTRA = {"recall@5[far]": m.recall_at_k(5).on(lambda s: s.far, "far")}
 
@@ -65,8 +80,12 @@ def _decoy_point(scores: list[Score]) -> dict:
     sig = [s for s in offered if s.offered_is_valid]
     noise = [s for s in offered if not s.offered_is_valid]
     rate = lambda xs: sum(1 for s in xs if s.accepted) / len(xs) if xs else None
-    return {"hit_rate": rate(sig), "false_alarm_rate": rate(noise), "n_signal": len(sig),
-            "n_noise": len(noise)}
+    return {
+        "hit_rate": rate(sig),
+        "false_alarm_rate": rate(noise),
+        "n_signal": len(sig),
+        "n_noise": len(noise),
+    }
 
 
 def _contamination(scores: list[Score]) -> dict:
@@ -84,8 +103,11 @@ def _contamination(scores: list[Score]) -> dict:
             "delta_correct_minus_none": m.source_dependence_delta(scores) if cond else None,
             "delta_correct_minus_wrong": m.wrong_source_delta(scores) if cond else None,
         },
-        "lesion": {"n": len(lesion), "conclusion_changed": sum(changed),
-                   "share_changed": (sum(changed) / len(changed)) if changed else None},
+        "lesion": {
+            "n": len(lesion),
+            "conclusion_changed": sum(changed),
+            "share_changed": (sum(changed) / len(changed)) if changed else None,
+        },
     }
 
 
@@ -98,25 +120,35 @@ def _arm_block(scores: list[Score], n_boot: int, seed: int) -> dict:
         metrics[name] = bootstrap(metric, main, n_boot=n_boot, seed=seed).to_json()
     sens = {f"a={a:g},b={b:g}": v for (a, b), v in m.nav_sensitivity(main).items()}
     cost = m.cost_per_useful(main)
-    return {"n_items": len({s.item_id for s in main}), "n_scores": len(scores),
-            "metrics": metrics, "nav_sensitivity": sens,
-            "cost": {"tokens": sum(s.tokens for s in main), "calls": sum(s.calls for s in main),
-                     "wall_ms": round(sum(s.wall_ms for s in main), 1),
-                     "per_useful": {"tokens": cost.tokens, "calls": cost.calls,
-                                    "wall_ms": cost.wall_ms}},
-            "decoy_point": _decoy_point(main)}
+    return {
+        "n_items": len({s.item_id for s in main}),
+        "n_scores": len(scores),
+        "metrics": metrics,
+        "nav_sensitivity": sens,
+        "cost": {
+            "tokens": sum(s.tokens for s in main),
+            "calls": sum(s.calls for s in main),
+            "wall_ms": round(sum(s.wall_ms for s in main), 1),
+            "per_useful": {"tokens": cost.tokens, "calls": cost.calls, "wall_ms": cost.wall_ms},
+        },
+        "decoy_point": _decoy_point(main),
+    }
 
 
 def _at_rate(scores: list[Score], rate: float) -> list[Score]:
     """The ordinary-run view of one noise rate's rows (rate 0: the ordinary rows)."""
     if rate == 0:
         return [s for s in scores if s.is_main]
-    return [replace(s, noise=0.0) for s in scores
-            if s.noise == rate and s.condition is None and not s.lesioned]
+    return [
+        replace(s, noise=0.0)
+        for s in scores
+        if s.noise == rate and s.condition is None and not s.lesioned
+    ]
 
 
-def noise_curve(groups: dict[tuple[str, str], list[Score]], answerer: str, n_boot: int,
-                seed: int) -> dict | None:
+def noise_curve(
+    groups: dict[tuple[str, str], list[Score]], answerer: str, n_boot: int, seed: int
+) -> dict | None:
     """NAV against encoder-noise rate for ISO, C, D and E, and E − ISO at each rate."""
     rates = sorted({s.noise for (_, who), ss in groups.items() if who == answerer for s in ss})
     if rates == [0.0] or not rates:
@@ -148,8 +180,9 @@ def _in_family(family: str, s: Score) -> bool:
     return s.family == family
 
 
-def _by_family(groups: dict[tuple[str, str], list[Score]], answerer: str, n_boot: int,
-               seed: int) -> dict:
+def _by_family(
+    groups: dict[tuple[str, str], list[Score]], answerer: str, n_boot: int, seed: int
+) -> dict:
     """E − ISO NAV per family (where isomorphism should fail by construction and mapping
     should not: extra mechanisms, partial analogies, re-descriptions)."""
     e, iso = groups.get(("E", answerer), []), groups.get(("ISO", answerer), [])
@@ -158,9 +191,13 @@ def _by_family(groups: dict[tuple[str, str], list[Score]], answerer: str, n_boot
     out = {}
     for fam in sorted({s.family for s in e}):
         metric = m.nav().on(partial(_in_family, fam), fam)
-        out[fam] = paired_difference(metric, [s for s in e if s.is_main],
-                                     [s for s in iso if s.is_main], n_boot=n_boot,
-                                     seed=seed).to_json()
+        out[fam] = paired_difference(
+            metric,
+            [s for s in e if s.is_main],
+            [s for s in iso if s.is_main],
+            n_boot=n_boot,
+            seed=seed,
+        ).to_json()
     return out
 
 
@@ -172,23 +209,40 @@ def aggregate(store: Store, run_id: str, *, n_boot: int = 2000, seed: int = 0) -
     for s in scores:
         groups[(s.arm, s.answerer)].append(s)
     skipped = info["config"].get("skipped", {})
-    out: dict[str, Any] = {"version": RESULTS_VERSION, "run_id": run_id, "status": info["status"],
-                           "bench": info["config"].get("bench", {}),
-                           "config": {k: v for k, v in info["config"].items()
-                                      if k not in ("bench", "skipped", "adversarial_audit")},
-                           "adversarial_audit": info["config"].get("adversarial_audit"),
-                           "skipped": skipped, "answerers": {}}
+    out: dict[str, Any] = {
+        "version": RESULTS_VERSION,
+        "run_id": run_id,
+        "status": info["status"],
+        "bench": info["config"].get("bench", {}),
+        "config": {
+            k: v
+            for k, v in info["config"].items()
+            if k not in ("bench", "skipped", "adversarial_audit")
+        },
+        "adversarial_audit": info["config"].get("adversarial_audit"),
+        "skipped": skipped,
+        "answerers": {},
+    }
     for answerer in sorted({a for _, a in groups}):
-        arms = {arm: _arm_block(groups[(arm, answerer)], n_boot, seed)
-                for arm in ARMS if (arm, answerer) in groups}
-        not_run = {arm: skipped.get(f"{arm}/{answerer}", "not requested")
-                   for arm in ARMS if (arm, answerer) not in groups}
+        arms = {
+            arm: _arm_block(groups[(arm, answerer)], n_boot, seed)
+            for arm in ARMS
+            if (arm, answerer) in groups
+        }
+        not_run = {
+            arm: skipped.get(f"{arm}/{answerer}", "not requested")
+            for arm in ARMS
+            if (arm, answerer) not in groups
+        }
         report = evaluate(groups, answerer, n_boot=n_boot, seed=seed, not_run=not_run)
         rj = report.to_json()
         control = groups.get(("E", answerer), [])
         out["answerers"][answerer] = {
-            "arms": arms, "comparisons": rj["comparisons"], "baselines": rj["baselines"],
-            "verdicts": rj["verdicts"], "classification": classify(report).to_json(),
+            "arms": arms,
+            "comparisons": rj["comparisons"],
+            "baselines": rj["baselines"],
+            "verdicts": rj["verdicts"],
+            "classification": classify(report).to_json(),
             "contamination": _contamination(control),
             "e_minus_iso": {c["metric"]: c for c in rj["comparisons"] if c["name"] == "E - ISO"},
             "e_minus_iso_by_family": _by_family(groups, answerer, n_boot, seed),

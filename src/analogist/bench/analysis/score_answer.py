@@ -43,14 +43,25 @@ def _offered(item: Item, answer: Answer) -> tuple[bool | None, bool | None]:
     return None, None
 
 
-def score(item: Item, answer: Answer, *, arm: str, answerer: str, seed: int,
-          condition: str | None = None, lesioned: bool = False, noise: float = 0.0) -> Score:
+def score(
+    item: Item,
+    answer: Answer,
+    *,
+    arm: str,
+    answerer: str,
+    seed: int,
+    condition: str | None = None,
+    lesioned: bool = False,
+    noise: float = 0.0,
+) -> Score:
     """Score one answer (see :mod:`analogist.bench.analysis.score_record` for what each field means)."""
     key = item.key
     tp, fp, fn = _roles(answer, key)
     offered_valid, accepted = _offered(item, answer)
-    pairs = tuple(TransferPair(answer.decisions.get(i, False), v == "transfer")
-                  for i, v in sorted((key.get("decisions") or {}).items()))
+    pairs = tuple(
+        TransferPair(answer.decisions.get(i, False), v == "transfer")
+        for i, v in sorted((key.get("decisions") or {}).items())
+    )
     outcome = None
     if answer.action is not None and key.get("check"):
         outcome = check_fix(key["check"], answer.action[0], answer.action[1]).result
@@ -63,15 +74,37 @@ def score(item: Item, answer: Answer, *, arm: str, answerer: str, seed: int,
     elif accepted is not None:
         valid = offered_valid
     return Score(
-        item_id=item.item_id, family=item.family, arm=arm, answerer=answerer, seed=seed,
-        item_source=key.get("item_source", "synthetic"), far=bool(key.get("far")),
-        nonce=bool(key.get("nonce")), has_valid_source=bool(key.get("has_valid_source")),
-        gold_source=gold, keyed_matches=tuple(key.get("keyed_matches") or ()),
-        retrieved=answer.retrieved, claimed_source=claimed, offered_is_valid=offered_valid,
-        accepted=accepted, role_tp=tp, role_fp=fp, role_fn=fn, transfer_pairs=pairs,
-        executable=bool(key.get("check")), applied_action=outcome is not None, outcome=outcome,
-        survived_verification=answer.survived, proposed=proposed,
-        confidence=answer.confidence if proposed else None, valid=valid if proposed else None,
-        tokens=answer.tokens, calls=answer.calls, wall_ms=answer.wall_ms,
-        condition=condition, lesioned=lesioned, conclusion=answer.conclusion, noise=noise,
+        item_id=item.item_id,
+        family=item.family,
+        arm=arm,
+        answerer=answerer,
+        seed=seed,
+        item_source=key.get("item_source", "synthetic"),
+        far=bool(key.get("far")),
+        nonce=bool(key.get("nonce")),
+        has_valid_source=bool(key.get("has_valid_source")),
+        gold_source=gold,
+        keyed_matches=tuple(key.get("keyed_matches") or ()),
+        retrieved=answer.retrieved,
+        claimed_source=claimed,
+        offered_is_valid=offered_valid,
+        accepted=accepted,
+        role_tp=tp,
+        role_fp=fp,
+        role_fn=fn,
+        transfer_pairs=pairs,
+        executable=bool(key.get("check")),
+        applied_action=outcome is not None,
+        outcome=outcome,
+        survived_verification=answer.survived,
+        proposed=proposed,
+        confidence=answer.confidence if proposed else None,
+        valid=valid if proposed else None,
+        tokens=answer.tokens,
+        calls=answer.calls,
+        wall_ms=answer.wall_ms,
+        condition=condition,
+        lesioned=lesioned,
+        conclusion=answer.conclusion,
+        noise=noise,
     )

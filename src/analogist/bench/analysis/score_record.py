@@ -124,8 +124,11 @@ class Score:
             return f"{name} {value!r} is not one of {', '.join(map(repr, allowed))}"
 
         out = []
-        for name, allowed in (("family", FAMILIES), ("answerer", ANSWERERS),
-                              ("item_source", ITEM_SOURCES)):
+        for name, allowed in (
+            ("family", FAMILIES),
+            ("answerer", ANSWERERS),
+            ("item_source", ITEM_SOURCES),
+        ):
             if getattr(self, name) not in allowed:
                 out.append(bad(name, getattr(self, name), allowed))
         if self.outcome is not None and self.outcome not in OUTCOMES:
@@ -195,8 +198,12 @@ class Score:
     def useful(self) -> bool:
         """U: a proposed analogy, on an item with a valid source, that is not a false accept
         and whose transfer the benchmark verified (``task_correct``)."""
-        return (self.proposed and self.has_valid_source and not self.false_accept
-                and self.task_correct is True)
+        return (
+            self.proposed
+            and self.has_valid_source
+            and not self.false_accept
+            and self.task_correct is True
+        )
 
     @property
     def negative_transfer(self) -> bool:

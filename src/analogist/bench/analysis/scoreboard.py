@@ -13,8 +13,13 @@ from typing import Any
 
 from analogist.bench.analysis.conclusion import conclusion
 
-HEADLINE = (("NAV", "nav"), ("Transfer accuracy", "transfer_accuracy"), ("Decoy d′", "dprime"),
-            ("Recall@5 far", "recall@5[far]"), ("Negative transfer", "negative_transfer_rate"))
+HEADLINE = (
+    ("NAV", "nav"),
+    ("Transfer accuracy", "transfer_accuracy"),
+    ("Decoy d′", "dprime"),
+    ("Recall@5 far", "recall@5[far]"),
+    ("Negative transfer", "negative_transfer_rate"),
+)
 
 
 def _fmt(interval: dict | None) -> str:
@@ -64,12 +69,18 @@ def _iso_lines(block: dict) -> list[str]:
     if nav.get("interval") is None:
         return [f"  E − ISO NAV:       not run ({nav.get('not_run', '')})"]
     iv = nav["interval"]
-    out = [(f"  E − ISO NAV:       {_short(iv, signed=True)} (n={iv.get('n_items')}, "
-           "paired; ISO = exact name-free isomorphism + the source's fix)")]
+    out = [
+        (
+            f"  E − ISO NAV:       {_short(iv, signed=True)} (n={iv.get('n_items')}, "
+            "paired; ISO = exact name-free isomorphism + the source's fix)"
+        )
+    ]
     ta = rows.get("transfer_accuracy")
     if ta and ta.get("interval"):
-        out.append(f"  E − ISO transfer:  {_short(ta['interval'], signed=True)} "
-                   f"(n={ta['interval'].get('n_items')})")
+        out.append(
+            f"  E − ISO transfer:  {_short(ta['interval'], signed=True)} "
+            f"(n={ta['interval'].get('n_items')})"
+        )
     return out
 
 
@@ -77,8 +88,13 @@ def _noise_lines(answerer: str, curve: dict) -> list[str]:
     """The NAV-versus-encoder-noise table (rows: ISO, C, D, E, E − ISO; columns: rates)."""
     rates = curve.get("rates", [])
     head = "".join(f"{'noise ' + format(r, 'g'):<22}" for r in rates)
-    lines = [(f"Encoder noise — NAV by corruption rate ({answerer} answerer; realistic rate "
-             f"{curve.get('realistic', '?')}; 95% intervals)"), f"  {'arm':<9}{head}"]
+    lines = [
+        (
+            f"Encoder noise — NAV by corruption rate ({answerer} answerer; realistic rate "
+            f"{curve.get('realistic', '?')}; 95% intervals)"
+        ),
+        f"  {'arm':<9}{head}",
+    ]
     for arm, pts in curve.get("arms", {}).items():
         by_rate = {p["rate"]: p for p in pts}
         cells = "".join(f"{_short(by_rate.get(r, {}).get('nav')):<22}" for r in rates)
@@ -95,9 +111,11 @@ def scoreboard(results: dict[str, Any], live: dict[str, Any] | None) -> str:
     bench = results.get("bench", {})
     cfg = results.get("config", {})
     lines = ["10 Analogical reasoning", "", *textwrap.wrap(conclusion(results), 100), ""]
-    what = (f"bench {bench.get('generator_version', '?')} seed {bench.get('seed', '?')} "
-            f"{bench.get('split', '?')}/{bench.get('size', '?')}, "
-            f"targets encoded by {cfg.get('encoder', '?')}")
+    what = (
+        f"bench {bench.get('generator_version', '?')} seed {bench.get('seed', '?')} "
+        f"{bench.get('split', '?')}/{bench.get('size', '?')}, "
+        f"targets encoded by {cfg.get('encoder', '?')}"
+    )
     skipped = results.get("skipped", {})
     lines += [f"Bench audit:  {_audit_line(results)}", ""]
     if not results.get("answerers"):
@@ -120,11 +138,16 @@ def scoreboard(results: dict[str, Any], live: dict[str, Any] | None) -> str:
     if live is None:
         lines.append("  (no analogy log)")
     else:
-        for label, key in (("opportunities", "opportunities"), ("Tier 0 hits", "tier0_hits"),
-                           ("Tier 1 runs", "tier1_runs"), ("Tier 2 runs", "tier2_runs"),
-                           ("useful analogies", "useful"), ("false accepts", "false_accepts"),
-                           ("negative transfers", "negative_transfers"),
-                           ("median token cost", "median_token_cost")):
+        for label, key in (
+            ("opportunities", "opportunities"),
+            ("Tier 0 hits", "tier0_hits"),
+            ("Tier 1 runs", "tier1_runs"),
+            ("Tier 2 runs", "tier2_runs"),
+            ("useful analogies", "useful"),
+            ("false accepts", "false_accepts"),
+            ("negative transfers", "negative_transfers"),
+            ("median token cost", "median_token_cost"),
+        ):
             value = live.get(key)
             lines.append(f"  {label + ':':<20}{'–' if value is None else value}")
     return "\n".join(lines) + "\n"

@@ -76,23 +76,49 @@ class Interval:
         return asdict(self)
 
 
-def bootstrap(metric: Metric, scores: Sequence[Score], *, n_boot: int = 2000, seed: int = 0,
-              confidence: float = 0.95) -> Interval:
+def bootstrap(
+    metric: Metric,
+    scores: Sequence[Score],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Interval:
     """One arm's metric with a BCa interval over items."""
-    return paired_contrast(metric, [scores], lambda v: v[0], n_boot=n_boot, seed=seed,
-                           confidence=confidence)
+    return paired_contrast(
+        metric, [scores], lambda v: v[0], n_boot=n_boot, seed=seed, confidence=confidence
+    )
 
 
-def paired_difference(metric: Metric, treatment: Sequence[Score], control: Sequence[Score], *,
-                      n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> Interval:
+def paired_difference(
+    metric: Metric,
+    treatment: Sequence[Score],
+    control: Sequence[Score],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Interval:
     """metric(treatment) − metric(control), both recomputed on each paired item resample."""
-    return paired_contrast(metric, [treatment, control], lambda v: v[0] - v[1], n_boot=n_boot,
-                           seed=seed, confidence=confidence)
+    return paired_contrast(
+        metric,
+        [treatment, control],
+        lambda v: v[0] - v[1],
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+    )
 
 
-def paired_contrast(metric: Metric, groups: Sequence[Sequence[Score]],
-                    combine: Callable[[Sequence[float]], float], *, n_boot: int = 2000,
-                    seed: int = 0, confidence: float = 0.95) -> Interval:
+def paired_contrast(
+    metric: Metric,
+    groups: Sequence[Sequence[Score]],
+    combine: Callable[[Sequence[float]], float],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Interval:
     """Any statistic of several arms' metric values, bootstrapped with paired item resamples.
 
     Args:
@@ -105,8 +131,10 @@ def paired_contrast(metric: Metric, groups: Sequence[Sequence[Score]],
         confidence: two-sided coverage of the interval.
     """
     if n_boot < 1 or not 0 < confidence < 1:
-        raise BenchError(f"bootstrap: need n_boot >= 1 and 0 < confidence < 1, "
-                         f"got n_boot={n_boot}, confidence={confidence}")
+        raise BenchError(
+            f"bootstrap: need n_boot >= 1 and 0 < confidence < 1, "
+            f"got n_boot={n_boot}, confidence={confidence}"
+        )
     mats, notes = _paired_matrices(metric, groups)
     n = mats[0].shape[0]
 
@@ -115,10 +143,24 @@ def paired_contrast(metric: Metric, groups: Sequence[Sequence[Score]],
 
     est = stat([m.sum(axis=0) for m in mats])
     if n < 2 or not np.isfinite(est):
-        why = ("no item the metric applies to" if n == 0 else "only 1 item" if n == 1
-               else "statistic undefined on these items")
-        return Interval(est, NAN, NAN, n, "none", "; ".join([*notes, why]),
-                        n_boot=n_boot, confidence=confidence, seed=seed)
+        why = (
+            "no item the metric applies to"
+            if n == 0
+            else "only 1 item"
+            if n == 1
+            else "statistic undefined on these items"
+        )
+        return Interval(
+            est,
+            NAN,
+            NAN,
+            n,
+            "none",
+            "; ".join([*notes, why]),
+            n_boot=n_boot,
+            confidence=confidence,
+            seed=seed,
+        )
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n, size=(n_boot, n)) + n * np.arange(n_boot)[:, None]
     weights = np.bincount(draws.ravel(), minlength=n_boot * n).reshape(n_boot, n).astype(float)
@@ -127,12 +169,22 @@ def paired_contrast(metric: Metric, groups: Sequence[Sequence[Score]],
     full = [m.sum(axis=0) for m in mats]
     jack = np.array([stat([f - m[i] for f, m in zip(full, mats)]) for i in range(n)])
     low, high, method, whys = bca_bounds(est, reps, jack, confidence)
-    return Interval(est, low, high, n, method, "; ".join(notes + whys),
-                    n_boot=n_boot, confidence=confidence, seed=seed)
+    return Interval(
+        est,
+        low,
+        high,
+        n,
+        method,
+        "; ".join(notes + whys),
+        n_boot=n_boot,
+        confidence=confidence,
+        seed=seed,
+    )
 
 
-def _paired_matrices(metric: Metric, groups: Sequence[Sequence[Score]]
-                     ) -> tuple[list[np.ndarray], list[str]]:
+def _paired_matrices(
+    metric: Metric, groups: Sequence[Sequence[Score]]
+) -> tuple[list[np.ndarray], list[str]]:
     """Per-group item matrices on the shared, applicable items (same row order in each)."""
     if not groups:
         raise BenchError("bootstrap: no groups of scores given")
@@ -140,22 +192,27 @@ def _paired_matrices(metric: Metric, groups: Sequence[Sequence[Score]]
     shared = [i for i in tables[0] if all(i in t for t in tables[1:])]
     every = set().union(*tables)
     used = [i for i in shared if any(t[i].any() for t in tables)]
-    notes = [f"{len(every) - len(shared)} unpaired item(s) dropped"] if len(every) > len(shared) \
-        else []
+    notes = (
+        [f"{len(every) - len(shared)} unpaired item(s) dropped"] if len(every) > len(shared) else []
+    )
     width = len(metric.stats)
     return [np.array([t[i] for i in used], float).reshape(len(used), width) for t in tables], notes
 
 
-def bca_bounds(est: float, reps: np.ndarray, jack: np.ndarray, confidence: float
-               ) -> tuple[float, float, str, list[str]]:
+def bca_bounds(
+    est: float, reps: np.ndarray, jack: np.ndarray, confidence: float
+) -> tuple[float, float, str, list[str]]:
     """BCa bounds (Efron 1987) from bootstrap replicates and leave-one-out values.
 
     Returns (low, high, method, notes); method is "percentile" with the reason in notes when
     BCa is undefined, "none" when no replicate is defined.
     """
     finite = reps[np.isfinite(reps)]
-    notes = [f"{reps.size - finite.size} of {reps.size} replicates undefined and dropped"] \
-        if finite.size < reps.size else []
+    notes = (
+        [f"{reps.size - finite.size} of {reps.size} replicates undefined and dropped"]
+        if finite.size < reps.size
+        else []
+    )
     if finite.size == 0:
         return NAN, NAN, "none", notes + ["no bootstrap replicate is defined"]
     alpha = (1 - confidence) / 2

@@ -81,8 +81,9 @@ def collapse(sig: Mapping[str, Any], part: str, into: str) -> dict[str, Any]:
     names = {part: into}
     rels = [[r[0], *[names.get(a, a) for a in r[1:]]] for r in sig["relations"]]
     rels = [r for r in rels if len(set(r[1:])) == len(r[1:])]
-    chain = [[_canon(_parsed(c), names), k, _canon(_parsed(e), names)]
-             for c, k, e in sig.get("causal_chain", [])]
+    chain = [
+        [_canon(_parsed(c), names), k, _canon(_parsed(e), names)]
+        for c, k, e in sig.get("causal_chain", [])
+    ]
     roles = {r: d for r, d in sig["roles"].items() if r != part}
     return {**sig, "roles": roles, "relations": rels, "causal_chain": chain}
-

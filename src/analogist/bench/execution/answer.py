@@ -67,8 +67,11 @@ def rename_target(raw: Mapping[str, Any], roles: Mapping[str, str]) -> dict:
 
     to_eid = {role: eid for eid, role in roles.items()}
     sig = rename_roles({k: v for k, v in raw.items() if k != "fix_operator"}, to_eid)
-    sig["surface"] = {**sig.get("surface", {}), "bindings": {e: sig["roles"][e] for e in sig["roles"]},
-                      "entities": sorted(sig["roles"].values())}
+    sig["surface"] = {
+        **sig.get("surface", {}),
+        "bindings": {e: sig["roles"][e] for e in sig["roles"]},
+        "entities": sorted(sig["roles"].values()),
+    }
     return sig
 
 
@@ -97,7 +100,9 @@ def shuffled(records: list[dict], seed: int) -> list[dict]:
             sig["kind"] = r["kind"]
             sig["levels"] = {**sig.get("levels", {}), "L0": r["text"]}
             # the donor's surface would name entities of another episode's text: a tell
-            sig["surface"] = (r.get("signature") or {}).get("surface", {"domain": "", "entities": []})
+            sig["surface"] = (r.get("signature") or {}).get(
+                "surface", {"domain": "", "entities": []}
+            )
             out.append({**r, "signature": sig})
             j += 1
         else:

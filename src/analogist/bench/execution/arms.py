@@ -67,8 +67,10 @@ class Arm:
     def model_skip(self) -> str | None:
         """Why this arm has no model answer, or None when it has one."""
         if self.reference:
-            return (f"{self.name} is a reference matcher (exact name-free isomorphism plus the "
-                    "source's recorded fix); it has no model form")
+            return (
+                f"{self.name} is a reference matcher (exact name-free isomorphism plus the "
+                "source's recorded fix); it has no model form"
+            )
         return None
 
     def engine_skip(self) -> str | None:
@@ -76,45 +78,99 @@ class Arm:
         if not self.memory and not self.oracle:
             return f"{self.name} is the bare model; no machinery answers without a model"
         if self.match_context_of:
-            return (f"{self.name} differs from B only in context size, which only a model reads; "
-                    "its engine answer would equal B's")
+            return (
+                f"{self.name} differs from B only in context size, which only a model reads; "
+                "its engine answer would equal B's"
+            )
         return None
 
     def to_json(self) -> dict:
-        return {"name": self.name, "purpose": self.purpose, "hint": self.hint,
-                "memory": self.memory, "channels": list(self.channels), "select": self.select,
-                "forced_mapping": self.forced_mapping, "verify": self.verify, "rerep": self.rerep,
-                "shuffle_signatures": self.shuffle_signatures,
-                "match_context_of": self.match_context_of, "oracle": self.oracle,
-                "reference": self.reference,
-                "pipeline": self.pipeline.to_json()}
+        return {
+            "name": self.name,
+            "purpose": self.purpose,
+            "hint": self.hint,
+            "memory": self.memory,
+            "channels": list(self.channels),
+            "select": self.select,
+            "forced_mapping": self.forced_mapping,
+            "verify": self.verify,
+            "rerep": self.rerep,
+            "shuffle_signatures": self.shuffle_signatures,
+            "match_context_of": self.match_context_of,
+            "oracle": self.oracle,
+            "reference": self.reference,
+            "pipeline": self.pipeline.to_json(),
+        }
 
 
-_C = Arm("C", "tests structural encoding", hint=True, memory=True, channels=STRUCTURAL,
-         select="structural_rank")
-_D = Arm("D", "tests explicit mapping", hint=True, memory=True, channels=STRUCTURAL,
-         select="mapping", forced_mapping=True)
+_C = Arm(
+    "C",
+    "tests structural encoding",
+    hint=True,
+    memory=True,
+    channels=STRUCTURAL,
+    select="structural_rank",
+)
+_D = Arm(
+    "D",
+    "tests explicit mapping",
+    hint=True,
+    memory=True,
+    channels=STRUCTURAL,
+    select="mapping",
+    forced_mapping=True,
+)
 _E = replace(_D, name="E", purpose="tests verification", verify=True)
 
-ARMS: dict[str, Arm] = {a.name: a for a in (
-    Arm("A0", "floor: bare model, no memory, no hint"),
-    Arm("A1", "isolates prompting/reminding", hint=True),
-    Arm("B", "current semantic memory", hint=True, memory=True, channels=SEMANTIC,
-        select="semantic_rank"),
-    Arm("B′", "controls for extra retrieved text", hint=True, memory=True, channels=SEMANTIC,
-        select="semantic_rank", match_context_of="C"),
-    _C,
-    replace(_C, name="C′", purpose="placebo: signatures shuffled across episodes",
-            shuffle_signatures=True),
-    Arm("H", "tests complementarity of B and C", hint=True, memory=True,
-        channels=SEMANTIC + STRUCTURAL, select="union_rank"),
-    _D,
-    _E,
-    replace(_E, name="G", purpose="oracle upper bound: gold source handed over", oracle=True),
-    replace(_E, name="E+R", purpose="E plus the re-representation loop", rerep=2),
-    Arm("ISO", "reference: exact name-free isomorphism plus the source's recorded fix",
-        memory=True, reference=True),
-)}
+ARMS: dict[str, Arm] = {
+    a.name: a
+    for a in (
+        Arm("A0", "floor: bare model, no memory, no hint"),
+        Arm("A1", "isolates prompting/reminding", hint=True),
+        Arm(
+            "B",
+            "current semantic memory",
+            hint=True,
+            memory=True,
+            channels=SEMANTIC,
+            select="semantic_rank",
+        ),
+        Arm(
+            "B′",
+            "controls for extra retrieved text",
+            hint=True,
+            memory=True,
+            channels=SEMANTIC,
+            select="semantic_rank",
+            match_context_of="C",
+        ),
+        _C,
+        replace(
+            _C,
+            name="C′",
+            purpose="placebo: signatures shuffled across episodes",
+            shuffle_signatures=True,
+        ),
+        Arm(
+            "H",
+            "tests complementarity of B and C",
+            hint=True,
+            memory=True,
+            channels=SEMANTIC + STRUCTURAL,
+            select="union_rank",
+        ),
+        _D,
+        _E,
+        replace(_E, name="G", purpose="oracle upper bound: gold source handed over", oracle=True),
+        replace(_E, name="E+R", purpose="E plus the re-representation loop", rerep=2),
+        Arm(
+            "ISO",
+            "reference: exact name-free isomorphism plus the source's recorded fix",
+            memory=True,
+            reference=True,
+        ),
+    )
+}
 
 DEFAULT_ARMS = tuple(ARMS)
 

@@ -58,13 +58,19 @@ def world_check(probe: Probe | None):
 
     Fact predictions are not observable through the world's interface, so they stay unchecked.
     """
+
     def hook(prediction: Prediction, decisions) -> CheckResult:
         if probe is None or prediction.action is None:
             return CheckResult(None, "no observable check for this prediction")
         term = parse_fix_operator(prediction.action).term
         outcome = probe(term.functor, [str(a) for a in term.args])
-        return CheckResult(outcome == "resolved", f"sandbox run: {outcome}", outcome,
-                           {"resolved": -1.0, "unchanged": 0.0, "worse": 1.0}[outcome])
+        return CheckResult(
+            outcome == "resolved",
+            f"sandbox run: {outcome}",
+            outcome,
+            {"resolved": -1.0, "unchanged": 0.0, "worse": 1.0}[outcome],
+        )
+
     return hook
 
 
@@ -85,9 +91,16 @@ class EngineAnswerer:
             raise ValueError(f"item memory rejected: {report.rejected[0]}")
         return m
 
-    def answer(self, family: str, inputs: Mapping[str, Any], target: Signature, *,
-               probe: Probe | None = None, sources: Sequence[dict] | None = None,
-               oracle_source: str | None = None) -> Answer:
+    def answer(
+        self,
+        family: str,
+        inputs: Mapping[str, Any],
+        target: Signature,
+        *,
+        probe: Probe | None = None,
+        sources: Sequence[dict] | None = None,
+        oracle_source: str | None = None,
+    ) -> Answer:
         """Answer one item. ``sources`` overrides the given source (source-dependence test);
         ``oracle_source`` is G's gold source id (None: the oracle knows there is none)."""
         with self.memory(inputs) as memory:  # closed after each answer
@@ -102,11 +115,15 @@ class EngineAnswerer:
                 given = None
             analogizer = Analogizer(memory, self.arm.pipeline, check=world_check(probe), log=False)
             # a run id from what was asked, so a rerun stores the same answer row by row
-            run_id = new_run_id("parb", self.arm.name, self.seed, family, target.to_json(),
-                                sources, oracle_source)
-            run = analogizer.run(target, trigger=Trigger.manual(2 if self.arm.rerep else 1,
-                                                                "benchmark item"),
-                                 sources=given, run_id=run_id)
+            run_id = new_run_id(
+                "parb", self.arm.name, self.seed, family, target.to_json(), sources, oracle_source
+            )
+            run = analogizer.run(
+                target,
+                trigger=Trigger.manual(2 if self.arm.rerep else 1, "benchmark item"),
+                sources=given,
+                run_id=run_id,
+            )
         return self._answer(family, inputs, run)
 
     def _answer(self, family: str, inputs: Mapping[str, Any], run: AnalogyRun) -> Answer:
@@ -124,10 +141,17 @@ class EngineAnswerer:
         action = _action(run)
         return Answer(
             retrieved=tuple(c.episode_id for c in run.candidates),
-            claimed_source=claimed, judged=judged, role_map=role_map, decisions=decisions,
-            action=action, confidence=run.structural_score if claimed else None,
-            survived=survived, conclusion=" ".join([action[0], *action[1]]) if action else None,
-            tokens=run.cost.tokens, calls=run.cost.model_calls, wall_ms=run.cost.wall_ms,
+            claimed_source=claimed,
+            judged=judged,
+            role_map=role_map,
+            decisions=decisions,
+            action=action,
+            confidence=run.structural_score if claimed else None,
+            survived=survived,
+            conclusion=" ".join([action[0], *action[1]]) if action else None,
+            tokens=run.cost.tokens,
+            calls=run.cost.model_calls,
+            wall_ms=run.cost.wall_ms,
             run=run.to_json(),
         )
 

@@ -28,8 +28,10 @@ Probe = Callable[[str, Sequence[str]], str]
 
 
 def _structure_key(sig: Mapping[str, Any]) -> str:
-    return json.dumps([sorted(sig.get("roles", {})), sig.get("relations", []),
-                       sig.get("causal_chain", [])], sort_keys=True)
+    return json.dumps(
+        [sorted(sig.get("roles", {})), sig.get("relations", []), sig.get("causal_chain", [])],
+        sort_keys=True,
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -94,9 +96,16 @@ class IsoAnswerer:
 
     seed: int = 0
 
-    def answer(self, family: str, inputs: Mapping[str, Any], target: Signature, *,
-               probe: Probe | None = None, sources: Sequence[dict] | None = None,
-               oracle_source: str | None = None) -> Answer:
+    def answer(
+        self,
+        family: str,
+        inputs: Mapping[str, Any],
+        target: Signature,
+        *,
+        probe: Probe | None = None,
+        sources: Sequence[dict] | None = None,
+        oracle_source: str | None = None,
+    ) -> Answer:
         tsig = target.to_json()
         records = list(sources) if sources is not None else _records(inputs, family)
         matches = [(r, isomorphism(r["signature"], tsig)) for r in records if r.get("signature")]
@@ -113,10 +122,17 @@ class IsoAnswerer:
             action = _fix_over(fix, mapping) if fix else None
         decisions = {inf["id"]: claimed is not None for inf in inputs.get("inferences", [])}
         retrieved = tuple(r["id"] for r, _ in hits) + tuple(
-            r["id"] for r, m in matches if m is None)
+            r["id"] for r, m in matches if m is None
+        )
         return Answer(
-            retrieved=retrieved, claimed_source=claimed, judged=judged,
-            role_map=dict(mapping), decisions=decisions, action=action,
-            confidence=1.0 if claimed else None, survived=None,
+            retrieved=retrieved,
+            claimed_source=claimed,
+            judged=judged,
+            role_map=dict(mapping),
+            decisions=decisions,
+            action=action,
+            confidence=1.0 if claimed else None,
+            survived=None,
             conclusion=" ".join([action[0], *action[1]]) if action else None,
-            run={"arm": "ISO", "isomorphic": sorted(iso_ids)})
+            run={"arm": "ISO", "isomorphic": sorted(iso_ids)},
+        )

@@ -106,41 +106,82 @@ class ModelAnswerer:
     seed: int = 0
     context_tokens: int = 8192
 
-    def answer(self, family: str, inputs: Mapping[str, Any], target: Signature | None, *,
-               probe: Probe | None = None, sources: Sequence[dict] | None = None,
-               oracle_source: str | None = None, context_chars: int | None = None) -> Answer:
+    def answer(
+        self,
+        family: str,
+        inputs: Mapping[str, Any],
+        target: Signature | None,
+        *,
+        probe: Probe | None = None,
+        sources: Sequence[dict] | None = None,
+        oracle_source: str | None = None,
+        context_chars: int | None = None,
+    ) -> Answer:
         """Answer one item (the call shape of :meth:`EngineAnswerer.answer`, plus B′'s
         ``context_chars``)."""
         t0 = time.perf_counter()
-        brief = self.brief(family, inputs, target, probe=probe, sources=sources,
-                           oracle_source=oracle_source, context_chars=context_chars)
-        schema = P.answer_schema(family, brief.accept_ids, brief.inference_ids,
-                                 shown=brief.shown, roles=brief.roles,
-                                 entities=sorted((inputs.get("target") or {}).get("entities")
-                                                  or {}),
-                                 operators=[o["name"] for o in inputs.get("operators") or []])
+        brief = self.brief(
+            family,
+            inputs,
+            target,
+            probe=probe,
+            sources=sources,
+            oracle_source=oracle_source,
+            context_chars=context_chars,
+        )
+        schema = P.answer_schema(
+            family,
+            brief.accept_ids,
+            brief.inference_ids,
+            shown=brief.shown,
+            roles=brief.roles,
+            entities=sorted((inputs.get("target") or {}).get("entities") or {}),
+            operators=[o["name"] for o in inputs.get("operators") or []],
+        )
         parsed, error, calls, tokens, key = self._ask(brief, schema)
         problems: list[str] = []
-        fields = P.read_answer(family, parsed, brief.shown, brief.accept_ids,
-                               brief.inference_ids, problems)
-        run = {"arm": self.arm.name, "oracle": self.arm.oracle, "prompt_version": P.PROMPT_VERSION,
-               "messages": list(brief.messages), "response": parsed, "machinery": brief.machinery,
-               "shown": list(brief.shown), "context_chars": brief.context_chars,
-               "context_target": context_chars, "notes": list(brief.notes),
-               "problems": problems, "error": error, "cache_key": key}
-        return Answer(retrieved=brief.retrieved, **fields,
-                      survived=self._survived(fields, brief.machinery), tokens=tokens,
-                      calls=calls, wall_ms=(time.perf_counter() - t0) * 1000, run=run)
+        fields = P.read_answer(
+            family, parsed, brief.shown, brief.accept_ids, brief.inference_ids, problems
+        )
+        run = {
+            "arm": self.arm.name,
+            "oracle": self.arm.oracle,
+            "prompt_version": P.PROMPT_VERSION,
+            "messages": list(brief.messages),
+            "response": parsed,
+            "machinery": brief.machinery,
+            "shown": list(brief.shown),
+            "context_chars": brief.context_chars,
+            "context_target": context_chars,
+            "notes": list(brief.notes),
+            "problems": problems,
+            "error": error,
+            "cache_key": key,
+        }
+        return Answer(
+            retrieved=brief.retrieved,
+            **fields,
+            survived=self._survived(fields, brief.machinery),
+            tokens=tokens,
+            calls=calls,
+            wall_ms=(time.perf_counter() - t0) * 1000,
+            run=run,
+        )
 
     def _ask(self, brief: Brief, schema: dict) -> tuple[Any, str | None, int, int, str | None]:
         """(parsed answer, error, calls, tokens, call-log key). Cost is read off the completion,
         not a shared counter, so concurrent answers through one LoggedLLM do not count each
         other's calls; the key links the answer to its logged call (latency, tokens)."""
         try:
-            c = self.llm.complete(list(brief.messages), schema=schema,
-                                  temperature=self.settings.temperature,
-                                  max_tokens=self.settings.max_tokens, seed=self.seed,
-                                  prompt_version=P.PROMPT_VERSION, replicate=self.seed)
+            c = self.llm.complete(
+                list(brief.messages),
+                schema=schema,
+                temperature=self.settings.temperature,
+                max_tokens=self.settings.max_tokens,
+                seed=self.seed,
+                prompt_version=P.PROMPT_VERSION,
+                replicate=self.seed,
+            )
         except CacheMissError:
             raise
         except ModelError as e:
@@ -163,13 +204,24 @@ class ModelAnswerer:
         if proposed is None:
             return None
         critic_ok = (run.get("critic") or {}).get("verdict", "accept") == "accept"
-        return (proposed == run.get("source") and critic_ok
-                and run.get("verification_result") != "failed")
+        return (
+            proposed == run.get("source")
+            and critic_ok
+            and run.get("verification_result") != "failed"
+        )
 
     # ------------------------------------------------------------------------ brief
-    def brief(self, family: str, inputs: Mapping[str, Any], target: Signature | None, *,
-              probe: Probe | None = None, sources: Sequence[dict] | None = None,
-              oracle_source: str | None = None, context_chars: int | None = None) -> Brief:
+    def brief(
+        self,
+        family: str,
+        inputs: Mapping[str, Any],
+        target: Signature | None,
+        *,
+        probe: Probe | None = None,
+        sources: Sequence[dict] | None = None,
+        oracle_source: str | None = None,
+        context_chars: int | None = None,
+    ) -> Brief:
         """The prompt for one item under this arm, and what it showed (no model call)."""
         call = _Call(family, inputs, target, probe, sources, oracle_source)
         records = self._records(call)
@@ -179,25 +231,50 @@ class ModelAnswerer:
         run, listed = self._machinery(call, records, above, notes)
         tail = self._tail(call, run, listed, records)
         inference_ids = tuple(i["id"] for i in inputs.get("inferences", []))
-        tail.append(P.section("ANSWER FORMAT", P.answer_lines(
-            family, accept_ids, inference_ids, bool(inputs.get("operators")),
-            signatures=self._structural)))
+        tail.append(
+            P.section(
+                "ANSWER FORMAT",
+                P.answer_lines(
+                    family,
+                    accept_ids,
+                    inference_ids,
+                    bool(inputs.get("operators")),
+                    signatures=self._structural,
+                ),
+            )
+        )
 
         def build(items: Sequence[_Listed]) -> Brief:
             body = list(self._head(call, records, cap[0])[0])
             if self._machine:
-                body.append(P.section("RETRIEVED FROM MEMORY", [
-                    line for s in items for line in (
-                        [f"[{s.record['id']}] {s.note}; shown above"] if s.above
-                        else P.episode_block(s.record, signature=s.signature, note=s.note,
-                                             max_text=cap[0]))]
-                    or ["(nothing)"]))
+                body.append(
+                    P.section(
+                        "RETRIEVED FROM MEMORY",
+                        [
+                            line
+                            for s in items
+                            for line in (
+                                [f"[{s.record['id']}] {s.note}; shown above"]
+                                if s.above
+                                else P.episode_block(
+                                    s.record, signature=s.signature, note=s.note, max_text=cap[0]
+                                )
+                            )
+                        ]
+                        or ["(nothing)"],
+                    )
+                )
             user = "\n\n".join(body + tail)
             ids = [*above, *(s.record["id"] for s in items)]
-            return Brief(({"role": "system", "content": P.SYSTEM},
-                          {"role": "user", "content": user}),
-                         tuple(dict.fromkeys(ids)), tuple(s.record["id"] for s in items),
-                         tuple(accept_ids), inference_ids, run, tuple(notes))
+            return Brief(
+                ({"role": "system", "content": P.SYSTEM}, {"role": "user", "content": user}),
+                tuple(dict.fromkeys(ids)),
+                tuple(s.record["id"] for s in items),
+                tuple(accept_ids),
+                inference_ids,
+                run,
+                tuple(notes),
+            )
 
         def make() -> Brief:
             if not self.arm.match_context_of:
@@ -213,11 +290,17 @@ class ModelAnswerer:
             brief = make()
         if cap[0] is not None:
             fits = P.estimate_tokens(brief.messages) <= budget
-            notes.append(f"episode texts cut to {cap[0]} chars to fit the {self.context_tokens}-"
-                         "token context" + ("" if fits else "; the prompt still may not fit"))
+            notes.append(
+                f"episode texts cut to {cap[0]} chars to fit the {self.context_tokens}-"
+                "token context" + ("" if fits else "; the prompt still may not fit")
+            )
             brief = replace(brief, notes=tuple(notes))
-        roles = {r for i in brief.shown if self._structural
-                 for r in ((records.get(i) or {}).get("signature") or {}).get("roles", {})}
+        roles = {
+            r
+            for i in brief.shown
+            if self._structural
+            for r in ((records.get(i) or {}).get("signature") or {}).get("roles", {})
+        }
         return replace(brief, roles=tuple(sorted(roles)))
 
     @property
@@ -250,41 +333,65 @@ class ModelAnswerer:
             return [call.inputs["source"]["id"]]
         return None
 
-    def _head(self, call: _Call, records: Mapping[str, dict],
-              cap: int | None = None) -> tuple[list[str], list[str], list[str]]:
+    def _head(
+        self, call: _Call, records: Mapping[str, dict], cap: int | None = None
+    ) -> tuple[list[str], list[str], list[str]]:
         """Question, target and what the item itself gives: (sections, ids shown, ids to judge).
         With machinery, an episode is shown as the arm's memory holds it (C′: shuffled). Stored
         signatures are shown only to arms with structural channels (spec §20: A0, A1, B and B′
         have no structural memory), episode texts cut to ``cap`` chars when one is set."""
         inputs, tgt = call.inputs, call.inputs.get("target") or {}
-        out = [P.section("QUESTION", [inputs.get("question", "")]),
-               P.section("TARGET", P.target_lines(tgt)),
-               P.section("TARGET ENTITIES", P.entity_lines(tgt))]
+        out = [
+            P.section("QUESTION", [inputs.get("question", "")]),
+            P.section("TARGET", P.target_lines(tgt)),
+            P.section("TARGET ENTITIES", P.entity_lines(tgt)),
+        ]
         if self._structural and call.target is not None:
-            out.append(P.section("TARGET STRUCTURE", P.structure_lines(
-                [r.term().canonical() for r in call.target.relations],
-                [f"{c.cause.canonical()} --{c.link}--> {c.effect.canonical()}"
-                 for c in call.target.causal_chain])))
+            out.append(
+                P.section(
+                    "TARGET STRUCTURE",
+                    P.structure_lines(
+                        [r.term().canonical() for r in call.target.relations],
+                        [
+                            f"{c.cause.canonical()} --{c.link}--> {c.effect.canonical()}"
+                            for c in call.target.causal_chain
+                        ],
+                    ),
+                )
+            )
 
         def block(r: Mapping[str, Any]) -> list[str]:
-            return P.episode_block(records.get(r["id"], r) if self._machine else r,
-                                   signature=self._structural, max_text=cap)
+            return P.episode_block(
+                records.get(r["id"], r) if self._machine else r,
+                signature=self._structural,
+                max_text=cap,
+            )
 
-        given = list(call.sources) if call.sources is not None else (
-            [inputs["source"]] if inputs.get("source") else [])
+        given = (
+            list(call.sources)
+            if call.sources is not None
+            else ([inputs["source"]] if inputs.get("source") else [])
+        )
         ids: list[str] = []
         if "source" in inputs or call.sources is not None:
-            out.append(P.section("SOURCE EPISODES" if len(given) > 1 else "SOURCE EPISODE",
-                                 [x for r in given for x in block(r)]
-                                 or ["(no source episode is given)"]))
+            out.append(
+                P.section(
+                    "SOURCE EPISODES" if len(given) > 1 else "SOURCE EPISODE",
+                    [x for r in given for x in block(r)] or ["(no source episode is given)"],
+                )
+            )
             ids += [r["id"] for r in given]
         cands = inputs.get("candidates") or []
         if cands:
             out.append(P.section("CANDIDATE EPISODES", [x for r in cands for x in block(r)]))
             ids += [r["id"] for r in cands]
         if inputs.get("inferences"):
-            out.append(P.section("CANDIDATE INFERENCES (carried over from the source)",
-                                 P.inference_lines(inputs["inferences"])))
+            out.append(
+                P.section(
+                    "CANDIDATE INFERENCES (carried over from the source)",
+                    P.inference_lines(inputs["inferences"]),
+                )
+            )
         if inputs.get("operators"):
             out.append(P.section("OPERATOR MENU", P.operator_lines(inputs["operators"])))
         if self.arm.hint:
@@ -293,8 +400,9 @@ class ModelAnswerer:
         return out, ids, accept.get(call.family, [])
 
     # -------------------------------------------------------------------- machinery
-    def _machinery(self, call: _Call, records: Mapping[str, dict], above: Sequence[str],
-                   notes: list[str]) -> tuple[dict | None, list[_Listed]]:
+    def _machinery(
+        self, call: _Call, records: Mapping[str, dict], above: Sequence[str], notes: list[str]
+    ) -> tuple[dict | None, list[_Listed]]:
         """The engine run (None without machinery or target signature) and the episodes the
         retrieval section lists, best first."""
         if not self._machine:
@@ -302,26 +410,44 @@ class ModelAnswerer:
         engine = EngineAnswerer(self.arm, self.seed)
         run = None
         if call.target is not None:
-            run = dict(engine.answer(call.family, call.inputs, call.target, probe=call.probe,
-                                     sources=call.sources, oracle_source=call.oracle_source).run
-                       or {})
+            run = dict(
+                engine.answer(
+                    call.family,
+                    call.inputs,
+                    call.target,
+                    probe=call.probe,
+                    sources=call.sources,
+                    oracle_source=call.oracle_source,
+                ).run
+                or {}
+            )
         given = self._given(call)
         if given is not None:
             note = "retrieved" if self.arm.oracle else "given with the item"
-            return run, [_Listed(records[i], note, self._structural, i in above)
-                         for i in given if i in records]
+            return run, [
+                _Listed(records[i], note, self._structural, i in above)
+                for i in given
+                if i in records
+            ]
         if run is not None:
             cands = run["candidates"]
         else:
-            notes.append("no target signature: structural channels, mapping and verification "
-                         "did not run")
-            pool = engine.memory(call.inputs).search(call.text, channels=self.arm.channels,
-                                                     k=self.settings.k)
+            notes.append(
+                "no target signature: structural channels, mapping and verification did not run"
+            )
+            pool = engine.memory(call.inputs).search(
+                call.text, channels=self.arm.channels, k=self.settings.k
+            )
             cands = [c.to_json() for c in pool.candidates]
         return run, self._rank(cands, records, above)
 
-    def _rank(self, cands: Sequence[Mapping[str, Any]], records: Mapping[str, dict],
-              above: Sequence[str], k: int | None = None) -> list[_Listed]:
+    def _rank(
+        self,
+        cands: Sequence[Mapping[str, Any]],
+        records: Mapping[str, dict],
+        above: Sequence[str],
+        k: int | None = None,
+    ) -> list[_Listed]:
         """The top-k semantic and the top-k structural candidates (both for H), best first, in
         the engine's union order; those found structurally are shown with their signatures."""
         k = k or self.settings.k
@@ -335,15 +461,32 @@ class ModelAnswerer:
         struct = top("structural_rank") if self._structural else []
         signed = {c["episode_id"] for c in struct}
         chosen = {c["episode_id"]: c for c in [*sem, *struct]}.values()
-        order = sorted(chosen, key=lambda c: (
-            min(c.get("structural_rank") or inf, c.get("semantic_rank") or inf),
-            c.get("structural_rank") or inf, c["episode_id"]))
-        return [_Listed(records[c["episode_id"]], P.found_note(c), c["episode_id"] in signed,
-                        c["episode_id"] in above)
-                for c in order if c["episode_id"] in records]
+        order = sorted(
+            chosen,
+            key=lambda c: (
+                min(c.get("structural_rank") or inf, c.get("semantic_rank") or inf),
+                c.get("structural_rank") or inf,
+                c["episode_id"],
+            ),
+        )
+        return [
+            _Listed(
+                records[c["episode_id"]],
+                P.found_note(c),
+                c["episode_id"] in signed,
+                c["episode_id"] in above,
+            )
+            for c in order
+            if c["episode_id"] in records
+        ]
 
-    def _tail(self, call: _Call, run: Mapping[str, Any] | None, listed: Sequence[_Listed],
-              records: Mapping[str, dict]) -> list[str]:
+    def _tail(
+        self,
+        call: _Call,
+        run: Mapping[str, Any] | None,
+        listed: Sequence[_Listed],
+        records: Mapping[str, dict],
+    ) -> list[str]:
         """The mapping tables (D and above) and the verification record (E, G, E+R)."""
         out = []
         if self.arm.forced_mapping and call.target is not None:
@@ -353,26 +496,51 @@ class ModelAnswerer:
                 if raw:
                     sig = parse_signature({**raw, "episode_id": s.record["id"]}, vocab)
                     found = map_signatures(sig, call.target, vocab, self.arm.pipeline.sme)
-                    tables += P.mapping_lines(sig.episode_id,
-                                              P.mapping_table(found[0]) if found else None)
-            out.append(P.section("MAPPING TABLES (structure mapper; source role → target entity)",
-                                 tables or ["(no candidate to map)"]))
+                    tables += P.mapping_lines(
+                        sig.episode_id, P.mapping_table(found[0]) if found else None
+                    )
+            out.append(
+                P.section(
+                    "MAPPING TABLES (structure mapper; source role → target entity)",
+                    tables or ["(no candidate to map)"],
+                )
+            )
         if self.arm.verify and run is not None:
-            out.append(P.section("VERIFICATION (the machinery's checks of its best candidate)",
-                                 P.verification_lines(run)))
+            out.append(
+                P.section(
+                    "VERIFICATION (the machinery's checks of its best candidate)",
+                    P.verification_lines(run),
+                )
+            )
         return out
 
-    def _fill(self, call: _Call, build: Callable[[Sequence[_Listed]], Brief],
-              listed: list[_Listed], records: Mapping[str, dict], context_chars: int | None,
-              notes: list[str]) -> Brief:
+    def _fill(
+        self,
+        call: _Call,
+        build: Callable[[Sequence[_Listed]], Brief],
+        listed: list[_Listed],
+        records: Mapping[str, dict],
+        context_chars: int | None,
+        notes: list[str],
+    ) -> Brief:
         """B′: add semantic episodes in rank order until the prompt reaches ``context_chars``
         (default: the length of the prompt the matched arm, C, gets for this item)."""
         if context_chars is None:
-            other = ModelAnswerer(get_arm(self.arm.match_context_of or "C"), self.llm,
-                                  self.settings, self.seed, self.context_tokens)
-            context_chars = other.brief(call.family, call.inputs, call.target, probe=call.probe,
-                                        sources=call.sources,
-                                        oracle_source=call.oracle_source).context_chars
+            other = ModelAnswerer(
+                get_arm(self.arm.match_context_of or "C"),
+                self.llm,
+                self.settings,
+                self.seed,
+                self.context_tokens,
+            )
+            context_chars = other.brief(
+                call.family,
+                call.inputs,
+                call.target,
+                probe=call.probe,
+                sources=call.sources,
+                oracle_source=call.oracle_source,
+            ).context_chars
             notes.append(f"context matched to {other.arm.name}: {context_chars} chars")
         brief = build(listed)
         if brief.context_chars >= context_chars:
@@ -381,8 +549,11 @@ class ModelAnswerer:
             notes.append("the item gives its source: there is no memory to add")
             return build(listed)
         memory = EngineAnswerer(self.arm, self.seed).memory(call.inputs)
-        pool = memory.search(call.target if call.target is not None else call.text,
-                             channels=self.arm.channels, k=len(records))
+        pool = memory.search(
+            call.target if call.target is not None else call.text,
+            channels=self.arm.channels,
+            k=len(records),
+        )
         have = {s.record["id"] for s in listed}
         items = list(listed)
         for extra in self._rank([c.to_json() for c in pool.candidates], records, [], len(records)):

@@ -50,8 +50,13 @@ class ItemEncoder:
     """Encodes items with a model; thread-safe, one encoding per record. Past ``deadline``
     (``time.monotonic()``) no new encoding starts: :class:`RunStopped` is raised instead."""
 
-    def __init__(self, llm: Any, vocab: Vocabulary, deadline: float | None = None,
-                 version: str = STAGED_PROMPT_VERSION):
+    def __init__(
+        self,
+        llm: Any,
+        vocab: Vocabulary,
+        deadline: float | None = None,
+        version: str = STAGED_PROMPT_VERSION,
+    ):
         self.encoder = StagedEncoder(llm, vocab, version=version)
         self.deadline = deadline
         self.vocab = vocab
@@ -66,8 +71,12 @@ class ItemEncoder:
             res = self._records.get(key)
             if res is None:
                 self._check_time()
-                ep = Episode(rec["id"], rec.get("kind", "observation"), rec.get("text", ""),
-                             rec.get("outcome"))
+                ep = Episode(
+                    rec["id"],
+                    rec.get("kind", "observation"),
+                    rec.get("text", ""),
+                    rec.get("outcome"),
+                )
                 res = self._records[key] = self.encoder.encode(ep)
         out = {k: v for k, v in rec.items() if k != "signature"}
         if res.signature is not None:
@@ -89,8 +98,9 @@ class ItemEncoder:
         tgt = inputs.get("target") or {}
         with self._lock:
             self._check_time()
-            res = self.encoder.encode_target(tgt.get("text", ""), target_id="target",
-                                             entities=tgt.get("entities") or None)
+            res = self.encoder.encode_target(
+                tgt.get("text", ""), target_id="target", entities=tgt.get("entities") or None
+            )
         encoded = EncodedItem(replace(item, inputs=inputs), res.signature, res)
         with self._lock:
             self._items[item.item_id] = encoded
@@ -122,17 +132,23 @@ class ItemEncoder:
                 seen.add(key)
                 gold = parse_signature({**rec["signature"], "episode_id": rec["id"]}, self.vocab)
                 ep_results.append(res)
-                ep_scores.append(score_signature(res.signature, gold, self.vocab)
-                                 if res.signature is not None
-                                 else rejected(rec["id"], gold, res.reason or "rejected"))
+                ep_scores.append(
+                    score_signature(res.signature, gold, self.vocab)
+                    if res.signature is not None
+                    else rejected(rec["id"], gold, res.reason or "rejected")
+                )
             gold_t = target_signature(it.key, self.vocab)
             t_results.append(enc.target_result)
-            t_scores.append(score_signature(enc.target, gold_t, self.vocab)
-                            if enc.target is not None
-                            else rejected(it.item_id, gold_t, enc.target_result.reason or ""))
+            t_scores.append(
+                score_signature(enc.target, gold_t, self.vocab)
+                if enc.target is not None
+                else rejected(it.item_id, gold_t, enc.target_result.reason or "")
+            )
         out: dict[str, Any] = {}
-        for name, scores, results in (("episodes", ep_scores, ep_results),
-                                      ("targets", t_scores, t_results)):
+        for name, scores, results in (
+            ("episodes", ep_scores, ep_results),
+            ("targets", t_scores, t_results),
+        ):
             rep = summarise(scores, self.encoder.writer)
             out[name] = {**rep.summary, "process": process_summary(results)}
         out["writer"] = self.encoder.writer

@@ -87,8 +87,10 @@ def _merge(sig: dict, rng: random.Random) -> None:
     keep, gone = rng.sample(roles, 2)
     names = {gone: keep}
     sig["relations"] = [[r[0], *[names.get(a, a) for a in r[1:]]] for r in sig["relations"]]
-    sig["causal_chain"] = [[_rename_term(c, names), k, _rename_term(e, names)]
-                           for c, k, e in sig.get("causal_chain", [])]
+    sig["causal_chain"] = [
+        [_rename_term(c, names), k, _rename_term(e, names)]
+        for c, k, e in sig.get("causal_chain", [])
+    ]
     if sig.get("fix_operator"):
         sig["fix_operator"] = _rename_fix(sig["fix_operator"], names)
     del sig["roles"][gone]

@@ -69,20 +69,20 @@ FIELDS: dict[str, tuple[str, ...]] = {
 
 _FIELD_TEXT = {
     "source": '"source": the id of the shown episode that is a valid structural analogue of the '
-              "target and that you use, or null when no shown episode is one",
+    "target and that you use, or null when no shown episode is one",
     "accept": '"accept": for each of {ids}: true when that episode is a valid structural '
-              "analogue of the target, false when it is not",
+    "analogue of the target, false when it is not",
     "role_mapping": '"role_mapping": each role (R1, R2, ...) in the signature of the episode you '
-                    "name as source -> the id of the target entity that plays it; {{}} when you "
-                    "name none",
+    "name as source -> the id of the target entity that plays it; {{}} when you "
+    "name none",
     "decisions": '"decisions": for each of {ids}: "transfer" when the inference carries over to '
-                 'the target, "withhold" when it must not be carried over',
+    'the target, "withhold" when it must not be carried over',
     "fix": '"fix": {{"operator": name, "args": [target entity ids, in the operator\'s parameter '
-           'order]}} — the fix to apply to the target{menu} — or null when you propose none',
+    "order]}} — the fix to apply to the target{menu} — or null when you propose none",
     "confidence": '"confidence": how likely the analogy you propose (or your "no source") is '
-                  "right: 0.9 every role and causal link corresponds and nothing in the target "
-                  "contradicts it; 0.7 the main chain corresponds; 0.5 it partly corresponds; 0.3 "
-                  "doubtful; 0.1 a guess",
+    "right: 0.9 every role and causal link corresponds and nothing in the target "
+    "contradicts it; 0.7 the main chain corresponds; 0.5 it partly corresponds; 0.3 "
+    "doubtful; 0.1 a guess",
 }
 
 
@@ -112,8 +112,10 @@ def signature_lines(sig: Mapping[str, Any]) -> list[str]:
     """A stored signature as text: roles (with the entity each binds), relations, causal chain
     and fix. Abstract levels, symptom and invariant are left out: they are prose, not structure."""
     bindings = (sig.get("surface") or {}).get("bindings") or {}
-    roles = [f"{r} = {bindings[r]} ({_role_text(d)})" if r in bindings else f"{r} ({_role_text(d)})"
-             for r, d in sorted((sig.get("roles") or {}).items())]
+    roles = [
+        f"{r} = {bindings[r]} ({_role_text(d)})" if r in bindings else f"{r} ({_role_text(d)})"
+        for r, d in sorted((sig.get("roles") or {}).items())
+    ]
     out = ["  signature:", "    roles: " + "; ".join(roles)]
     out.append("    relations: " + "; ".join(_fact(r) for r in sig.get("relations") or []))
     out.append("    causal chain: " + "; ".join(_link(c) for c in sig.get("causal_chain") or []))
@@ -129,8 +131,9 @@ def cut(text: str, limit: int | None) -> str:
     return text[:limit].rsplit(" ", 1)[0] + " [cut]"
 
 
-def episode_block(record: Mapping[str, Any], *, signature: bool, note: str = "",
-                  max_text: int | None = None) -> list[str]:
+def episode_block(
+    record: Mapping[str, Any], *, signature: bool, note: str = "", max_text: int | None = None
+) -> list[str]:
     """One episode: id (and how it was found), text (cut to ``max_text`` chars when set),
     outcome and, when shown, its signature."""
     head = f"[{record['id']}]" + (f" {note}" if note else "")
@@ -153,8 +156,10 @@ def entity_lines(target: Mapping[str, Any]) -> list[str]:
 def structure_lines(relations: Sequence[str], chain: Sequence[str]) -> list[str]:
     """The target signature's structure over entity ids (roles' descriptions are left out so a
     mapping cannot be read off matching descriptions)."""
-    return ["relations: " + ("; ".join(relations) or "(none)"),
-            "causal chain: " + ("; ".join(chain) or "(none)")]
+    return [
+        "relations: " + ("; ".join(relations) or "(none)"),
+        "causal chain: " + ("; ".join(chain) or "(none)"),
+    ]
 
 
 def inference_lines(inferences: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -172,25 +177,35 @@ def inference_lines(inferences: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def operator_lines(operators: Sequence[Mapping[str, Any]]) -> list[str]:
-    return [f"{op['name']}({', '.join(op.get('params', []))}): {op.get('summary', '')}"
-            for op in operators]
+    return [
+        f"{op['name']}({', '.join(op.get('params', []))}): {op.get('summary', '')}"
+        for op in operators
+    ]
 
 
 def found_note(c: Mapping[str, Any]) -> str:
     """How a pool candidate was found: ``found by S0, S1 (structural rank 1)``."""
-    ranks = [f"{name.replace('_', ' ')} {c[name]}" for name in ("structural_rank", "semantic_rank")
-             if c.get(name) is not None]
-    return f"found by {', '.join(c.get('found_by', []))}" + (f" ({', '.join(ranks)})" if ranks else "")
+    ranks = [
+        f"{name.replace('_', ' ')} {c[name]}"
+        for name in ("structural_rank", "semantic_rank")
+        if c.get(name) is not None
+    ]
+    return f"found by {', '.join(c.get('found_by', []))}" + (
+        f" ({', '.join(ranks)})" if ranks else ""
+    )
 
 
 def mapping_table(m: Any) -> dict[str, Any]:
     """A :class:`~analogist.verify.roles.RoleMapping` as the rows a mapping table shows."""
     a = m.checks.alignment
-    return {"role_map": dict(m.role_map), "checks": m.checks.to_json(),
-            "matched": [str(s) for s, _ in a.matches],
-            "differs": [f"{s} ≠ {t}" for s, t in a.alignable_differences],
-            "source_only": [str(f) for f in a.source_only + a.non_alignable_source],
-            "target_only": [str(f) for f in a.target_only + a.non_alignable_target]}
+    return {
+        "role_map": dict(m.role_map),
+        "checks": m.checks.to_json(),
+        "matched": [str(s) for s, _ in a.matches],
+        "differs": [f"{s} ≠ {t}" for s, t in a.alignable_differences],
+        "source_only": [str(f) for f in a.source_only + a.non_alignable_source],
+        "target_only": [str(f) for f in a.target_only + a.non_alignable_target],
+    }
 
 
 def mapping_lines(source_id: str, mapping: Mapping[str, Any] | None) -> list[str]:
@@ -201,8 +216,8 @@ def mapping_lines(source_id: str, mapping: Mapping[str, Any] | None) -> list[str
     coherent = "coherent" if c["coherent"] else "incoherent"
     rows = [
         f"[{source_id}] structural score {c['score']:.2f} ({coherent})",
-        "  MAPPED     " + (", ".join(f"{s}→{t}" for s, t in sorted(mapping["role_map"].items()))
-                           or "(nothing)"),
+        "  MAPPED     "
+        + (", ".join(f"{s}→{t}" for s, t in sorted(mapping["role_map"].items())) or "(nothing)"),
         "  MATCHED    " + ("; ".join(mapping["matched"]) or "(none)"),
     ]
     if mapping["differs"]:
@@ -215,20 +230,34 @@ def mapping_lines(source_id: str, mapping: Mapping[str, Any] | None) -> list[str
 def verification_lines(run: Mapping[str, Any]) -> list[str]:
     """The likeness/difference/unknown record of the machinery's run (spec §10.1), its critic
     and its check, as the engine wrote them."""
-    out = [f"RE-REPRESENTATION attempt {a['rerep']}: "
-           + ("re-described the target one level up; relations now: "
-              + "; ".join(_fact(r) for r in (a.get("signature") or {}).get("relations", []))
-              if a.get("ok") else f"no re-description ({a.get('reason')})")
-           for a in run.get("attempts", []) if "rerep" in a]
+    out = [
+        f"RE-REPRESENTATION attempt {a['rerep']}: "
+        + (
+            "re-described the target one level up; relations now: "
+            + "; ".join(_fact(r) for r in (a.get("signature") or {}).get("relations", []))
+            if a.get("ok")
+            else f"no re-description ({a.get('reason')})"
+        )
+        for a in run.get("attempts", [])
+        if "rerep" in a
+    ]
     rec = run.get("record")
     if not rec:
-        rejected = [m for a in run.get("attempts", []) for m in a.get("mapped", [])
-                    if (m.get("critic") or {}).get("verdict") == "reject"]
+        rejected = [
+            m
+            for a in run.get("attempts", [])
+            for m in a.get("mapped", [])
+            if (m.get("critic") or {}).get("verdict") == "reject"
+        ]
         for m in rejected:
             out.append(f"REJECTED  source={m['source']}: {'; '.join(m['critic']['reasons'])}")
-        why = ("every mapped candidate failed verification" if rejected
-               else "no candidate's mapping reached the acceptance threshold"
-               if run.get("candidates") else "there was no candidate to verify")
+        why = (
+            "every mapped candidate failed verification"
+            if rejected
+            else "no candidate's mapping reached the acceptance threshold"
+            if run.get("candidates")
+            else "there was no candidate to verify"
+        )
         out.append(f"ANALOGY   none: {why}")
         return out
     out.append(f"ANALOGY   source={rec['source']}")
@@ -238,8 +267,9 @@ def verification_lines(run: Mapping[str, Any]) -> list[str]:
         out.append(f"DIFFERS   {d}")
     out += [f"FAILS     {f}: unknown in target" for f in rec["fails"]] or ["FAILS     (none)"]
     out += [f"BLOCKERS  target has {b}" for b in rec["blockers"]] or ["BLOCKERS  (none)"]
-    out += [f"TRANSFER  {t['inference']} → {t['decision']}  ({t['reason']})"
-            for t in rec["transfer"]] or ["TRANSFER  (nothing to transfer)"]
+    out += [
+        f"TRANSFER  {t['inference']} → {t['decision']}  ({t['reason']})" for t in rec["transfer"]
+    ] or ["TRANSFER  (nothing to transfer)"]
     out.append(f"PREDICT   {rec.get('predict') or '(no observable prediction)'}")
     check = rec.get("check") or "(no check available)"
     result = rec.get("check_result") or {}
@@ -252,8 +282,13 @@ def verification_lines(run: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def answer_lines(family: str, accept_ids: Sequence[str], inference_ids: Sequence[str],
-                 has_menu: bool, signatures: bool = True) -> list[str]:
+def answer_lines(
+    family: str,
+    accept_ids: Sequence[str],
+    inference_ids: Sequence[str],
+    has_menu: bool,
+    signatures: bool = True,
+) -> list[str]:
     """The ANSWER FORMAT section: one line per key the family asks for. Without ``signatures``
     (arms that show none) there are no roles to map, and the line says so."""
     out = ["Reply with one JSON object with exactly these keys:"]
@@ -263,15 +298,22 @@ def answer_lines(family: str, accept_ids: Sequence[str], inference_ids: Sequence
             continue
         text = _FIELD_TEXT[key].format(
             ids=", ".join(accept_ids if key == "accept" else inference_ids) or "(none)",
-            menu=", chosen from the operator menu" if has_menu else "")
+            menu=", chosen from the operator menu" if has_menu else "",
+        )
         out.append(f"- {text}")
     return out
 
 
-def answer_schema(family: str, accept_ids: Sequence[str], inference_ids: Sequence[str], *,
-                  shown: Sequence[str] | None = None, entities: Sequence[str] | None = None,
-                  operators: Sequence[str] | None = None,
-                  roles: Sequence[str] | None = None) -> dict[str, Any]:
+def answer_schema(
+    family: str,
+    accept_ids: Sequence[str],
+    inference_ids: Sequence[str],
+    *,
+    shown: Sequence[str] | None = None,
+    entities: Sequence[str] | None = None,
+    operators: Sequence[str] | None = None,
+    roles: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """The JSON schema of the answer (LoggedLLM validates it and asks once for a repair).
 
     ``shown`` (episode ids), ``entities`` (target entity ids) and ``operators`` (the menu), when
@@ -279,39 +321,59 @@ def answer_schema(family: str, accept_ids: Sequence[str], inference_ids: Sequenc
     (the role names of the signatures shown; empty when none is shown) the role mapping may use
     only those keys, each at most once, so a constrained model cannot write keys without end."""
     props: dict[str, Any] = {
-        "source": ({"enum": [*shown, None]} if shown is not None
-                   else {"type": ["string", "null"]}),
+        "source": ({"enum": [*shown, None]} if shown is not None else {"type": ["string", "null"]}),
         "confidence": {"enum": list(CONFIDENCE_LEVELS)},
     }
     entity = {"enum": list(entities)} if entities else {"type": "string"}
     fields = FIELDS[family]
     if "accept" in fields:
-        props["accept"] = {"type": "object",
-                           "properties": {i: {"type": "boolean"} for i in accept_ids},
-                           "required": list(accept_ids)}
+        props["accept"] = {
+            "type": "object",
+            "properties": {i: {"type": "boolean"} for i in accept_ids},
+            "required": list(accept_ids),
+        }
     if "role_mapping" in fields:
         props["role_mapping"] = (
-            {"type": "object", "properties": {r: entity for r in roles},
-             "additionalProperties": False} if roles is not None
-            else {"type": "object", "additionalProperties": entity})
+            {
+                "type": "object",
+                "properties": {r: entity for r in roles},
+                "additionalProperties": False,
+            }
+            if roles is not None
+            else {"type": "object", "additionalProperties": entity}
+        )
     if "decisions" in fields:
-        props["decisions"] = {"type": "object",
-                              "properties": {i: {"enum": ["transfer", "withhold"]}
-                                             for i in inference_ids},
-                              "required": list(inference_ids)}
-    if "fix" in fields:
-        props["fix"] = {"anyOf": [{"type": "null"}, {
+        props["decisions"] = {
             "type": "object",
-            "properties": {"operator": {"enum": list(operators)} if operators
-                           else {"type": "string"},
-                           "args": {"type": "array", "maxItems": 4, "items": entity}},
-            "required": ["operator", "args"]}]}
+            "properties": {i: {"enum": ["transfer", "withhold"]} for i in inference_ids},
+            "required": list(inference_ids),
+        }
+    if "fix" in fields:
+        props["fix"] = {
+            "anyOf": [
+                {"type": "null"},
+                {
+                    "type": "object",
+                    "properties": {
+                        "operator": {"enum": list(operators)} if operators else {"type": "string"},
+                        "args": {"type": "array", "maxItems": 4, "items": entity},
+                    },
+                    "required": ["operator", "args"],
+                },
+            ]
+        }
     order = ["source", *fields, "confidence"]  # a grammar writes keys in this order: rate last
     return {"type": "object", "properties": {k: props[k] for k in order}, "required": order}
 
 
-def read_answer(family: str, parsed: Any, shown: Sequence[str], accept_ids: Sequence[str],
-                inference_ids: Sequence[str], problems: list[str]) -> dict[str, Any]:
+def read_answer(
+    family: str,
+    parsed: Any,
+    shown: Sequence[str],
+    accept_ids: Sequence[str],
+    inference_ids: Sequence[str],
+    problems: list[str],
+) -> dict[str, Any]:
     """The :class:`~analogist.bench.execution.answer.Answer` fields from the parsed JSON.
 
     ``source`` counts only when it is a shown episode id (a parametric analogue or an unseen id
@@ -329,12 +391,15 @@ def read_answer(family: str, parsed: Any, shown: Sequence[str], accept_ids: Sequ
     claimed = source if isinstance(source, str) and source in shown else None
     if source is not None and claimed is None:
         problems.append(f"source {source!r} is not a shown episode id: no claim")
-    judged = (_judged(p.get("accept"), accept_ids, claimed, problems)
-              if "accept" in wanted else {})
-    role_map = (_str_map(p.get("role_mapping"), "role_mapping", problems)
-                if "role_mapping" in wanted else {})
-    decisions = (_decisions(p.get("decisions"), inference_ids, problems)
-                 if "decisions" in wanted else {})
+    judged = _judged(p.get("accept"), accept_ids, claimed, problems) if "accept" in wanted else {}
+    role_map = (
+        _str_map(p.get("role_mapping"), "role_mapping", problems)
+        if "role_mapping" in wanted
+        else {}
+    )
+    decisions = (
+        _decisions(p.get("decisions"), inference_ids, problems) if "decisions" in wanted else {}
+    )
     action = _action(p.get("fix"), problems) if "fix" in wanted else None
     conf = p.get("confidence")
     confidence = None
@@ -342,12 +407,20 @@ def read_answer(family: str, parsed: Any, shown: Sequence[str], accept_ids: Sequ
         confidence = min(1.0, max(0.0, float(conf)))
     elif "confidence" in p:
         problems.append(f"confidence {conf!r} is not a number")
-    return {"claimed_source": claimed, "judged": judged, "role_map": role_map,
-            "decisions": decisions, "action": action, "confidence": confidence,
-            "conclusion": " ".join([action[0], *action[1]]) if action else None}
+    return {
+        "claimed_source": claimed,
+        "judged": judged,
+        "role_map": role_map,
+        "decisions": decisions,
+        "action": action,
+        "confidence": confidence,
+        "conclusion": " ".join([action[0], *action[1]]) if action else None,
+    }
 
 
-def _judged(raw: Any, ids: Sequence[str], claimed: str | None, problems: list[str]) -> dict[str, bool]:
+def _judged(
+    raw: Any, ids: Sequence[str], claimed: str | None, problems: list[str]
+) -> dict[str, bool]:
     """An explicit true/false per offered id; where it is missing, naming the id as the source
     counts as accepting it."""
     raw = raw if isinstance(raw, dict) else {}
@@ -389,8 +462,13 @@ def _decisions(raw: Any, ids: Sequence[str], problems: list[str]) -> dict[str, b
 def _action(raw: Any, problems: list[str]) -> tuple[str, tuple[str, ...]] | None:
     if raw is None:
         return None
-    ok = (isinstance(raw, dict) and isinstance(raw.get("operator"), str) and raw["operator"]
-          and isinstance(raw.get("args"), list) and all(isinstance(a, str) for a in raw["args"]))
+    ok = (
+        isinstance(raw, dict)
+        and isinstance(raw.get("operator"), str)
+        and raw["operator"]
+        and isinstance(raw.get("args"), list)
+        and all(isinstance(a, str) for a in raw["args"])
+    )
     if not ok:
         problems.append(f"fix {json.dumps(raw, sort_keys=True)[:120]} is malformed: no action")
         return None

@@ -75,9 +75,14 @@ def write_replay(path: str | Path, llm: TrackedLLM, run: dict[str, Any]) -> int:
         d.pop("id", None)
         d.pop("created_at", None)
         records.append(d)
-    header = {"replay": FORMAT, "model": f"{llm.provider}:{llm.model}", "run": run,
-              "calls": len(records), "failed_calls": sum(1 for r in records if r.get("error")),
-              "unanswered": missing}
+    header = {
+        "replay": FORMAT,
+        "model": f"{llm.provider}:{llm.model}",
+        "run": run,
+        "calls": len(records),
+        "failed_calls": sum(1 for r in records if r.get("error")),
+        "unanswered": missing,
+    }
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
@@ -98,11 +103,15 @@ def read_replay(path: str | Path) -> tuple[dict, list[CallRecord]]:
         with gzip.open(path, "rt", encoding="utf-8") as f:
             lines = [json.loads(line) for line in f if line.strip()]
     except (OSError, EOFError, json.JSONDecodeError) as e:
-        raise BenchError(f"{path}: not a readable replay file ({e}); give the .jsonl.gz file "
-                         "that `bench run --record` wrote") from None
+        raise BenchError(
+            f"{path}: not a readable replay file ({e}); give the .jsonl.gz file "
+            "that `bench run --record` wrote"
+        ) from None
     if not lines or lines[0].get("replay") != FORMAT:
-        raise BenchError(f"{path}: no replay header (format {FORMAT}); give a file written by "
-                         "`bench run --record`")
+        raise BenchError(
+            f"{path}: no replay header (format {FORMAT}); give a file written by "
+            "`bench run --record`"
+        )
     return lines[0], [CallRecord.from_json(d) for d in lines[1:]]
 
 
@@ -125,14 +134,23 @@ def run_options(bench: Any, config: Any) -> dict:
     from analogist.bench.generation.files import file_hashes
 
     m = dict(bench.manifest)
-    return {"seed": m.get("seed"), "split": m.get("split"), "size": m.get("size"),
-            "bench_hash": file_hashes(bench)["items.jsonl"], "config": config.to_json(),
-            "bench_files": {"items": bench.items_text, "keys": bench.keys_text,
-                            "manifest": dict(bench.manifest)}}
+    return {
+        "seed": m.get("seed"),
+        "split": m.get("split"),
+        "size": m.get("size"),
+        "bench_hash": file_hashes(bench)["items.jsonl"],
+        "config": config.to_json(),
+        "bench_files": {
+            "items": bench.items_text,
+            "keys": bench.keys_text,
+            "manifest": dict(bench.manifest),
+        },
+    }
 
 
-def record_run(store: Any, bench: Any, config: Any, spec: str, path: str | Path,
-               run_id: str) -> int:
+def record_run(
+    store: Any, bench: Any, config: Any, spec: str, path: str | Path, run_id: str
+) -> int:
     """Write the replay file of run ``run_id`` stored in ``store`` (finished or not).
 
     The jobs the run has stored are replayed once, in memory, from ``store``'s call log in
@@ -150,9 +168,13 @@ def record_run(store: Any, bench: Any, config: Any, spec: str, path: str | Path,
     runner = Runner(scratch, bench, config, llm=tracked, only=done)
     replayed = runner.run()
     total = sum(1 for _ in runner._jobs())
-    header_run = {**run_options(bench, config), "jobs": [list(k) for k in done],
-                  "complete": len(done) == total, "jobs_planned": total,
-                  "scores": comparable_scores(scratch, replayed)}
+    header_run = {
+        **run_options(bench, config),
+        "jobs": [list(k) for k in done],
+        "complete": len(done) == total,
+        "jobs_planned": total,
+        "scores": comparable_scores(scratch, replayed),
+    }
     return write_replay(path, tracked, header_run)
 
 
@@ -190,10 +212,12 @@ def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
         raise BenchError(
             f"{path}: the bench generated from seed {run['seed']} / {run['split']} / "
             f"{run['size']} differs from the recorded one (the generator changed since); "
-            "record the run again with `bench run --record`")
+            "record the run again with `bench run --record`"
+        )
     names = {f.name for f in fields(RunConfig)}
-    kw: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
-                          for k, v in run["config"].items() if k in names}
+    kw: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in run["config"].items() if k in names
+    }
     config = RunConfig(**{**kw, "settings": ArmSettings(**run["config"]["settings"])})
     store = Store(":memory:")
     load_calls(store, records)
@@ -212,6 +236,8 @@ def recorded_encoder_version(records: list[CallRecord]) -> str | None:
     versions = {(r.prompt_version or "").split(":", 1)[0] for r in records}
     staged = sorted(v for v in versions if v.startswith("staged-"))
     if len(staged) > 1:
-        raise BenchError(f"the replay file mixes encoder versions {', '.join(staged)}; "
-                         "record the run again with one code version")
+        raise BenchError(
+            f"the replay file mixes encoder versions {', '.join(staged)}; "
+            "record the run again with one code version"
+        )
     return staged[0] if staged else None

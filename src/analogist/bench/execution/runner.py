@@ -58,16 +58,23 @@ class RunConfig:
         if bad:
             raise BenchError(f"noise rates {bad} are outside (0, 1); use e.g. 0.1,0.2,0.3")
         if self.noise and self.encoder != "gold":
-            raise BenchError("noise corrupts the gold encoder's output; use --encoder gold "
-                             "with --noise")
+            raise BenchError(
+                "noise corrupts the gold encoder's output; use --encoder gold with --noise"
+            )
         if self.encoder not in ("gold", "model"):
             raise BenchError(
                 f"encoder {self.encoder!r} is unknown: use gold (the generator's signatures, "
-                "labelled) or model (the model encodes targets and stored episodes)")
+                "labelled) or model (the model encodes targets and stored episodes)"
+            )
 
     def to_json(self) -> dict:
-        return {**asdict(self), "arms": list(self.arms), "answerers": list(self.answerers),
-                "seeds": list(self.seeds), "noise": list(self.noise)}
+        return {
+            **asdict(self),
+            "arms": list(self.arms),
+            "answerers": list(self.answerers),
+            "seeds": list(self.seeds),
+            "noise": list(self.noise),
+        }
 
 
 @lru_cache(maxsize=1)
@@ -119,9 +126,17 @@ def plan(config: RunConfig, has_model: bool) -> Plan:
 class Runner:
     """Runs a bench into a store. ``llm`` is the logged model (None: engine answers only)."""
 
-    def __init__(self, store: Store, bench: Bench, config: RunConfig = RunConfig(), *,
-                 llm: Any = None, progress: Progress | None = None,
-                 only: Iterable[tuple] | None = None, stop_after_s: float | None = None):
+    def __init__(
+        self,
+        store: Store,
+        bench: Bench,
+        config: RunConfig = RunConfig(),
+        *,
+        llm: Any = None,
+        progress: Progress | None = None,
+        only: Iterable[tuple] | None = None,
+        stop_after_s: float | None = None,
+    ):
         self.store, self.bench, self.config, self.llm = store, bench, config, llm
         self.progress = progress
         # past this time no new job (or episode encoding) starts; the run is left "stopped"
@@ -137,23 +152,32 @@ class Runner:
         self.encoding = None
         if config.encoder == "model":
             if llm is None:
-                raise BenchError("--encoder model needs a model: pass --model (or set "
-                                 "ANALOGIST_MODEL), or use --encoder gold")
+                raise BenchError(
+                    "--encoder model needs a model: pass --model (or set "
+                    "ANALOGIST_MODEL), or use --encoder gold"
+                )
             from analogist.bench.execution.model_encoding import ItemEncoder
 
             self.encoding = ItemEncoder(llm, store.vocabulary, deadline=self.deadline)
 
     def run(self) -> str:
         """Run everything not yet stored; return the run id."""
-        config = {**self.config.to_json(), "skipped": self.plan.skipped,
-                  "bench": dict(self.bench.manifest), "code_digest": code_digest(),
-                  "embedders": arm_embedders(self.plan.pairs)}
+        config = {
+            **self.config.to_json(),
+            "skipped": self.plan.skipped,
+            "bench": dict(self.bench.manifest),
+            "code_digest": code_digest(),
+            "embedders": arm_embedders(self.plan.pairs),
+        }
         if self.adversarial_audit is not None:  # the bench's sidecar (bench/analysis/audit_set.py)
             config["adversarial_audit"] = self.adversarial_audit
         self.store.start_bench_run(self.run_id, file_hashes(self.bench)["items.jsonl"], config)
         done = self.store.bench_done_keys(self.run_id)
-        jobs = [j for j in self._jobs() if j[:5] not in done
-                and (self.only is None or j[:5] in self.only)]
+        jobs = [
+            j
+            for j in self._jobs()
+            if j[:5] not in done and (self.only is None or j[:5] in self.only)
+        ]
         total, count = len(jobs), 0
         by_item: dict[str, list[tuple]] = {}
         for j in jobs:
@@ -203,13 +227,23 @@ class Runner:
             for arm, answerer in self.plan.pairs:
                 for seed in self.config.seeds:
                     yield (arm, answerer, item.item_id, seed, "", item)
-                    if self.config.contamination and arm == CONTROL_ARM and item.family in CONTROL_FAMILIES:
+                    if (
+                        self.config.contamination
+                        and arm == CONTROL_ARM
+                        and item.family in CONTROL_FAMILIES
+                    ):
                         for cond in ("correct_source", "no_source", "wrong_source", "lesion"):
                             yield (arm, answerer, item.item_id, seed, cond, item)
                     if answerer == "engine" and arm in encoder_noise.NOISE_ARMS:
                         for rate in self.config.noise:
-                            yield (arm, answerer, item.item_id, seed,
-                                   encoder_noise.noise_condition(rate), item)
+                            yield (
+                                arm,
+                                answerer,
+                                item.item_id,
+                                seed,
+                                encoder_noise.noise_condition(rate),
+                                item,
+                            )
 
     def _answerer(self, arm_name: str, answerer: str, seed: int):
         arm = get_arm(arm_name)
@@ -220,8 +254,9 @@ class Runner:
         from analogist.bench.execution.model_answer import ModelAnswerer
         from analogist.models.settings import ModelSettings
 
-        return ModelAnswerer(arm, self.llm, self.config.settings, seed,
-                             ModelSettings.from_env().n_ctx)
+        return ModelAnswerer(
+            arm, self.llm, self.config.settings, seed, ModelSettings.from_env().n_ctx
+        )
 
     def _do(self, job: tuple) -> tuple:
         arm, answerer, _, seed, cond, item = job
@@ -243,8 +278,11 @@ class Runner:
         condition, lesioned = None, False
         if cond in ("correct_source", "no_source", "wrong_source"):
             condition = cond
-            kw["sources"] = {"correct_source": [item.inputs["source"]], "no_source": [],
-                             "wrong_source": [wrong]}[cond]
+            kw["sources"] = {
+                "correct_source": [item.inputs["source"]],
+                "no_source": [],
+                "wrong_source": [wrong],
+            }[cond]
         elif cond == "lesion":
             lesioned = True
         if target is None and (answerer == "engine" or lesioned):
@@ -253,11 +291,20 @@ class Runner:
             if lesioned:
                 kw["sources"] = [_lesioned(item, who, target, probe)]
             ans = who.answer(item.family, item.inputs, target, **kw)
-        sc = score(item, ans, arm=arm, answerer=answerer, seed=seed, condition=condition,
-                   lesioned=lesioned, noise=rate)
+        sc = score(
+            item,
+            ans,
+            arm=arm,
+            answerer=answerer,
+            seed=seed,
+            condition=condition,
+            lesioned=lesioned,
+            noise=rate,
+        )
         with self._lock:
-            self.store.put_bench_result(self.run_id, (arm, answerer, item.item_id, seed, cond),
-                                        sc.to_json(), ans.to_json())
+            self.store.put_bench_result(
+                self.run_id, (arm, answerer, item.item_id, seed, cond), sc.to_json(), ans.to_json()
+            )
         return job
 
 
@@ -267,8 +314,9 @@ def arm_embedders(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
     name, out = configured_embedder().name, {}
     for arm_name, _ in pairs:
         arm = get_arm(arm_name)
-        embeds = arm.memory and (not arm.channels
-                                 or any(c.startswith(("S2", "M")) for c in arm.channels))
+        embeds = arm.memory and (
+            not arm.channels or any(c.startswith(("S2", "M")) for c in arm.channels)
+        )
         out[arm.name] = name if embeds else "none"
     return out
 
@@ -276,8 +324,11 @@ def arm_embedders(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
 def item_episodes(item: Item) -> list[dict]:
     """The stored episodes an item holds (memory, candidates, given source)."""
     inputs = item.inputs
-    return [*inputs.get("memory", []), *inputs.get("candidates", []),
-            *([inputs["source"]] if inputs.get("source") else [])]
+    return [
+        *inputs.get("memory", []),
+        *inputs.get("candidates", []),
+        *([inputs["source"]] if inputs.get("source") else []),
+    ]
 
 
 def _probe(item: Item):
@@ -312,8 +363,7 @@ def _lesioned(item: Item, who: Any, target, probe) -> dict:
     causal link. The lesion is chosen from the engine's own intact answer, so both answerers are
     lesioned the same way.
     """
-    intact = EngineAnswerer(who.arm).answer(
-        item.family, item.inputs, target, probe=probe)
+    intact = EngineAnswerer(who.arm).answer(item.family, item.inputs, target, probe=probe)
     source = json.loads(json.dumps(item.inputs["source"]))
     mapping = (intact.run or {}).get("mapping") or {}
     matched_links = list(((intact.run or {}).get("record") or {}).get("matches", []))
@@ -330,13 +380,22 @@ def _lesioned(item: Item, who: Any, target, probe) -> dict:
         gone = f"{victim[0]}({','.join(victim[1:])})"
         sig = source["signature"]
         sig["relations"] = [r for r in rels if r != victim]
-        sig["causal_chain"] = [c for c in sig.get("causal_chain", [])
-                               if gone not in (parse_term(c[0]).canonical(), parse_term(c[2]).canonical())]
+        sig["causal_chain"] = [
+            c
+            for c in sig.get("causal_chain", [])
+            if gone not in (parse_term(c[0]).canonical(), parse_term(c[2]).canonical())
+        ]
     source["signature"]["episode_id"] = source["id"]
     return source
 
 
-def run_bench(store: Store, bench: Bench, config: RunConfig = RunConfig(), *, llm: Any = None,
-              progress: Progress | None = None) -> str:
+def run_bench(
+    store: Store,
+    bench: Bench,
+    config: RunConfig = RunConfig(),
+    *,
+    llm: Any = None,
+    progress: Progress | None = None,
+) -> str:
     """Run (or resume) ``config`` on ``bench`` into ``store``; return the run id."""
     return Runner(store, bench, config, llm=llm, progress=progress).run()

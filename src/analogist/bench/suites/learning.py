@@ -50,8 +50,12 @@ from analogist.reason.analogizer import AnalogizerConfig
 from analogist.store.runs import TransferOutcome
 
 KIND = "learning"
-E_S = replace(ARMS["E"], name="E+S", purpose="E plus the schema library induced in the "
-              "learning phase from E's own verified analogies")
+E_S = replace(
+    ARMS["E"],
+    name="E+S",
+    purpose="E plus the schema library induced in the "
+    "learning phase from E's own verified analogies",
+)
 
 
 SIZES = {"small": (12, 8), "mvp": (36, 24), "full": (72, 48)}  # stream items, test items/condition
@@ -93,8 +97,7 @@ def _items(motifs: Sequence, pool: tuple, n: int, tag: str, seed: int, split: st
         m = motifs[i % len(motifs)]
         # the ordinal runs on, so every third item has no valid source (build_f3), spread
         # evenly over the stream and over motifs
-        out.append(build_f3(Context(rng, split, pool, taken, dealer),
-                            Slot("F3", m, i, i % 4 == 3)))
+        out.append(build_f3(Context(rng, split, pool, taken, dealer), Slot("F3", m, i, i % 4 == 3)))
     return out
 
 
@@ -140,8 +143,12 @@ def _target(item: Item, vocab: Any) -> Any:
 
 def _learner_record(item: Item, sig: Any) -> dict:
     rec = item.inputs["target"]
-    return {"id": sig.episode_id, "kind": sig.kind, "text": rec.get("text", sig.level("L0")),
-            "signature": sig.to_json()}
+    return {
+        "id": sig.episode_id,
+        "kind": sig.kind,
+        "text": rec.get("text", sig.level("L0")),
+        "signature": sig.to_json(),
+    }
 
 
 def learn(config: LearningConfig, items: Sequence[Item]) -> tuple[Memory, dict]:
@@ -156,14 +163,17 @@ def learn(config: LearningConfig, items: Sequence[Item]) -> tuple[Memory, dict]:
         records = [_learner_record(item, target)]
         records += [r for r in item.inputs.get("memory", []) if r["id"] == run.get("source")]
         learner.add([json.dumps(r) for r in records if not learner.store.has_episode(r["id"])])
-        applied = ((run.get("record") or {}).get("applied"))
+        applied = (run.get("record") or {}).get("applied")
         transfer = None
         if applied:
             delta = (run["record"].get("check_result") or {}).get("delta")
             transfer = TransferOutcome(applied["action"], applied["outcome"], delta=delta)
         learner.store.log_run({**run, "target_id": target.episode_id}, transfer)
-    report = learner.consolidate(policy=ConsolidationPolicy(
-        InductionPolicy(assimilation_threshold=config.threshold), require_check=True))
+    report = learner.consolidate(
+        policy=ConsolidationPolicy(
+            InductionPolicy(assimilation_threshold=config.threshold), require_check=True
+        )
+    )
     return learner, report.to_json()
 
 
@@ -181,10 +191,14 @@ def _padded(items: Sequence[Item], n: int, seed: int) -> list[Item]:
     out = []
     for i, item in enumerate(items):
         own = {r["id"] for r in item.inputs.get("memory", [])}
-        spare = [r for other in items if other.motif != item.motif
-                 for r in other.inputs.get("memory", [])
-                 if other.key["memory_roles"].get(r["id"], "").startswith(("source", "decoy"))
-                 and r["id"] not in own]
+        spare = [
+            r
+            for other in items
+            if other.motif != item.motif
+            for r in other.inputs.get("memory", [])
+            if other.key["memory_roles"].get(r["id"], "").startswith(("source", "decoy"))
+            and r["id"] not in own
+        ]
         spare = list({r["id"]: r for r in spare}.values())
         random.Random(f"learning|pad|{seed}|{i}").shuffle(spare)
         memory = [*item.inputs.get("memory", []), *spare[:n]]
@@ -202,22 +216,31 @@ def run_learning(store: Any, config: LearningConfig = LearningConfig()) -> str:
     pool = split_motifs(config.split)
     order = list(pool)
     random.Random(f"learning|motifs|{config.seed}").shuffle(order)
-    learned, held = order[: config.learn_motifs], order[config.learn_motifs:]
+    learned, held = order[: config.learn_motifs], order[config.learn_motifs :]
     stream = _items(learned, pool, config.stream_items, "stream", config.seed, config.split)
     learner, summary = learn(config, stream)
     schemas = [r.schema_json for r in learner.store.list_schemas()]
     run_id = "learn_" + hashlib.sha256(json.dumps(config.to_json()).encode()).hexdigest()[:12]
-    cfg = {"kind": KIND, **config.to_json(), "embedder": learner.embedder.name,
-           "learned_motifs": [m.name for m in learned],
-           "heldout_motifs": [m.name for m in held], "consolidation": summary,
-           "schemas": len(schemas)}
+    cfg = {
+        "kind": KIND,
+        **config.to_json(),
+        "embedder": learner.embedder.name,
+        "learned_motifs": [m.name for m in learned],
+        "heldout_motifs": [m.name for m in held],
+        "consolidation": summary,
+        "schemas": len(schemas),
+    }
     store.start_bench_run(run_id, run_id, cfg)
     plain = (EngineAnswerer(ARMS["E"], config.seed), SchemaAnswerer(schemas, config.seed))
-    tight = (EngineAnswerer(budgeted(ARMS["E"], config.budget), config.seed),
-             SchemaAnswerer(schemas, config.seed, budgeted(E_S, config.budget)))
+    tight = (
+        EngineAnswerer(budgeted(ARMS["E"], config.budget), config.seed),
+        SchemaAnswerer(schemas, config.seed, budgeted(E_S, config.budget)),
+    )
     vocab = store.vocabulary
-    tests = {cond: _items(motifs, pool, config.test_items, f"test-{cond}", config.seed + 1,
-                          config.split) for cond, motifs in (("learned", learned), ("heldout", held))}
+    tests = {
+        cond: _items(motifs, pool, config.test_items, f"test-{cond}", config.seed + 1, config.split)
+        for cond, motifs in (("learned", learned), ("heldout", held))
+    }
     if config.pad:
         both = tests["learned"] + tests["heldout"]
         padded = {it.item_id: it for it in _padded(both, config.pad, config.seed)}
@@ -234,29 +257,55 @@ def run_learning(store: Any, config: LearningConfig = LearningConfig()) -> str:
                 ans = who.answer(item.family, item.inputs, target, probe=_probe(item))
                 sc = score(item, ans, arm=arm, answerer="engine", seed=config.seed)
                 extra = {"s3_first": _s3_first(ans)}
-                store.put_bench_result(run_id, (arm, "engine", item.item_id, config.seed, cond),
-                                       sc.to_json(), {**ans.to_json(), "learning": extra})
+                store.put_bench_result(
+                    run_id,
+                    (arm, "engine", item.item_id, config.seed, cond),
+                    sc.to_json(),
+                    {**ans.to_json(), "learning": extra},
+                )
     store.finish_bench_run(run_id)
     learner.close()
     return run_id
 
 
 def _rate(name: str, row: Callable[[Score], tuple[float, float]], higher: bool = True) -> Metric:
-    return Metric(name, ("hit", "n"), row, lambda t: float(t[0] / t[1]) if t[1] else float("nan"),
-                  higher, description=name)
+    return Metric(
+        name,
+        ("hit", "n"),
+        row,
+        lambda t: float(t[0] / t[1]) if t[1] else float("nan"),
+        higher,
+        description=name,
+    )
 
 
-FIRST_CANDIDATE = _rate("first_candidate_recall", lambda s: (
-    bool(s.retrieved) and s.retrieved[0] == s.gold_source, s.has_valid_source and bool(s.gold_source)))
-TIME_TO_SOURCE = Metric("time_to_first_correct_source", ("position", "found"), lambda s: (
-    float(s.retrieved.index(s.gold_source) + 1) if s.gold_source in s.retrieved else 0.0,
-    float(s.gold_source in s.retrieved)), lambda t: float(t[0] / t[1]) if t[1] else float("nan"),
-    False, description="mean position of the keyed source in the mapping order")
+FIRST_CANDIDATE = _rate(
+    "first_candidate_recall",
+    lambda s: (
+        bool(s.retrieved) and s.retrieved[0] == s.gold_source,
+        s.has_valid_source and bool(s.gold_source),
+    ),
+)
+TIME_TO_SOURCE = Metric(
+    "time_to_first_correct_source",
+    ("position", "found"),
+    lambda s: (
+        float(s.retrieved.index(s.gold_source) + 1) if s.gold_source in s.retrieved else 0.0,
+        float(s.gold_source in s.retrieved),
+    ),
+    lambda t: float(t[0] / t[1]) if t[1] else float("nan"),
+    False,
+    description="mean position of the keyed source in the mapping order",
+)
 FALSE_ACCEPT = _rate("false_accept_rate", lambda s: (s.false_accept, 1.0), higher=False)
+
+
 def mapped(k: int) -> Metric:
     """The keyed source is among the first ``k`` candidates (those the mapper maps)."""
-    return _rate("source_mapped", lambda s: (s.gold_source in s.retrieved[:k],
-                                             s.has_valid_source and bool(s.gold_source)))
+    return _rate(
+        "source_mapped",
+        lambda s: (s.gold_source in s.retrieved[:k], s.has_valid_source and bool(s.gold_source)),
+    )
 
 
 NAV = nav()
@@ -269,15 +318,20 @@ def metrics_for(condition: str, budget: int) -> tuple[Metric, ...]:
 
 def latest_learning(store: Any, n_boot: int = 1000, seed: int = 0) -> dict | None:
     """The newest finished learning run of ``store`` aggregated from its rows, or None."""
-    runs = [r for r in store.list_bench_runs()
-            if str(r["run_id"]).startswith("learn_") and r.get("status") == "done"]
+    runs = [
+        r
+        for r in store.list_bench_runs()
+        if str(r["run_id"]).startswith("learn_") and r.get("status") == "done"
+    ]
     if not runs:
         return None
     run = store.get_bench_run(runs[0]["run_id"])
     rows = store.bench_results(run["run_id"])
     out: dict[str, Any] = {"run_id": run["run_id"], "config": run["config"], "conditions": {}}
-    conds = sorted({r.condition for r in rows},
-                   key=lambda c: (c.startswith("heldout"), "+pad" in c, " map" in c))
+    conds = sorted(
+        {r.condition for r in rows},
+        key=lambda c: (c.startswith("heldout"), "+pad" in c, " map" in c),
+    )
     for cond in conds:
         by_arm: dict[str, list[Score]] = {"E": [], "E+S": []}
         s3, fired = [0, 0], 0
@@ -290,14 +344,20 @@ def latest_learning(store: Any, n_boot: int = 1000, seed: int = 0) -> dict | Non
             fired += r.arm == "E+S" and first is not None
             if r.arm == "E+S" and s.has_valid_source and s.gold_source:
                 s3 = [s3[0] + (first == s.gold_source), s3[1] + 1]
-        c: dict[str, Any] = {"n_items": len(by_arm["E"]), "s3_recall_at_1": s3[0] / s3[1]
-                             if s3[1] else None, "s3_n": s3[1], "s3_fired": fired,
-                             "metrics": {}}
+        c: dict[str, Any] = {
+            "n_items": len(by_arm["E"]),
+            "s3_recall_at_1": s3[0] / s3[1] if s3[1] else None,
+            "s3_n": s3[1],
+            "s3_fired": fired,
+            "metrics": {},
+        }
         for metric in metrics_for(cond, int(run["config"].get("budget") or 0)):
             c["metrics"][metric.name] = {
                 arm: bootstrap(metric, by_arm[arm], n_boot=n_boot, seed=seed).to_json()
-                for arm in by_arm}
+                for arm in by_arm
+            }
             c["metrics"][metric.name]["E+S - E"] = paired_difference(
-                metric, by_arm["E+S"], by_arm["E"], n_boot=n_boot, seed=seed).to_json()
+                metric, by_arm["E+S"], by_arm["E"], n_boot=n_boot, seed=seed
+            ).to_json()
         out["conditions"][cond] = c
     return out

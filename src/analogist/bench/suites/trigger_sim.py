@@ -37,14 +37,18 @@ def _signals(memory: Any, target: Any, rng: random.Random) -> Signals:
     pool = memory.search(target, channels="S0,S1", k=5)
     s1 = [h.score for h in pool.hits.get("S1", ())]
     return Signals(
-        error_logged=True, failed_repairs=rng.randint(0, 4),
-        repeated_error_class=rng.randint(0, 4), steps_without_progress=rng.randint(0, 8),
+        error_logged=True,
+        failed_repairs=rng.randint(0, 4),
+        repeated_error_class=rng.randint(0, 4),
+        steps_without_progress=rng.randint(0, 8),
         fingerprint_hit=any(h.detail.get("match") == "exact" for h in pool.hits.get("S0", ())),
-        structural_hit_score=max(s1, default=0.0))
+        structural_hit_score=max(s1, default=0.0),
+    )
 
 
-def simulate(seed: int = 0, n_items: int = 48, budget_fraction: float = 0.5,
-             split: str = "dev") -> dict:
+def simulate(
+    seed: int = 0, n_items: int = 48, budget_fraction: float = 0.5, split: str = "dev"
+) -> dict:
     """Fit on the first half of a simulated stream, measure on the second (module docstring)."""
     pool = split_motifs(split)
     items = _items(pool, pool, n_items, "triggers", seed, split)
@@ -59,20 +63,36 @@ def simulate(seed: int = 0, n_items: int = 48, budget_fraction: float = 0.5,
         ans = e.answer(item.family, item.inputs, target, probe=_probe(item))
         outcome = (ans.run or {}).get("record", {}) or {}
         applied = outcome.get("applied") or {}
-        outcomes.append(Outcome(f"sim_{i}", sig, applied.get("outcome") == "resolved",
-                                applied.get("outcome") == "worse", TIER_TOKENS))
-    train, test = outcomes[: n_items // 2], outcomes[n_items // 2:]
+        outcomes.append(
+            Outcome(
+                f"sim_{i}",
+                sig,
+                applied.get("outcome") == "resolved",
+                applied.get("outcome") == "worse",
+                TIER_TOKENS,
+            )
+        )
+    train, test = outcomes[: n_items // 2], outcomes[n_items // 2 :]
     base = TriggerPolicy()
     budget = int(evaluate(base, train).tokens * budget_fraction)
     fit = fit_policy(train, budget)
     return {
-        "seed": seed, "items": n_items, "split": split, "tier_tokens": TIER_TOKENS,
-        "budget": budget, "budget_fraction": budget_fraction,
+        "seed": seed,
+        "items": n_items,
+        "split": split,
+        "tier_tokens": TIER_TOKENS,
+        "budget": budget,
+        "budget_fraction": budget_fraction,
         "fitted_thresholds": fit.to_json()["thresholds"],
         "train": {"default": fit.default.to_json(), "fitted": fit.fitted.to_json()},
-        "test": {"default": evaluate(base, test).to_json(),
-                 "fitted": evaluate(fit.policy, test).to_json(),
-                 "always": {"fired": len(test), "useful": sum(o.useful for o in test),
-                            "negative": sum(o.negative for o in test),
-                            "tokens": TIER_TOKENS * len(test)}},
+        "test": {
+            "default": evaluate(base, test).to_json(),
+            "fitted": evaluate(fit.policy, test).to_json(),
+            "always": {
+                "fired": len(test),
+                "useful": sum(o.useful for o in test),
+                "negative": sum(o.negative for o in test),
+                "tokens": TIER_TOKENS * len(test),
+            },
+        },
     }

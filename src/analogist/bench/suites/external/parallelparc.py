@@ -42,13 +42,18 @@ from analogist.bench.analysis.stats import Interval, bca_bounds
 from analogist.errors import BenchError
 
 CANDIDATES = ("target", "distractor", "random")
-COLUMNS = {"source": "source_paragraph", "target": "target_paragraph",
-           "distractor": "distractor_target_paragraph", "random": "random_target_paragraph"}
+COLUMNS = {
+    "source": "source_paragraph",
+    "target": "target_paragraph",
+    "distractor": "distractor_target_paragraph",
+    "random": "random_target_paragraph",
+}
 BARE_PROMPT_VERSION = "parallelparc-bare-1"
 _INSTRUCTION = (
     "Two paragraphs are analogous when they describe processes with the same relational "
     "structure: corresponding parts act on each other in the same ways and in the same order, "
-    "even if the domains and words differ. Sharing entities or words is not enough.")
+    "even if the domains and words differ. Sharing entities or words is not enough."
+)
 
 
 @dataclass(frozen=True)
@@ -78,8 +83,10 @@ def read_csv(path: str | Path, limit: int | None = None) -> list[Row]:
             header = reader.fieldnames or []
             missing = [c for c in COLUMNS.values() if c not in header]
             if missing:
-                raise BenchError(f"{path}: no column {missing[0]!r}; a ParallelPARC CSV has "
-                                 f"{', '.join(COLUMNS.values())}")
+                raise BenchError(
+                    f"{path}: no column {missing[0]!r}; a ParallelPARC CSV has "
+                    f"{', '.join(COLUMNS.values())}"
+                )
             rows: list[Row] = []
             for n, rec in enumerate(reader, start=1):
                 if limit is not None and len(rows) >= limit:
@@ -88,8 +95,10 @@ def read_csv(path: str | Path, limit: int | None = None) -> list[Row]:
                 texts = {k: (rec.get(c) or "").strip() for k, c in COLUMNS.items()}
                 empty = [k for k, t in texts.items() if not t]
                 if empty:
-                    raise BenchError(f"{path} row {n}: the {COLUMNS[empty[0]]} is empty; every "
-                                     "row needs all four paragraphs")
+                    raise BenchError(
+                        f"{path} row {n}: the {COLUMNS[empty[0]]} is empty; every "
+                        "row needs all four paragraphs"
+                    )
                 rows.append(Row(f"{n - 1}:{item_id}"[:120], **texts))
     except UnicodeDecodeError:
         raise BenchError(f"{path} is not UTF-8 text; save the CSV as UTF-8") from None
@@ -200,8 +209,15 @@ class Cosine:
             rng = random.Random(self.seed * 1_000_003 + i)
             scores = {c: float(sims[i, k]) for k, c in enumerate(CANDIDATES)}
             binary = {c: scores[c] > thresholds[i] for c in CANDIDATES}
-            out.append(ItemAnswer(row.item_id, binary, scores, choose(scores, rng),
-                                  (f"threshold {thresholds[i]:.4f} (cross-fitted on labels)",)))
+            out.append(
+                ItemAnswer(
+                    row.item_id,
+                    binary,
+                    scores,
+                    choose(scores, rng),
+                    (f"threshold {thresholds[i]:.4f} (cross-fitted on labels)",),
+                )
+            )
         return out
 
 
@@ -210,7 +226,7 @@ def cross_fitted_thresholds(sims: np.ndarray, seed: int) -> np.ndarray:
     items; halves from a seeded permutation. Labels: column 0 (target) yes, the others no."""
     n = sims.shape[0]
     order = np.random.default_rng(seed).permutation(n)
-    halves = [order[: n // 2], order[n // 2:]]
+    halves = [order[: n // 2], order[n // 2 :]]
     out = np.zeros(n)
     for k, half in enumerate(halves):
         train = halves[1 - k] if len(halves[1 - k]) else half
@@ -242,39 +258,60 @@ class Bare:
         from analogist.errors import ModelError
 
         try:
-            c = self.llm.complete([{"role": "system", "content": _INSTRUCTION},
-                                   {"role": "user", "content": prompt}], schema=schema,
-                                  temperature=0.0, max_tokens=32, seed=self.seed,
-                                  prompt_version=f"{BARE_PROMPT_VERSION}:{kind}")
+            c = self.llm.complete(
+                [{"role": "system", "content": _INSTRUCTION}, {"role": "user", "content": prompt}],
+                schema=schema,
+                temperature=0.0,
+                max_tokens=32,
+                seed=self.seed,
+                prompt_version=f"{BARE_PROMPT_VERSION}:{kind}",
+            )
         except ModelError:
             self.unusable += 1
             return None
         return c.parsed if isinstance(c.parsed, dict) else None
 
     def __call__(self, rows: Sequence[Row]) -> list[ItemAnswer]:
-        yes_no = {"type": "object", "properties": {"analogous": {"type": "boolean"}},
-                  "required": ["analogous"], "additionalProperties": False}
-        pick = {"type": "object", "properties": {"choice": {"enum": ["1", "2", "3"]}},
-                "required": ["choice"], "additionalProperties": False}
+        yes_no = {
+            "type": "object",
+            "properties": {"analogous": {"type": "boolean"}},
+            "required": ["analogous"],
+            "additionalProperties": False,
+        }
+        pick = {
+            "type": "object",
+            "properties": {"choice": {"enum": ["1", "2", "3"]}},
+            "required": ["choice"],
+            "additionalProperties": False,
+        }
         out = []
         for i, row in enumerate(rows):
             rng = random.Random(self.seed * 1_000_003 + i)
             binary, notes = {}, []
             for c in CANDIDATES:
-                ans = self._ask(f"Paragraph A:\n{row.source}\n\nParagraph B:\n{row.candidate(c)}"
-                                "\n\nIs paragraph B analogous to paragraph A? Answer as JSON "
-                                '{"analogous": true} or {"analogous": false}.', yes_no, "binary")
+                ans = self._ask(
+                    f"Paragraph A:\n{row.source}\n\nParagraph B:\n{row.candidate(c)}"
+                    "\n\nIs paragraph B analogous to paragraph A? Answer as JSON "
+                    '{"analogous": true} or {"analogous": false}.',
+                    yes_no,
+                    "binary",
+                )
                 ok = ans is not None and isinstance(ans.get("analogous"), bool)
                 binary[c] = bool(ok and ans["analogous"])
                 if not ok:
                     notes.append(f"binary {c}: no usable answer")
             order = list(CANDIDATES)
             rng.shuffle(order)
-            options = "\n\n".join(f"Option {k}:\n{row.candidate(c)}" for k, c in
-                                  enumerate(order, 1))
-            ans = self._ask(f"Paragraph A:\n{row.source}\n\n{options}\n\nWhich option is "
-                            'analogous to paragraph A? Answer as JSON {"choice": "1"}, "2" or '
-                            '"3".', pick, "choice")
+            options = "\n\n".join(
+                f"Option {k}:\n{row.candidate(c)}" for k, c in enumerate(order, 1)
+            )
+            ans = self._ask(
+                f"Paragraph A:\n{row.source}\n\n{options}\n\nWhich option is "
+                'analogous to paragraph A? Answer as JSON {"choice": "1"}, "2" or '
+                '"3".',
+                pick,
+                "choice",
+            )
             choice = None
             if ans is not None and ans.get("choice") in ("1", "2", "3"):
                 choice = order[int(ans["choice"]) - 1]
@@ -318,15 +355,24 @@ class MethodResult:
     answers: list[ItemAnswer] = field(default_factory=list)
 
     def to_json(self, with_answers: bool = False) -> dict:
-        d = {k: v.to_json() if isinstance(v, Interval) else v for k, v in
-             self.__dict__.items() if k != "answers"}
+        d = {
+            k: v.to_json() if isinstance(v, Interval) else v
+            for k, v in self.__dict__.items()
+            if k != "answers"
+        }
         if with_answers:
             d["answers"] = [a.to_json() for a in self.answers]
         return d
 
 
-def score_method(name: str, answers: Sequence[ItemAnswer], *, n_boot: int = 2000,
-                 seed: int = 0, notes: Iterable[str] = ()) -> MethodResult:
+def score_method(
+    name: str,
+    answers: Sequence[ItemAnswer],
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    notes: Iterable[str] = (),
+) -> MethodResult:
     """Accuracy per task with intervals; the gold (target yes, others no; the target is the
     analogue) is the dataset's construction, used only here."""
     gold = {"target": True, "distractor": False, "random": False}
@@ -336,36 +382,57 @@ def score_method(name: str, answers: Sequence[ItemAnswer], *, n_boot: int = 2000
 
     binary = [float(np.mean([a.binary[c] == gold[c] for c in CANDIDATES])) for a in answers]
     return MethodResult(
-        name, iv(binary), iv([float(a.binary["target"]) for a in answers]),
+        name,
+        iv(binary),
+        iv([float(a.binary["target"]) for a in answers]),
         iv([float(not a.binary["distractor"]) for a in answers]),
         iv([float(not a.binary["random"]) for a in answers]),
         iv([float(a.choice == "target") for a in answers]),
         iv([float(a.choice == "distractor") for a in answers]),
-        sum(1 for a in answers if a.choice is not None), list(notes), list(answers))
+        sum(1 for a in answers if a.choice is not None),
+        list(notes),
+        list(answers),
+    )
 
 
 def format_table(results: Sequence[MethodResult], n_items: int, source: str) -> str:
     """The results as a plain-text table (accuracy [95% interval])."""
+
     def f(i: Interval) -> str:
         if np.isnan(i.low):
             return f"{i.estimate:.3f}"
         return f"{i.estimate:.3f} [{i.low:.3f}, {i.high:.3f}]"
 
-    lines = [(f"ParallelPARC: {n_items} items from {source} (binary: 3 pairs per item; chance "
-             "0.667 by always answering no; choice: chance 0.333)"),
-             (f"{'method':<34} {'binary accuracy':<24} {'distractor rejected':<24} "
-             f"{'target accepted':<24} {'choice accuracy':<24} {'distractor chosen':<24}")]
+    lines = [
+        (
+            f"ParallelPARC: {n_items} items from {source} (binary: 3 pairs per item; chance "
+            "0.667 by always answering no; choice: chance 0.333)"
+        ),
+        (
+            f"{'method':<34} {'binary accuracy':<24} {'distractor rejected':<24} "
+            f"{'target accepted':<24} {'choice accuracy':<24} {'distractor chosen':<24}"
+        ),
+    ]
     for r in results:
-        lines.append(f"{r.method:<34} {f(r.binary_accuracy):<24} {f(r.distractor_rejected):<24} "
-                     f"{f(r.target_accepted):<24} {f(r.choice_accuracy):<24} "
-                     f"{f(r.distractor_chosen):<24}")
+        lines.append(
+            f"{r.method:<34} {f(r.binary_accuracy):<24} {f(r.distractor_rejected):<24} "
+            f"{f(r.target_accepted):<24} {f(r.choice_accuracy):<24} "
+            f"{f(r.distractor_chosen):<24}"
+        )
         lines += [f"  note: {n}" for n in r.notes]
     return "\n".join(lines)
 
 
-def run(rows: Sequence[Row], methods: Sequence[str], *, llm: Any = None, embedder: Any = None,
-        n_boot: int = 2000, seed: int = 0,
-        progress: Callable[[str], None] | None = None) -> list[MethodResult]:
+def run(
+    rows: Sequence[Row],
+    methods: Sequence[str],
+    *,
+    llm: Any = None,
+    embedder: Any = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> list[MethodResult]:
     """Run ``methods`` (pipeline, cosine, bare) on ``rows`` and score them.
 
     Raises:
@@ -377,18 +444,26 @@ def run(rows: Sequence[Row], methods: Sequence[str], *, llm: Any = None, embedde
     results = []
     for name in methods:
         if name in ("pipeline", "bare") and llm is None:
-            raise BenchError(f"method {name} needs a model: pass --model (e.g. local:smollm2) "
-                             "or set ANALOGIST_MODEL, or run --methods cosine")
+            raise BenchError(
+                f"method {name} needs a model: pass --model (e.g. local:smollm2) "
+                "or set ANALOGIST_MODEL, or run --methods cosine"
+            )
         if progress:
             progress(f"running {name} on {len(rows)} items")
         if name == "pipeline":
             m = Pipeline(llm, seed)
             answers = m(rows)
-            notes = [(f"encoder: {m.encoder.writer}; {m.rejected} of {m.encoded} paragraphs "
-                     "rejected by the encoder (a rejected paragraph is answered 'not analogous' "
-                     "and cannot be chosen)"),
-                     ("binary: an analogy accepted by SME + causal gate + engine critic at the "
-                     "default threshold (nothing tuned on this data)")]
+            notes = [
+                (
+                    f"encoder: {m.encoder.writer}; {m.rejected} of {m.encoded} paragraphs "
+                    "rejected by the encoder (a rejected paragraph is answered 'not analogous' "
+                    "and cannot be chosen)"
+                ),
+                (
+                    "binary: an analogy accepted by SME + causal gate + engine critic at the "
+                    "default threshold (nothing tuned on this data)"
+                ),
+            ]
             label = f"pipeline ({llm.provider}:{llm.model})"
         elif name == "cosine":
             if embedder is None:
@@ -397,8 +472,12 @@ def run(rows: Sequence[Row], methods: Sequence[str], *, llm: Any = None, embedde
                 embedder = configured_embedder("minilm")
             cosine = Cosine(embedder, seed)
             answers = cosine(rows)
-            notes = [("binary threshold fitted on the labels by two-fold cross-fitting "
-                     "(a labelled advantage the other methods do not get)")]
+            notes = [
+                (
+                    "binary threshold fitted on the labels by two-fold cross-fitting "
+                    "(a labelled advantage the other methods do not get)"
+                )
+            ]
             label = cosine.name
         else:
             bare = Bare(llm, seed)
