@@ -59,11 +59,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ids", help="comma-separated episode ids instead of --sample")
     ap.add_argument("--show", action="store_true", help="print written vs gold per episode")
     ap.add_argument("--json", help="write the full report to this file")
-    ap.add_argument("--version", default=STAGED_PROMPT_VERSION, choices=PROMPT_VERSIONS,
-                    help="the staged encoder's prompt version")
-    ap.add_argument("--relations-only", action="store_true",
-                    help="run only the roles and relations steps (relation F1 depends on no "
-                         "other step; halves the calls on a busy machine)")
+    ap.add_argument(
+        "--version",
+        default=STAGED_PROMPT_VERSION,
+        choices=PROMPT_VERSIONS,
+        help="the staged encoder's prompt version",
+    )
+    ap.add_argument(
+        "--relations-only",
+        action="store_true",
+        help="run only the roles and relations steps (relation F1 depends on no "
+        "other step; halves the calls on a busy machine)",
+    )
     a = ap.parse_args(argv)
 
     store = Store(a.db)
@@ -86,19 +93,30 @@ def main(argv: list[str] | None = None) -> int:
         t = time.monotonic()
         res = enc.encode(replace(ep, signature=None))
         results.append(res)
-        sc = (score_signature(res.signature, gold, store.vocabulary) if res.signature is not None
-              else rejected(ep.id, gold, res.reason or "rejected"))
+        sc = (
+            score_signature(res.signature, gold, store.vocabulary)
+            if res.signature is not None
+            else rejected(ep.id, gold, res.reason or "rejected")
+        )
         scores.append(sc)
-        print(f"{ep.id}: F1 {sc.f1:.2f} ({sc.matched}/{sc.written} written, {sc.gold} gold) "
-              f"in {time.monotonic() - t:.0f}s", file=sys.stderr, flush=True)
+        print(
+            f"{ep.id}: F1 {sc.f1:.2f} ({sc.matched}/{sc.written} written, {sc.gold} gold) "
+            f"in {time.monotonic() - t:.0f}s",
+            file=sys.stderr,
+            flush=True,
+        )
         if a.show:
             sig = res.signature
             if sig is None:
                 print(f"  REJECTED: {res.reason}")
             else:
                 bind = dict(sig.surface.extra).get("bindings") or {}
-                print("  roles:   " + "; ".join(f"{r.name}={bind.get(r.name, '?')} ({r.description})"
-                                                  for r in sig.roles))
+                print(
+                    "  roles:   "
+                    + "; ".join(
+                        f"{r.name}={bind.get(r.name, '?')} ({r.description})" for r in sig.roles
+                    )
+                )
                 print("  written: " + _facts(sig))
                 print("  chain:   " + "; ".join(str(c) for c in sig.causal_chain))
             print("  gold:    " + _facts(gold) + "   roles " + ", ".join(gold.role_names))
@@ -110,20 +128,29 @@ def main(argv: list[str] | None = None) -> int:
     s = rep.summary
     wall = time.monotonic() - t0
     st = llm.stats
-    print(f"\nwriter {enc.writer}; {s['n']} episodes, rejected {s['rejected']}; "
-          f"live calls {st.calls} (cache hits {st.cache_hits}), tokens in {st.input_tokens} "
-          f"out {st.output_tokens}, {wall:.0f} s wall")
-    print(f"relations micro P/R/F1 {s['micro_precision']:.2f} / {s['micro_recall']:.2f} / "
-          f"{s['micro_f1']:.2f}; macro F1 {s['macro_f1']:.2f}; role accuracy "
-          f"{s['role_accuracy']:.2f}")
+    print(
+        f"\nwriter {enc.writer}; {s['n']} episodes, rejected {s['rejected']}; "
+        f"live calls {st.calls} (cache hits {st.cache_hits}), tokens in {st.input_tokens} "
+        f"out {st.output_tokens}, {wall:.0f} s wall"
+    )
+    print(
+        f"relations micro P/R/F1 {s['micro_precision']:.2f} / {s['micro_recall']:.2f} / "
+        f"{s['micro_f1']:.2f}; macro F1 {s['macro_f1']:.2f}; role accuracy "
+        f"{s['role_accuracy']:.2f}"
+    )
     for name, d in s["steps"].items():
-        print(f"  {name:<13} P {d['precision']:.2f}  R {d['recall']:.2f}  F1 {d['f1']:.2f}  "
-              f"({d['matched']}/{d['written']}/{d['gold']})")
+        print(
+            f"  {name:<13} P {d['precision']:.2f}  R {d['recall']:.2f}  F1 {d['f1']:.2f}  "
+            f"({d['matched']}/{d['written']}/{d['gold']})"
+        )
     proc = process_summary(results)
     print("process: " + json.dumps({k: proc[k] for k in ("rejected", "repaired", "rejected_at")}))
     if a.json:
-        Path(a.json).write_text(json.dumps({**rep.to_json(), "process": proc,
-                                            "wall_s": wall, "stats": st.to_json()}, indent=1))
+        Path(a.json).write_text(
+            json.dumps(
+                {**rep.to_json(), "process": proc, "wall_s": wall, "stats": st.to_json()}, indent=1
+            )
+        )
     return 0
 
 

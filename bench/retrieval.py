@@ -56,48 +56,106 @@ from analogist.store.postgres import database_bytes, drop_database, fresh_databa
 
 # name: (relations, causal chain, L2, L3); roles are A, B, C, D
 TEMPLATES = {
-    "proxy": ([("derives_from", "B", "A"), ("trusts_as_authoritative", "C", "B"),
-               ("skips_check", "C", "A"), ("diverges_from", "B", "A")],
-              [("diverges_from(B,A)", "causes", "false_claim(C)")],
-              "derived copy treated as authoritative", "proxy mistaken for referent"),
-    "starvation": ([("holds", "A", "C"), ("waits_for", "B", "C"), ("starves", "A", "B")],
-                   [("starves(A,B)", "causes", "delayed(B)")],
-                   "holder monopolises a shared pool", "hog starves the queue"),
-    "retry_storm": ([("retries", "A", "B"), ("depends_on", "A", "B")],
-                    [("retries(A,B)", "amplifies", "overloaded(B)"),
-                     ("overloaded(B)", "causes", "fails(B)")],
-                    "retries amplify load on a failing dependency", "positive feedback on failure"),
-    "race": ([("races_with", "A", "B"), ("shares_resource", "A", "B"), ("depends_on", "A", "C")],
-             [("races_with(A,B)", "causes", "corrupted(C)")],
-             "unordered writers corrupt shared state", "unordered concurrency"),
-    "masking": ([("observes", "A", "B"), ("filters", "C", "A")],
-                [("filters(C,A)", "masks", "missed_event(A)")],
-                "a filter hides the signal from the observer", "noise suppression hides signal"),
-    "absence": ([("observes", "A", "B"), ("reports_absence", "A", "B"), ("trusts_as_authoritative", "C", "A")],
-                [("fails(A)", "causes", "false_claim(C)")],
-                "absence of evidence read as evidence of absence", "observer failure read as world state"),
-    "goodhart": ([("optimizes_for", "A", "B"), ("proxies_for", "B", "C")],
-                 [("optimizes_for(A,B)", "causes", "biased(B)")],
-                 "optimising a measure detaches it from its goal", "a target ceases to be a measure"),
-    "gate_deadlock": ([("gates", "A", "B"), ("waits_for", "B", "A"), ("holds", "A", "C")],
-                      [("waits_for(B,A)", "causes", "deadlocked(B)")],
-                      "gatekeeper waits on what it gates", "circular wait"),
-    "alert_fatigue": ([("alerts", "A", "B"), ("ignores", "B", "A")],
-                      [("alerts(A,B)", "causes", "desensitized(B)"),
-                       ("desensitized(B)", "causes", "missed_event(B)")],
-                      "too many alarms train responders to ignore them", "cry wolf"),
-    "backlog": ([("sends_to", "A", "B"), ("limits", "C", "B")],
-                [("sends_to(A,B)", "causes", "backlogged(B)"), ("backlogged(B)", "causes", "delayed(A)")],
-                "inflow exceeds a capped stage", "bottleneck queue growth"),
-    "priority_inversion": ([("has_priority_over", "A", "B"), ("holds", "B", "C"), ("waits_for", "A", "C")],
-                           [("holds(B,C)", "blocks", "starved(A)")],
-                           "low priority holder blocks high priority waiter", "priority inversion"),
-    "stale_cache": ([("derives_from", "B", "A"), ("consumes", "C", "B")],
-                    [("stale(B)", "causes", "wrong_decision(C)")],
-                    "consumer acts on a stale derived copy", "acting on an outdated map"),
+    "proxy": (
+        [
+            ("derives_from", "B", "A"),
+            ("trusts_as_authoritative", "C", "B"),
+            ("skips_check", "C", "A"),
+            ("diverges_from", "B", "A"),
+        ],
+        [("diverges_from(B,A)", "causes", "false_claim(C)")],
+        "derived copy treated as authoritative",
+        "proxy mistaken for referent",
+    ),
+    "starvation": (
+        [("holds", "A", "C"), ("waits_for", "B", "C"), ("starves", "A", "B")],
+        [("starves(A,B)", "causes", "delayed(B)")],
+        "holder monopolises a shared pool",
+        "hog starves the queue",
+    ),
+    "retry_storm": (
+        [("retries", "A", "B"), ("depends_on", "A", "B")],
+        [("retries(A,B)", "amplifies", "overloaded(B)"), ("overloaded(B)", "causes", "fails(B)")],
+        "retries amplify load on a failing dependency",
+        "positive feedback on failure",
+    ),
+    "race": (
+        [("races_with", "A", "B"), ("shares_resource", "A", "B"), ("depends_on", "A", "C")],
+        [("races_with(A,B)", "causes", "corrupted(C)")],
+        "unordered writers corrupt shared state",
+        "unordered concurrency",
+    ),
+    "masking": (
+        [("observes", "A", "B"), ("filters", "C", "A")],
+        [("filters(C,A)", "masks", "missed_event(A)")],
+        "a filter hides the signal from the observer",
+        "noise suppression hides signal",
+    ),
+    "absence": (
+        [
+            ("observes", "A", "B"),
+            ("reports_absence", "A", "B"),
+            ("trusts_as_authoritative", "C", "A"),
+        ],
+        [("fails(A)", "causes", "false_claim(C)")],
+        "absence of evidence read as evidence of absence",
+        "observer failure read as world state",
+    ),
+    "goodhart": (
+        [("optimizes_for", "A", "B"), ("proxies_for", "B", "C")],
+        [("optimizes_for(A,B)", "causes", "biased(B)")],
+        "optimising a measure detaches it from its goal",
+        "a target ceases to be a measure",
+    ),
+    "gate_deadlock": (
+        [("gates", "A", "B"), ("waits_for", "B", "A"), ("holds", "A", "C")],
+        [("waits_for(B,A)", "causes", "deadlocked(B)")],
+        "gatekeeper waits on what it gates",
+        "circular wait",
+    ),
+    "alert_fatigue": (
+        [("alerts", "A", "B"), ("ignores", "B", "A")],
+        [
+            ("alerts(A,B)", "causes", "desensitized(B)"),
+            ("desensitized(B)", "causes", "missed_event(B)"),
+        ],
+        "too many alarms train responders to ignore them",
+        "cry wolf",
+    ),
+    "backlog": (
+        [("sends_to", "A", "B"), ("limits", "C", "B")],
+        [("sends_to(A,B)", "causes", "backlogged(B)"), ("backlogged(B)", "causes", "delayed(A)")],
+        "inflow exceeds a capped stage",
+        "bottleneck queue growth",
+    ),
+    "priority_inversion": (
+        [("has_priority_over", "A", "B"), ("holds", "B", "C"), ("waits_for", "A", "C")],
+        [("holds(B,C)", "blocks", "starved(A)")],
+        "low priority holder blocks high priority waiter",
+        "priority inversion",
+    ),
+    "stale_cache": (
+        [("derives_from", "B", "A"), ("consumes", "C", "B")],
+        [("stale(B)", "causes", "wrong_decision(C)")],
+        "consumer acts on a stale derived copy",
+        "acting on an outdated map",
+    ),
 }
-EXTRA = ["depends_on", "sends_to", "observes", "assumes", "limits", "holds", "waits_for",
-         "gates", "filters", "consumes", "correlates_with", "reconciles_with", "alerts"]
+EXTRA = [
+    "depends_on",
+    "sends_to",
+    "observes",
+    "assumes",
+    "limits",
+    "holds",
+    "waits_for",
+    "gates",
+    "filters",
+    "consumes",
+    "correlates_with",
+    "reconciles_with",
+    "alerts",
+]
 STATES = ["degraded", "unavailable", "overloaded", "delayed", "silent", "inconsistent", "grows"]
 WORDS = [f"w{i}" for i in range(5000)]
 
@@ -139,11 +197,16 @@ def generate(rng: random.Random, eid: str) -> dict:
         return " ".join(rng.choices(WORDS, k=n))
 
     return {
-        "episode_id": eid, "kind": "failure",
+        "episode_id": eid,
+        "kind": "failure",
         "roles": {r: f"role {r}" for r in used},
-        "relations": relations, "causal_chain": links,
-        "levels": {"L0": f"{name.replace('_', ' ')} {words(12)}", "L2": f"{l2} {words(3)}",
-                   "L3": f"{l3} {words(1)}"},
+        "relations": relations,
+        "causal_chain": links,
+        "levels": {
+            "L0": f"{name.replace('_', ' ')} {words(12)}",
+            "L2": f"{l2} {words(3)}",
+            "L3": f"{l3} {words(1)}",
+        },
     }
 
 
@@ -175,8 +238,11 @@ def make_embedder(name: str):
 def dir_mb(path: str) -> float:
     total = 0
     for root, _, files in os.walk(path):
-        total += sum(os.path.getsize(os.path.join(root, f)) for f in files
-                     if not os.path.islink(os.path.join(root, f)))
+        total += sum(
+            os.path.getsize(os.path.join(root, f))
+            for f in files
+            if not os.path.islink(os.path.join(root, f))
+        )
     return total / 2**20
 
 
@@ -196,8 +262,12 @@ def ingest(db: str, n: int, embedder_name: str, seed: int, batch: int = 5000) ->
     memory.indexes.save()
     save_s = time.perf_counter() - t0
     memory.store.close()
-    return {"ingest_per_s": n / spent, "ingest_s": spent, "save_s": save_s,
-            "ingest_peak_rss_mb": rss_mb()[1]}
+    return {
+        "ingest_per_s": n / spent,
+        "ingest_s": spent,
+        "save_s": save_s,
+        "ingest_peak_rss_mb": rss_mb()[1],
+    }
 
 
 CHANNELS = ("S0.exact", "S0", "S1", "S2.L2", "S2.L3", "M.emb", "M.bm25")
@@ -205,10 +275,13 @@ CHANNELS = ("S0.exact", "S0", "S1", "S2.L2", "S2.L3", "M.emb", "M.bm25")
 
 def make_channels() -> dict:
     return {
-        "S0.exact": FingerprintChannel(near=False), "S0": FingerprintChannel(),
-        "S1": MacChannel(), "S2.L2": EmbeddingChannel("L2", "S2.L2"),
+        "S0.exact": FingerprintChannel(near=False),
+        "S0": FingerprintChannel(),
+        "S1": MacChannel(),
+        "S2.L2": EmbeddingChannel("L2", "S2.L2"),
         "S2.L3": EmbeddingChannel("L3", "S2.L3"),
-        "M.emb": EmbeddingChannel("L0", "M.emb", needs="text"), "M.bm25": BM25Channel(),
+        "M.emb": EmbeddingChannel("L0", "M.emb", needs="text"),
+        "M.bm25": BM25Channel(),
     }
 
 
@@ -222,8 +295,11 @@ def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
     memory = Memory(db, embedder=emb)
     first = parse_signature(raw[0], memory.store.vocabulary)
     pool = memory.search(Target(first.level("L0"), first), channels=["S0", "S1", "S2", "M"], k=10)
-    out: dict = {"open_first_answer_s": time.perf_counter() - t0, "first_skipped": pool.skipped,
-                 "rebuilt": list(memory.indexes.rebuilt)}
+    out: dict = {
+        "open_first_answer_s": time.perf_counter() - t0,
+        "first_skipped": pool.skipped,
+        "rebuilt": list(memory.indexes.rebuilt),
+    }
     targets = [parse_signature(r, memory.store.vocabulary) for r in raw]
     out["latency_ms"], out["hits"] = {}, {}
     for name, ch in make_channels().items():
@@ -271,8 +347,9 @@ def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
     return out
 
 
-def run_size(n: int, queries: int, embedder_name: str, seed: int, keep: str | None,
-             pg: str | None = None) -> dict:
+def run_size(
+    n: int, queries: int, embedder_name: str, seed: int, keep: str | None, pg: str | None = None
+) -> dict:
     """Ingest and query in two child processes (RSS is each stage's own)."""
     tmp = keep or tempfile.mkdtemp(prefix="analogist-bench-")
     db = fresh_database(pg, f"_bench_{n}") if pg else os.path.join(tmp, "bench.db")
@@ -280,8 +357,20 @@ def run_size(n: int, queries: int, embedder_name: str, seed: int, keep: str | No
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     out: dict = {"size": n, "embedder": make_embedder(embedder_name).name}
     for stage in ("ingest", "query"):
-        cmd = [sys.executable, __file__, f"--{stage}", db, "--one-size", str(n), "--queries",
-               str(queries), "--embedder", embedder_name, "--seed", str(seed)]
+        cmd = [
+            sys.executable,
+            __file__,
+            f"--{stage}",
+            db,
+            "--one-size",
+            str(n),
+            "--queries",
+            str(queries),
+            "--embedder",
+            embedder_name,
+            "--seed",
+            str(seed),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if proc.returncode != 0:
             raise SystemExit(f"{stage} at {n:,} failed:\n{proc.stderr[-3000:]}")
@@ -291,7 +380,9 @@ def run_size(n: int, queries: int, embedder_name: str, seed: int, keep: str | No
         if not keep:
             drop_database(db)
     else:
-        out["db_mb"] = sum(os.path.getsize(p) for p in (db, db + "-wal") if os.path.exists(p)) / 2**20
+        out["db_mb"] = (
+            sum(os.path.getsize(p) for p in (db, db + "-wal") if os.path.exists(p)) / 2**20
+        )
     out["backend"] = "postgresql" if pg else "sqlite"
     out["idx_mb"] = dir_mb(str(snapshot_root(db)))
     out["disk_kb_per_episode"] = (out["db_mb"] + out["idx_mb"]) * 1024 / n
@@ -309,8 +400,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep", help="keep the database and snapshot in this folder (one size)")
-    ap.add_argument("--db", help="postgresql://USER@HOST:PORT/DB: run on this PostgreSQL server "
-                    "(a fresh database per size) instead of a SQLite file")
+    ap.add_argument(
+        "--db",
+        help="postgresql://USER@HOST:PORT/DB: run on this PostgreSQL server "
+        "(a fresh database per size) instead of a SQLite file",
+    )
     ap.add_argument("--one-size", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--ingest", help=argparse.SUPPRESS)
     ap.add_argument("--query", help=argparse.SUPPRESS)
@@ -337,22 +431,28 @@ def main() -> None:
 
 
 def report(r: dict) -> None:
-    print(f"\n{r['size']:,} signatures ({r['embedder']}, {r['backend']}): ingest {r['ingest_per_s']:,.0f}/s "
-          f"({r['ingest_s']:.0f} s), snapshot write {r['save_s']:.1f} s; open + first answer "
-          f"{r['open_first_answer_s']:.2f} s{' (REBUILT ' + ','.join(r['rebuilt']) + ')' if r['rebuilt'] else ''}; "
-          f"RSS after queries {r['rss_mb']:,.0f} MB (anon {r['rss_anon_mb']:,.0f} + mapped files "
-          f"{r['rss_file_mb']:,.0f}; peak {r['peak_rss_mb']:,.0f}, ingest peak "
-          f"{r['ingest_peak_rss_mb']:,.0f}); disk: db {r['db_mb']:,.0f} MB + indexes "
-          f"{r['idx_mb']:,.0f} MB = {r['disk_kb_per_episode']:.1f} KB/episode")
+    print(
+        f"\n{r['size']:,} signatures ({r['embedder']}, {r['backend']}): ingest {r['ingest_per_s']:,.0f}/s "
+        f"({r['ingest_s']:.0f} s), snapshot write {r['save_s']:.1f} s; open + first answer "
+        f"{r['open_first_answer_s']:.2f} s{' (REBUILT ' + ','.join(r['rebuilt']) + ')' if r['rebuilt'] else ''}; "
+        f"RSS after queries {r['rss_mb']:,.0f} MB (anon {r['rss_anon_mb']:,.0f} + mapped files "
+        f"{r['rss_file_mb']:,.0f}; peak {r['peak_rss_mb']:,.0f}, ingest peak "
+        f"{r['ingest_peak_rss_mb']:,.0f}); disk: db {r['db_mb']:,.0f} MB + indexes "
+        f"{r['idx_mb']:,.0f} MB = {r['disk_kb_per_episode']:.1f} KB/episode"
+    )
     floor = r["floor_ms"]
-    print(f"  numpy floor (L2 rows @ q + argpartition, in RAM): {floor:.2f} ms; vectors: {r['vector_mode']}")
+    print(
+        f"  numpy floor (L2 rows @ q + argpartition, in RAM): {floor:.2f} ms; vectors: {r['vector_mode']}"
+    )
     print(f"  {'channel':<9}{'p50 ms':>9}{'p95 ms':>9}{'/floor':>8}{'hits/q':>8}")
     for ch, (p50, p95) in r["latency_ms"].items():
         print(f"  {ch:<9}{p50:>9.2f}{p95:>9.2f}{p50 / floor:>8.2f}{r['hits'][ch]:>8.1f}")
     for lv in ("L0", "L2", "L3"):
-        print(f"  {lv} vectors: recall@10 (HNSW vs exact, ties counted) {r['recall_at_10'][lv]:.3f} "
-              f"(strict id overlap {r['strict_recall_at_10'][lv]:.3f}); exact p50 "
-              f"{r['exact_ms'][lv]:.2f} ms ({r['exact_ms'][lv] / floor:.2f} x floor)")
+        print(
+            f"  {lv} vectors: recall@10 (HNSW vs exact, ties counted) {r['recall_at_10'][lv]:.3f} "
+            f"(strict id overlap {r['strict_recall_at_10'][lv]:.3f}); exact p50 "
+            f"{r['exact_ms'][lv]:.2f} ms ({r['exact_ms'][lv] / floor:.2f} x floor)"
+        )
 
 
 if __name__ == "__main__":

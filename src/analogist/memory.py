@@ -174,7 +174,7 @@ class Memory:
             derived, mac = self._derive(accepted)
             with self.store.transaction():  # one transaction; chunks keep the store's checks cheap
                 for i in range(0, len(accepted), _WRITE_CHUNK):
-                    self.store.add_episodes(accepted[i:i + _WRITE_CHUNK], derived)
+                    self.store.add_episodes(accepted[i : i + _WRITE_CHUNK], derived)
             self.indexes.on_add(accepted, derived, mac)
         report.added = [e.id for e in accepted]
         return report
@@ -191,7 +191,9 @@ class Memory:
             item = load_json(item, "the line")
         return parse_episode(item, self.store.vocabulary)
 
-    def derive(self, episodes: Sequence[Episode], embedder: Embedder | None = None) -> dict[str, Derived]:
+    def derive(
+        self, episodes: Sequence[Episode], embedder: Embedder | None = None
+    ) -> dict[str, Derived]:
         """Fingerprints and L0/L2/L3 embeddings of ``episodes``, each level embedded in one batch."""
         return self._derive(episodes, embedder)[0]
 
@@ -201,9 +203,11 @@ class Memory:
         emb, wl, vocab = embedder or self.embedder, self.indexes.wl, self.store.vocabulary
         vectors: dict[str, list] = {e.id: [] for e in episodes}
         for level in ("L0", "L2", "L3"):
-            texts = [(e.id, e.text if e.signature is None or level == "L0"
-                      else e.signature.level(level))
-                     for e in episodes if level == "L0" or (e.signature and e.signature.level(level))]
+            texts = [
+                (e.id, e.text if e.signature is None or level == "L0" else e.signature.level(level))
+                for e in episodes
+                if level == "L0" or (e.signature and e.signature.level(level))
+            ]
             if texts:
                 mat = emb.embed([t for _, t in texts])
                 for (eid, _), row in zip(texts, mat):
@@ -213,8 +217,11 @@ class Memory:
             if e.signature is not None:
                 graph = wl.graph(e.signature, vocab)  # built once for WL and MAC
                 prints[e.id] = wl.of_graph(graph).as_row()
-                mac[e.id] = (graph_mac_features(graph) if not wl.include_fix
-                             else mac_features(e.signature, self.indexes.commutative))
+                mac[e.id] = (
+                    graph_mac_features(graph)
+                    if not wl.include_fix
+                    else mac_features(e.signature, self.indexes.commutative)
+                )
         derived = {e.id: Derived(tuple(vectors[e.id]), prints.get(e.id)) for e in episodes}
         return derived, mac
 
@@ -270,8 +277,9 @@ class Memory:
         analogizer = Analogizer(self, config, llm=llm, check=check, log=log)
         return analogizer.run(sig, trigger=trigger or MANUAL, exclude=exclude)
 
-    def _analogy_target(self, target: str | Signature | Mapping[str, Any]
-                        ) -> tuple[Signature, list[str]]:
+    def _analogy_target(
+        self, target: str | Signature | Mapping[str, Any]
+    ) -> tuple[Signature, list[str]]:
         if isinstance(target, Signature):
             return target, []
         if not isinstance(target, str):
@@ -281,7 +289,8 @@ class Memory:
         if self.encoder is None:
             raise AnalogistError(
                 f"{target[:40]!r} is not a stored episode id, and text needs an encoder: open "
-                "the memory with encoder=, or pass a Signature or signature JSON")
+                "the memory with encoder=, or pass a Signature or signature JSON"
+            )
         return self.encoder(target), []
 
     def consolidate(self, **options: Any) -> Any:
@@ -315,9 +324,12 @@ class Memory:
         emb = embedder or self.embedder
         vocab, done = self.store.vocabulary, 0
         for rows in self.store.iter_episode_texts(chunk):
-            eps = [Episode(eid, "observation", text,
-                           signature=parse_signature(raw, vocab) if raw else None)
-                   for eid, text, raw in rows]
+            eps = [
+                Episode(
+                    eid, "observation", text, signature=parse_signature(raw, vocab) if raw else None
+                )
+                for eid, text, raw in rows
+            ]
             self.store.put_derived(self.derive(eps, emb))
             done += len(eps)
         self.embedder = self.indexes.embedder = emb
@@ -362,6 +374,9 @@ class Memory:
                 ran.append(ch.name)
             except ChannelUnavailable as e:
                 skipped[ch.name] = str(e)
-        summary = {"episode_id": tgt.episode_id, "text": tgt.text,
-                   "has_signature": tgt.signature is not None}
+        summary = {
+            "episode_id": tgt.episode_id,
+            "text": tgt.text,
+            "has_signature": tgt.signature is not None,
+        }
         return Pool(summary, hits, skipped, excluded, tuple(ran))

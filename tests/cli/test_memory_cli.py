@@ -33,15 +33,25 @@ def test_spec_example_round_trips_through_add_and_show(run, spec_example, tmp_pa
     assert json.loads(shown.output) == spec_example
 
 
-@pytest.mark.parametrize("mutate, needle", [
-    (lambda s: s["relations"].append(["observes", "MON", "SRC"]), "role 'MON' is not declared"),
-    (lambda s: s["relations"].__setitem__(0, ["derives_from", "DER"]), "takes 2 argument(s), got 1"),
-    (lambda s: s["relations"][1].__setitem__(0, "trusts_authoritative"),
-     "did you mean 'trusts_as_authoritative'"),
-    (lambda s: s["causal_chain"][0].__setitem__(0, "diverges_from(DER,"), "malformed term"),
-    (lambda s: s.pop("roles"), "roles: required field is missing"),
-])
-def test_bad_lines_are_rejected_with_reason_and_nothing_changes(run, spec_example, tmp_path, mutate, needle):
+@pytest.mark.parametrize(
+    "mutate, needle",
+    [
+        (lambda s: s["relations"].append(["observes", "MON", "SRC"]), "role 'MON' is not declared"),
+        (
+            lambda s: s["relations"].__setitem__(0, ["derives_from", "DER"]),
+            "takes 2 argument(s), got 1",
+        ),
+        (
+            lambda s: s["relations"][1].__setitem__(0, "trusts_authoritative"),
+            "did you mean 'trusts_as_authoritative'",
+        ),
+        (lambda s: s["causal_chain"][0].__setitem__(0, "diverges_from(DER,"), "malformed term"),
+        (lambda s: s.pop("roles"), "roles: required field is missing"),
+    ],
+)
+def test_bad_lines_are_rejected_with_reason_and_nothing_changes(
+    run, spec_example, tmp_path, mutate, needle
+):
     good = dict(spec_example, episode_id="ep_good")
     good["levels"] = dict(spec_example["levels"])
     first = tmp_path / "first.jsonl"
@@ -70,8 +80,12 @@ def test_duplicate_id_is_rejected(run, spec_example, tmp_path):
 
 def test_mixed_file_adds_valid_lines_and_lists_rejections(run, spec_example, tmp_path):
     f = tmp_path / "mixed.jsonl"
-    f.write_text(json.dumps(spec_example) + "\nnot json\n"
-                 + json.dumps({"id": "ep_x", "kind": "weird", "text": "t"}) + "\n")
+    f.write_text(
+        json.dumps(spec_example)
+        + "\nnot json\n"
+        + json.dumps({"id": "ep_x", "kind": "weird", "text": "t"})
+        + "\n"
+    )
     out = run("add", str(f), "--json")
     report = json.loads(out.output)
     assert out.exit_code == 1
@@ -112,11 +126,23 @@ def test_delete_and_unknown_ids(run, spec_example, tmp_path):
 
 def test_map_on_stored_episodes_and_analogize_json(run):
     run("demo")
-    mapped = json.loads(run("map", "ep_ops_feed_status_cache", "ep_fin_ledger_copy", "--json").output)
+    mapped = json.loads(
+        run("map", "ep_ops_feed_status_cache", "ep_fin_ledger_copy", "--json").output
+    )
     assert mapped["mappings"] and mapped["mh_count"] > 0
     out = json.loads(run("analogize", "ep_fin_ledger_copy", "--json").output)
-    assert set(out) >= {"run_id", "trigger", "source", "mapped", "matches", "fails", "blockers",
-                        "transfer", "predict", "check"}
+    assert set(out) >= {
+        "run_id",
+        "trigger",
+        "source",
+        "mapped",
+        "matches",
+        "fails",
+        "blockers",
+        "transfer",
+        "predict",
+        "check",
+    }
     assert out["source"] is not None
     listed = run("log", "--json")
     assert out["run_id"] in listed.output

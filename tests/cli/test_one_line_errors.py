@@ -38,17 +38,24 @@ def db(tmp_path) -> Path:
 
 def snapshot(path: Path) -> dict:
     conn = sqlite3.connect(path)
-    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' "
-                                         "AND name NOT LIKE 'episodes_fts_%'")]
+    tables = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'episodes_fts_%'"
+        )
+    ]
     out = {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in sorted(tables)}
     conn.close()
     return out
 
 
-@pytest.mark.parametrize("content", [
-    b'{"id": "ep_x", "kind": "observation", "text": "caf\xe9"}\n',  # latin-1, not UTF-8
-    bytes(range(256)) * 4,  # binary
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"id": "ep_x", "kind": "observation", "text": "caf\xe9"}\n',  # latin-1, not UTF-8
+        bytes(range(256)) * 4,  # binary
+    ],
+)
 def test_add_of_a_file_that_is_not_utf8(db, tmp_path, content):
     f = tmp_path / "bad.jsonl"
     f.write_bytes(content)
@@ -57,11 +64,16 @@ def test_add_of_a_file_that_is_not_utf8(db, tmp_path, content):
     assert snapshot(db) == before
 
 
-@pytest.mark.parametrize("line, limit", [
-    ("[" * 100_000 + "]" * 100_000, "MAX_JSON_DEPTH"),
-    ('{"id": "ep_n", "kind": "observation", "text": "t", "outcome": ' + "9" * 5000 + "}",
-     "MAX_NUMBER_CHARS"),
-])
+@pytest.mark.parametrize(
+    "line, limit",
+    [
+        ("[" * 100_000 + "]" * 100_000, "MAX_JSON_DEPTH"),
+        (
+            '{"id": "ep_n", "kind": "observation", "text": "t", "outcome": ' + "9" * 5000 + "}",
+            "MAX_NUMBER_CHARS",
+        ),
+    ],
+)
 def test_add_of_deep_json_or_a_huge_number_names_the_limit(db, tmp_path, line, limit):
     f = tmp_path / "bad.jsonl"
     f.write_text(line + "\n")
@@ -94,9 +106,15 @@ def test_db_of_another_program_is_refused(tmp_path):
 
 def make_read_only(folder: Path) -> bool:
     """chattr +i when root (permissions do not stop root), else chmod; False if neither works."""
-    if shutil.which("chattr") and subprocess.run(
+    if (
+        shutil.which("chattr")
+        and subprocess.run(
             ["chattr", "+i", str(folder), *map(str, folder.iterdir())],
-            capture_output=True, check=False).returncode == 0:
+            capture_output=True,
+            check=False,
+        ).returncode
+        == 0
+    ):
         return True
     for p in [*folder.iterdir(), folder]:
         p.chmod(0o555 if p.is_dir() else 0o444)
@@ -111,8 +129,11 @@ def make_read_only(folder: Path) -> bool:
 
 def undo_read_only(folder: Path) -> None:
     if shutil.which("chattr"):
-        subprocess.run(["chattr", "-i", str(folder), *map(str, folder.iterdir())],
-                       capture_output=True, check=False)
+        subprocess.run(
+            ["chattr", "-i", str(folder), *map(str, folder.iterdir())],
+            capture_output=True,
+            check=False,
+        )
     folder.chmod(0o755)
     for p in folder.iterdir():
         p.chmod(0o644)
@@ -131,8 +152,11 @@ def test_read_only_database_reads_work_and_writes_are_one_line(tmp_path):
         assert out.exit_code == 0, out.output
         assert out.stdout == listed
         assert invoke("--db", str(path), "show", "ep_fin_ledger_copy").exit_code == 0
-        one_line_error(invoke("--db", str(path), "delete", "ep_fin_ledger_copy"),
-                       "read-only", "nothing was written")
+        one_line_error(
+            invoke("--db", str(path), "delete", "ep_fin_ledger_copy"),
+            "read-only",
+            "nothing was written",
+        )
     finally:
         undo_read_only(folder)
     assert invoke("--db", str(path), "list", "--json").stdout == listed
@@ -145,16 +169,23 @@ def test_database_from_a_newer_schema_is_read_only(db):
     conn.close()
     before = snapshot(db)
     assert invoke("--db", str(db), "list").exit_code == 0
-    one_line_error(invoke("--db", str(db), "delete", "ep_fin_ledger_copy"),
-                   "newer analogist", "9999_from_the_future", "upgrade")
+    one_line_error(
+        invoke("--db", str(db), "delete", "ep_fin_ledger_copy"),
+        "newer analogist",
+        "9999_from_the_future",
+        "upgrade",
+    )
     assert snapshot(db) == before
 
 
-@pytest.mark.parametrize("config, needle", [
-    ({"db": 5}, "'db' must be a non-empty string"),
-    ({"db": {"path": "x"}}, "'db' must be a string or a number"),
-    ("{not json", "is not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "config, needle",
+    [
+        ({"db": 5}, "'db' must be a non-empty string"),
+        ({"db": {"path": "x"}}, "'db' must be a string or a number"),
+        ("{not json", "is not valid JSON"),
+    ],
+)
 def test_invalid_config_file_is_one_line_and_creates_nothing(tmp_path, monkeypatch, config, needle):
     home = tmp_path / "conf"
     (home / "analogist").mkdir(parents=True)
@@ -169,41 +200,106 @@ def test_invalid_config_file_is_one_line_and_creates_nothing(tmp_path, monkeypat
 
 
 def test_bench_run_with_seeds_that_are_not_integers(tmp_path):
-    one_line_error(invoke("--db", str(tmp_path / "b.db"), "bench", "run", "--seeds", "a,b",
-                          "--size", "small", "--answerers", "engine", "--out", str(tmp_path / "o")),
-                   "--seeds", "'a' is not an integer")
+    one_line_error(
+        invoke(
+            "--db",
+            str(tmp_path / "b.db"),
+            "bench",
+            "run",
+            "--seeds",
+            "a,b",
+            "--size",
+            "small",
+            "--answerers",
+            "engine",
+            "--out",
+            str(tmp_path / "o"),
+        ),
+        "--seeds",
+        "'a' is not an integer",
+    )
 
 
 def test_bench_generate_into_an_unwritable_folder():
-    one_line_error(invoke("bench", "generate", "--seed", "0", "--split", "dev", "--size", "small",
-                          "--out", "/proc/x"), "/proc/x")
+    one_line_error(
+        invoke(
+            "bench",
+            "generate",
+            "--seed",
+            "0",
+            "--split",
+            "dev",
+            "--size",
+            "small",
+            "--out",
+            "/proc/x",
+        ),
+        "/proc/x",
+    )
 
 
 def test_bench_folder_with_invalid_utf8(tmp_path):
     out_dir = tmp_path / "bench"
-    assert invoke("bench", "generate", "--seed", "0", "--split", "dev", "--size", "small",
-                  "--out", str(out_dir)).exit_code == 0
+    assert (
+        invoke(
+            "bench",
+            "generate",
+            "--seed",
+            "0",
+            "--split",
+            "dev",
+            "--size",
+            "small",
+            "--out",
+            str(out_dir),
+        ).exit_code
+        == 0
+    )
     items = out_dir / "items.jsonl"
     items.write_bytes(items.read_bytes()[:100] + b"\xff\xfe" + items.read_bytes()[100:])
-    one_line_error(invoke("--db", str(tmp_path / "b.db"), "bench", "run", "--bench", str(out_dir),
-                          "--answerers", "engine", "--out", str(tmp_path / "o")),
-                   "not UTF-8", "regenerate")
+    one_line_error(
+        invoke(
+            "--db",
+            str(tmp_path / "b.db"),
+            "bench",
+            "run",
+            "--bench",
+            str(out_dir),
+            "--answerers",
+            "engine",
+            "--out",
+            str(tmp_path / "o"),
+        ),
+        "not UTF-8",
+        "regenerate",
+    )
 
 
 def test_analogize_text_the_model_cannot_encode(db, tmp_path):
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps(["no signature here", "still none"]))
     before = snapshot(db)
-    one_line_error(invoke("--db", str(db), "analogize", "the cache served a stale price",
-                          "--model", f"scripted:{answers}"),
-                   "could not encode the target text", "signature .json file")
+    one_line_error(
+        invoke(
+            "--db",
+            str(db),
+            "analogize",
+            "the cache served a stale price",
+            "--model",
+            f"scripted:{answers}",
+        ),
+        "could not encode the target text",
+        "signature .json file",
+    )
     calls = ("llm_calls", "sqlite_sequence")  # the failed model calls are logged, nothing else
-    assert {k: v for k, v in snapshot(db).items() if k not in calls} == \
-        {k: v for k, v in before.items() if k not in calls}
+    assert {k: v for k, v in snapshot(db).items() if k not in calls} == {
+        k: v for k, v in before.items() if k not in calls
+    }
 
 
-@pytest.mark.parametrize("content", [b"{not json", b"[" * 50_000, b"\xff\xfe{}",
-                                     b'{"episode_id": ' + b"9" * 5000 + b"}"])
+@pytest.mark.parametrize(
+    "content", [b"{not json", b"[" * 50_000, b"\xff\xfe{}", b'{"episode_id": ' + b"9" * 5000 + b"}"]
+)
 def test_analogize_and_map_with_a_broken_json_file(db, tmp_path, content):
     sig = tmp_path / "target.json"
     sig.write_bytes(content)

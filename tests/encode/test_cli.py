@@ -28,8 +28,14 @@ cli.add_command(models_cmd)
 
 @pytest.fixture
 def run(tmp_path, monkeypatch):
-    for var in ("ANALOGIST_MODEL", "ANALOGIST_CACHE", "ANALOGIST_BASE_URL", "OPENAI_BASE_URL",
-                "OPENAI_API_KEY", "ANALOGIST_EMBEDDER"):
+    for var in (
+        "ANALOGIST_MODEL",
+        "ANALOGIST_CACHE",
+        "ANALOGIST_BASE_URL",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+        "ANALOGIST_EMBEDDER",
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     db = str(tmp_path / "a.db")
@@ -48,14 +54,26 @@ def run(tmp_path, monkeypatch):
 
 
 def test_encode_prints_a_signature(run):
-    res = run("encode", "The cached summary was read instead of the Intel feed.", "--kind", "failure",
-              responses=[answer()])
+    res = run(
+        "encode",
+        "The cached summary was read instead of the Intel feed.",
+        "--kind",
+        "failure",
+        responses=[answer()],
+    )
     assert res.exit_code == 0, res.output
     assert "derives_from(DER,SRC)" in res.output and "L3: Proxy mistaken for referent" in res.output
 
 
 def test_encode_json_and_the_call_is_logged(run):
-    res = run("encode", "The cached summary was read instead of the Intel feed.", "--json", "--id", "ep_9", responses=[answer()])
+    res = run(
+        "encode",
+        "The cached summary was read instead of the Intel feed.",
+        "--json",
+        "--id",
+        "ep_9",
+        responses=[answer()],
+    )
     data = json.loads(res.output)
     assert data["ok"] and data["signature"]["episode_id"] == "ep_9"
     assert data["signature"]["kind"] == "observation"
@@ -63,8 +81,15 @@ def test_encode_json_and_the_call_is_logged(run):
 
 
 def test_a_rerun_is_answered_from_the_cache(run):
-    run("encode", "The cached summary was read instead of the Intel feed.", "--json", responses=[answer()])
-    res = run("encode", "The cached summary was read instead of the Intel feed.", "--json", responses=[])
+    run(
+        "encode",
+        "The cached summary was read instead of the Intel feed.",
+        "--json",
+        responses=[answer()],
+    )
+    res = run(
+        "encode", "The cached summary was read instead of the Intel feed.", "--json", responses=[]
+    )
     assert json.loads(res.output)["ok"]
 
 

@@ -36,20 +36,29 @@ def test_a_valid_answer_becomes_a_signature_with_writer_and_prompt_version():
 
 
 def test_synonyms_are_mapped_and_the_mapping_is_recorded():
-    enc, _ = encoder(answer(relations=[["copied_from", "DER", "SRC"]],
-                            causal_chain=[["drifts_from(DER,SRC)", "leads_to", "wrong_claim(CON)"]]))
+    enc, _ = encoder(
+        answer(
+            relations=[["copied_from", "DER", "SRC"]],
+            causal_chain=[["drifts_from(DER,SRC)", "leads_to", "wrong_claim(CON)"]],
+        )
+    )
     r = enc.encode(EP)
     assert [x.predicate for x in r.signature.relations] == ["derives_from"]
     assert str(r.signature.causal_chain[0].cause) == "diverges_from(DER,SRC)"
     assert {(m.name, m.term, m.how) for m in r.mappings} == {
-        ("copied_from", "derives_from", "synonym"), ("drifts_from", "diverges_from", "synonym"),
-        ("leads_to", "causes", "synonym"), ("wrong_claim", "false_claim", "synonym")}
+        ("copied_from", "derives_from", "synonym"),
+        ("drifts_from", "diverges_from", "synonym"),
+        ("leads_to", "causes", "synonym"),
+        ("wrong_claim", "false_claim", "synonym"),
+    }
 
 
 def test_an_unknown_relation_is_mapped_only_when_the_repair_says_so():
     first = answer(relations=[["believes", "CON", "DER"]])
-    second = answer(relations=[["believes", "CON", "DER"]],
-                    relation_mapping={"believes": "trusts_as_authoritative"})
+    second = answer(
+        relations=[["believes", "CON", "DER"]],
+        relation_mapping={"believes": "trusts_as_authoritative"},
+    )
     enc, model = encoder(first, second)
     r = enc.encode(EP)
     assert r.ok and r.repaired and model.calls == 2
@@ -101,8 +110,9 @@ def test_duplicate_roles_are_a_problem_not_silently_merged():
 
 
 def test_without_repair_the_first_problem_rejects():
-    enc, model = encoder(answer(relations=[["believes", "CON", "DER"]]),
-                         settings=EncoderSettings(repair=False))
+    enc, model = encoder(
+        answer(relations=[["believes", "CON", "DER"]]), settings=EncoderSettings(repair=False)
+    )
     assert not enc.encode(EP).ok and model.calls == 1
 
 
@@ -129,8 +139,10 @@ def test_the_target_encoder_defaults_to_observation():
 
 def test_the_model_never_sees_another_episode():
     store = Store(":memory:")
-    others = [Episode("ep_other_a", "failure", "Zebra-crossing lights stayed green for all lanes."),
-              Episode("ep_other_b", "success", "Quokka backups were reconciled nightly.")]
+    others = [
+        Episode("ep_other_a", "failure", "Zebra-crossing lights stayed green for all lanes."),
+        Episode("ep_other_b", "success", "Quokka backups were reconciled nightly."),
+    ]
     store.add_episodes(others)
     llm = LoggedLLM(ScriptedLLM([answer()]), CallLog(store))
     ModelEncoder(llm, store.vocabulary).encode(EP)

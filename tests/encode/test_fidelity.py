@@ -8,21 +8,43 @@ from analogist.signature import parse_signature
 
 
 def sig(vocab, roles, relations, eid="e"):
-    return parse_signature({"episode_id": eid, "kind": "failure", "roles": roles,
-                            "relations": relations, "levels": {"L0": "x"}}, vocab)
+    return parse_signature(
+        {
+            "episode_id": eid,
+            "kind": "failure",
+            "roles": roles,
+            "relations": relations,
+            "levels": {"L0": "x"},
+        },
+        vocab,
+    )
 
 
 @pytest.fixture
 def gold(vocab):
-    return sig(vocab, {"SRC": "s", "DER": "d", "CON": "c"},
-               [["derives_from", "DER", "SRC"], ["trusts_as_authoritative", "CON", "DER"],
-                ["skips_check", "CON", "SRC"], ["diverges_from", "DER", "SRC"]])
+    return sig(
+        vocab,
+        {"SRC": "s", "DER": "d", "CON": "c"},
+        [
+            ["derives_from", "DER", "SRC"],
+            ["trusts_as_authoritative", "CON", "DER"],
+            ["skips_check", "CON", "SRC"],
+            ["diverges_from", "DER", "SRC"],
+        ],
+    )
 
 
 def test_renamed_roles_still_score_perfectly(vocab, gold):
-    written = sig(vocab, {"A": "a", "B": "b", "C": "c"},
-                  [["derives_from", "B", "A"], ["trusts_as_authoritative", "C", "B"],
-                   ["skips_check", "C", "A"], ["diverges_from", "B", "A"]])
+    written = sig(
+        vocab,
+        {"A": "a", "B": "b", "C": "c"},
+        [
+            ["derives_from", "B", "A"],
+            ["trusts_as_authoritative", "C", "B"],
+            ["skips_check", "C", "A"],
+            ["diverges_from", "B", "A"],
+        ],
+    )
     s = score_signature(written, gold, vocab)
     assert (s.precision, s.recall, s.f1, s.role_accuracy) == (1, 1, 1, 1)
     assert dict(s.alignment) == {"A": "SRC", "B": "DER", "C": "CON"}
@@ -30,8 +52,11 @@ def test_renamed_roles_still_score_perfectly(vocab, gold):
 
 def test_partial_match_by_hand(vocab, gold):
     # 3 written, 2 right (derives_from, diverges_from under A->SRC, B->DER); gold has 4.
-    written = sig(vocab, {"A": "a", "B": "b"},
-                  [["derives_from", "B", "A"], ["diverges_from", "B", "A"], ["observes", "A", "B"]])
+    written = sig(
+        vocab,
+        {"A": "a", "B": "b"},
+        [["derives_from", "B", "A"], ["diverges_from", "B", "A"], ["observes", "A", "B"]],
+    )
     s = score_signature(written, gold, vocab)
     assert (s.matched, s.written, s.gold) == (2, 3, 4)
     assert s.precision == pytest.approx(2 / 3) and s.recall == pytest.approx(0.5)
@@ -47,8 +72,11 @@ def test_ties_prefer_keeping_role_names(vocab):
 
 
 def test_more_written_roles_than_gold(vocab, gold):
-    written = sig(vocab, {"P": "p", "Q": "q", "R": "r", "S": "s"},
-                  [["derives_from", "Q", "P"], ["observes", "S", "R"]])
+    written = sig(
+        vocab,
+        {"P": "p", "Q": "q", "R": "r", "S": "s"},
+        [["derives_from", "Q", "P"], ["observes", "S", "R"]],
+    )
     s = score_signature(written, gold, vocab)
     assert s.matched == 1 and len(s.alignment) == 3
 

@@ -11,20 +11,43 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_script_scores_a_scripted_encoding_per_step(tmp_path):
     # the first sampled episode is the homepage cache stampede: requests, the warm-up job, Postgres
-    roles = {"domain": "software", "roles": [
-        {"entity": "requests", "part": "many clients"},
-        {"entity": "warm-up job", "part": "schedule that aligns them"},
-        {"entity": "Postgres", "part": "backing resource"}]}
-    rels = {"R1": "requests uses up capacity or supply of Postgres",
-            "R2": "warm-up job decides whether requests may proceed or be admitted",
-            "R3": "Postgres is a copy, summary or computation made from requests"}
+    roles = {
+        "domain": "software",
+        "roles": [
+            {"entity": "requests", "part": "many clients"},
+            {"entity": "warm-up job", "part": "schedule that aligns them"},
+            {"entity": "Postgres", "part": "backing resource"},
+        ],
+    }
+    rels = {
+        "R1": "requests uses up capacity or supply of Postgres",
+        "R2": "warm-up job decides whether requests may proceed or be admitted",
+        "R3": "Postgres is a copy, summary or computation made from requests",
+    }
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps([roles, rels]))
     out = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "model_encoding.py"), "--model",
-         f"scripted:{answers}", "--db", str(tmp_path / "c.db"), "--sample", "1", "--show",
-         "--relations-only", "--version", "staged-v5", "--json", str(tmp_path / "r.json")],
-        capture_output=True, text=True, timeout=120, cwd=ROOT)
+        [
+            sys.executable,
+            str(ROOT / "bench" / "model_encoding.py"),
+            "--model",
+            f"scripted:{answers}",
+            "--db",
+            str(tmp_path / "c.db"),
+            "--sample",
+            "1",
+            "--show",
+            "--relations-only",
+            "--version",
+            "staged-v5",
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert out.returncode == 0, out.stderr
     assert "consumes(R1,R3); gates(R2,R1); derives_from(R3,R1)" in out.stdout
     # gold: depends_on(REQ,SRC), consumes(REQ,SRC), gates(SCH,REQ): 2 of 3 written match

@@ -40,8 +40,10 @@ def _outcome(result) -> dict:
 
 def test_replay_reproduces_every_recorded_encoding_without_calls(recorded, replay):
     llm, encoder = replay
-    results = [encoder.encode(Episode(e["id"], e["kind"], e["text"], e["outcome"]))
-               for e in recorded["episodes"]]
+    results = [
+        encoder.encode(Episode(e["id"], e["kind"], e["text"], e["outcome"]))
+        for e in recorded["episodes"]
+    ]
     results += [encoder.encode_target(t) for t in recorded["targets"]]
     assert [_outcome(r) for r in results] == recorded["results"]
     assert any(r.ok for r in results) and any(not r.ok for r in results)

@@ -21,8 +21,9 @@ from pathlib import Path
 
 def pg_bin() -> Path | None:
     """The directory with initdb and pg_ctl, or None."""
-    candidates = [os.environ.get("PG_BIN", "")] + sorted(glob.glob("/usr/lib/postgresql/*/bin"),
-                                                        reverse=True)
+    candidates = [os.environ.get("PG_BIN", "")] + sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"), reverse=True
+    )
     for c in candidates:
         if c and (Path(c) / "initdb").exists() and (Path(c) / "pg_ctl").exists():
             return Path(c)
@@ -33,8 +34,10 @@ def why_unavailable() -> str | None:
     if find_spec("psycopg") is None:
         return "psycopg is not installed (pip install 'analogist[postgres]')"
     if pg_bin() is None:
-        return ("PostgreSQL server binaries not found (apt-get install postgresql-15, "
-                "or set PG_BIN to the directory holding initdb and pg_ctl)")
+        return (
+            "PostgreSQL server binaries not found (apt-get install postgresql-15, "
+            "or set PG_BIN to the directory holding initdb and pg_ctl)"
+        )
     if os.geteuid() == 0 and shutil.which("runuser") is None:
         return "running as root without runuser: initdb refuses root"
     return None
@@ -59,17 +62,43 @@ class PgServer:
         if self._as:
             os.chmod(self.root, 0o755)
             shutil.chown(self.root, "nobody")
-        self._run("initdb", "-D", str(self.data), "-U", self.user, "-A", "trust", "--no-sync",
-                  "-E", "UTF8", "--locale", "C")
-        opts = (f"-c listen_addresses=127.0.0.1 -c port={self.port} -c fsync=off "
-                f"-c unix_socket_directories={self.root} -c max_connections=50")
-        self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"),
-                  "-w", "-t", "30", "start")
+        self._run(
+            "initdb",
+            "-D",
+            str(self.data),
+            "-U",
+            self.user,
+            "-A",
+            "trust",
+            "--no-sync",
+            "-E",
+            "UTF8",
+            "--locale",
+            "C",
+        )
+        opts = (
+            f"-c listen_addresses=127.0.0.1 -c port={self.port} -c fsync=off "
+            f"-c unix_socket_directories={self.root} -c max_connections=50"
+        )
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-o",
+            opts,
+            "-l",
+            str(self.root / "log"),
+            "-w",
+            "-t",
+            "30",
+            "start",
+        )
         self._n = 0
 
     def _run(self, tool: str, *args: str) -> None:
-        subprocess.run([*self._as, str(self.bin / tool), *args], check=True,
-                       capture_output=True, cwd=self.root)
+        subprocess.run(
+            [*self._as, str(self.bin / tool), *args], check=True, capture_output=True, cwd=self.root
+        )
 
     def url(self, name: str | None = None) -> str:
         import psycopg

@@ -31,12 +31,18 @@ def test_nothing_outside_store_uses_sqlite_or_a_connection():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if any(m == "sqlite3" or m.startswith("sqlite3.") for m in _imports(tree)):
             offenders.append(f"{path.relative_to(ROOT)}: imports sqlite3")
-        offenders += [f"{path.relative_to(ROOT)}:{n.lineno}: .conn"
-                      for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "conn"]
+        offenders += [
+            f"{path.relative_to(ROOT)}:{n.lineno}: .conn"
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and n.attr == "conn"
+        ]
     assert offenders == []
 
 
 def test_the_mapper_does_not_import_verification():
-    offenders = [str(p.relative_to(ROOT)) for p in _modules(SRC / "mapping")
-                 if any(m.startswith("analogist.verify") for m in _imports(ast.parse(p.read_text())))]
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in _modules(SRC / "mapping")
+        if any(m.startswith("analogist.verify") for m in _imports(ast.parse(p.read_text())))
+    ]
     assert offenders == []

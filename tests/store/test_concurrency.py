@@ -141,14 +141,19 @@ def test_two_connections_opening_a_new_database_migrate_once(tmp_path):
 def test_migrations_are_functions_and_a_trigger_body_survives():
     assert all(callable(m.apply) for m in MIGRATIONS)
     conn = connect(":memory:")
-    trigger = Migration("9001_test_trigger", lambda c: c.execute(
-        "CREATE TRIGGER count_calls AFTER INSERT ON llm_calls BEGIN "
-        "UPDATE vocab SET count = count + 1 WHERE term = 'causes'; "
-        "UPDATE vocab SET count = count + 1 WHERE term = 'enables'; END"))
+    trigger = Migration(
+        "9001_test_trigger",
+        lambda c: c.execute(
+            "CREATE TRIGGER count_calls AFTER INSERT ON llm_calls BEGIN "
+            "UPDATE vocab SET count = count + 1 WHERE term = 'causes'; "
+            "UPDATE vocab SET count = count + 1 WHERE term = 'enables'; END"
+        ),
+    )
     assert migrate(conn, [*MIGRATIONS, trigger]) == ["9001_test_trigger"]
     with transaction(conn):
-        conn.execute("INSERT INTO vocab (term, definition, kind, arity) VALUES "
-                     "('causes', 'd', 'link', 2)")
+        conn.execute(
+            "INSERT INTO vocab (term, definition, kind, arity) VALUES ('causes', 'd', 'link', 2)"
+        )
         CallLog(conn).record(rec(1))
     assert conn.execute("SELECT count FROM vocab WHERE term='causes'").fetchone()[0] == 1
 

@@ -10,8 +10,7 @@ from analogist.store import Store, StoreInterface, TransferOutcome
 
 
 def _members(cls) -> set[str]:
-    return {n for n in dir(cls) if not n.startswith("_")} | set(
-        getattr(cls, "__annotations__", {}))
+    return {n for n in dir(cls) if not n.startswith("_")} | set(getattr(cls, "__annotations__", {}))
 
 
 def test_sqlite_store_has_every_interface_operation_with_the_same_parameters():
@@ -27,8 +26,13 @@ def test_sqlite_store_has_every_interface_operation_with_the_same_parameters():
 
 def test_run_log_writes_run_and_ledger_entry_together():
     s = Store()
-    run = {"run_id": "r1", "trigger": {"tier": 1}, "candidates": [{"episode_id": "e1"}],
-           "critic": {"verdict": "accept"}, "cost": {"tokens": 3, "model_calls": 1}}
+    run = {
+        "run_id": "r1",
+        "trigger": {"tier": 1},
+        "candidates": [{"episode_id": "e1"}],
+        "critic": {"verdict": "accept"},
+        "cost": {"tokens": 3, "model_calls": 1},
+    }
     ledger_id = s.log_run(run, TransferOutcome("fix(a)", "worse", delta=0.5))
     assert s.get_run("r1")["candidates"] == [{"episode_id": "e1"}]
     (row,) = s.ledger("r1")

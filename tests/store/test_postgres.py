@@ -58,8 +58,15 @@ def open_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[Opener]:
 
 def state(s: Store) -> tuple:
     """Everything the interface can see, to compare before and after a refused write."""
-    return (s.episode_ids(), s.vocab_counts(), s.fingerprints(), s.summary(), s.ledger(),
-            s.index_state(), [r["run_id"] for r in s.list_runs()])
+    return (
+        s.episode_ids(),
+        s.vocab_counts(),
+        s.fingerprints(),
+        s.summary(),
+        s.ledger(),
+        s.index_state(),
+        [r["run_id"] for r in s.list_runs()],
+    )
 
 
 # conformance ----------------------------------------------------------------------------
@@ -138,8 +145,9 @@ def test_failure_mid_write_rolls_back(open_db, spec_example, monkeypatch):
 def test_lexical_search_finds_words(open_db, spec_example):
     s = open_db()
     s.add_episodes([parse_episode(spec_example, s.vocabulary)])
-    s.add_episodes([parse_episode({"id": "other", "kind": "failure", "text": "zebra crossing"},
-                                  s.vocabulary)])
+    s.add_episodes(
+        [parse_episode({"id": "other", "kind": "failure", "text": "zebra crossing"}, s.vocabulary)]
+    )
     assert s.bm25("cached summary")[0][0] == spec_example["episode_id"]
     assert [i for i, _ in s.bm25("zebra")] == ["other"]
     assert s.bm25("nothing matches this") == [] and s.bm25("?!") == []
@@ -169,8 +177,13 @@ def test_vectors_fingerprints_and_index_state_round_trip(open_db, spec_example):
 
 def test_run_log_and_ledger(open_db):
     s = open_db()
-    run = {"run_id": "r1", "trigger": {"tier": 1}, "candidates": [{"episode_id": "e1"}],
-           "critic": {"verdict": "accept"}, "cost": {"tokens": 3, "model_calls": 1}}
+    run = {
+        "run_id": "r1",
+        "trigger": {"tier": 1},
+        "candidates": [{"episode_id": "e1"}],
+        "critic": {"verdict": "accept"},
+        "cost": {"tokens": 3, "model_calls": 1},
+    }
     ledger_id = s.log_run(run, TransferOutcome("fix(a)", "worse", delta=0.5))
     assert s.get_run("r1")["candidates"] == [{"episode_id": "e1"}]
     (row,) = s.ledger("r1")
@@ -211,8 +224,16 @@ def test_schemas_and_call_log(open_db, spec_example):
     state0 = s.schemas_state()
     s.delete_schema("sc1")
     assert s.list_schemas() == [] and s.schemas_state() != state0
-    rec = CallRecord(cache_key="k", provider="scripted", model="m", request={"q": 1},
-                     response_text="a", input_tokens=3, output_tokens=4, latency_ms=1.5)
+    rec = CallRecord(
+        cache_key="k",
+        provider="scripted",
+        model="m",
+        request={"q": 1},
+        response_text="a",
+        input_tokens=3,
+        output_tokens=4,
+        latency_ms=1.5,
+    )
     rid = s.calls.record(rec)
     assert rid >= 1 and s.calls.lookup("k").response_text == "a"
     assert s.calls.totals()["scripted:m"]["input_tokens"] == 3
@@ -265,8 +286,14 @@ def test_many_writers_on_one_postgres_memory(pg_server):
     def add(n: int) -> None:
         s = stores[n]
         for i in range(10):
-            s.add_episodes([parse_episode({"id": f"w{n}_{i}", "kind": "observation",
-                                           "text": f"writer {n} note {i}"}, s.vocabulary)])
+            s.add_episodes(
+                [
+                    parse_episode(
+                        {"id": f"w{n}_{i}", "kind": "observation", "text": f"writer {n} note {i}"},
+                        s.vocabulary,
+                    )
+                ]
+            )
 
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(add, range(4)))
@@ -344,8 +371,11 @@ def test_consolidation_applies_and_undoes_exactly(open_db, spec_example):
     s.add_episodes([parse_episode(spec_example, s.vocabulary)])
     eid = spec_example["episode_id"]
     before = (s.list_schemas(), s.learned_rows("operator"), s.vocab_counts(), tuple(s.vocabulary))
-    changes = [PutSchema("sc1", {"name": "x"}, (eid,)), PutLearned("operator", "op1", {"w": 1}),
-               MergeTerm("skips_check", "derives_from")]
+    changes = [
+        PutSchema("sc1", {"name": "x"}, (eid,)),
+        PutLearned("operator", "op1", {"w": 1}),
+        MergeTerm("skips_check", "derives_from"),
+    ]
     s.apply_consolidation("c1", changes, s.max_log_rowid(), 0, {"n": 3})
     assert [r.schema_id for r in s.list_schemas()] == ["sc1"]
     assert s.learned_rows("operator") == {"op1": {"w": 1}}

@@ -10,16 +10,33 @@ from analogist.store import Store
 from analogist.store.migrations import MIGRATIONS
 
 SPEC_TABLES = {
-    "signatures": ["episode_id", "kind", "signature_json", "writer_model", "written_at", "verified"],
+    "signatures": [
+        "episode_id",
+        "kind",
+        "signature_json",
+        "writer_model",
+        "written_at",
+        "verified",
+    ],
     "sig_relations": ["episode_id", "predicate", "arg1_role", "arg2_role", "in_causal_chain"],
     "sig_vectors": ["episode_id", "level"],
     "sig_fingerprint": ["episode_id", "wl_hash"],
     "schemas": ["schema_id", "schema_json", "member_episodes", "times_used", "times_verified"],
     "vocab": ["term", "definition", "kind", "count", "merged_into"],
     "analogy_log": [
-        "run_id", "target_id", "trigger", "candidate_ids", "candidate_channels", "mapping_json",
-        "structural_score", "critic_verdict", "transferred_elements", "predicted_observable",
-        "verification_result", "outcome_delta", "token_cost",
+        "run_id",
+        "target_id",
+        "trigger",
+        "candidate_ids",
+        "candidate_channels",
+        "mapping_json",
+        "structural_score",
+        "critic_verdict",
+        "transferred_elements",
+        "predicted_observable",
+        "verification_result",
+        "outcome_delta",
+        "token_cost",
     ],
     "episodes": ["id", "kind", "text", "outcome", "time", "provenance"],
     "llm_calls": ["cache_key", "provider", "model", "request_json", "response_text", "error"],
@@ -31,9 +48,16 @@ def columns(store, table):
 
 
 def snapshot(store):
-    tables = [r[0] for r in store.conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'episodes_fts_%'")]
-    return {t: store.conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in sorted(tables)}
+    tables = [
+        r[0]
+        for r in store.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'episodes_fts_%'"
+        )
+    ]
+    return {
+        t: store.conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
+        for t in sorted(tables)
+    }
 
 
 def test_schema_has_spec_tables_with_their_columns():
@@ -66,7 +90,9 @@ def test_add_get_list_delete(spec_example):
     assert s.get_episode(ep.id).signature == ep.signature
     assert [e.id for e in s.list_episodes(domain="monitoring")] == [ep.id]
     assert s.list_episodes(kind="success") == []
-    rel = s.conn.execute("SELECT COUNT(*) FROM sig_relations WHERE episode_id=?", (ep.id,)).fetchone()
+    rel = s.conn.execute(
+        "SELECT COUNT(*) FROM sig_relations WHERE episode_id=?", (ep.id,)
+    ).fetchone()
     assert rel[0] == 4 + 2 * 3
     assert s.vocab_counts()["skips_check"] == 2
     s.delete_episodes([ep.id])

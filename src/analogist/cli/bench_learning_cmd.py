@@ -10,8 +10,9 @@ import click
 from analogist.cli.common import echo_json, open_store
 
 
-def run_learning_suite(ctx: click.Context, seed: int, split: str, size: str, n_boot: int,
-                       out: str, as_json: bool) -> None:
+def run_learning_suite(
+    ctx: click.Context, seed: int, split: str, size: str, n_boot: int, out: str, as_json: bool
+) -> None:
     """Run the learning phase into the --db store, write learning.json / learning.txt into
     ``out``, and print its tables (the next `bench report` adds its report.html section)."""
     from analogist.bench.suites.learning import LearningConfig, latest_learning, run_learning

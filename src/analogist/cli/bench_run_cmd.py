@@ -22,8 +22,12 @@ def _progress():
 
 
 @click.command("run")
-@click.option("--bench", "bench_dir", type=click.Path(file_okay=False, exists=True),
-              help="A generated bench directory (else one is generated from --seed/--size).")
+@click.option(
+    "--bench",
+    "bench_dir",
+    type=click.Path(file_okay=False, exists=True),
+    help="A generated bench directory (else one is generated from --seed/--size).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Generator seed.")
 @click.option("--split", type=click.Choice(["dev", "test"]), default="dev", show_default=True)
 @click.option("--size", default="mvp", show_default=True, help="small | mvp | full.")
@@ -33,36 +37,82 @@ def _progress():
 @click.option("--model", help="provider:name for the model answerer (or ANALOGIST_MODEL).")
 @click.option("--n-boot", type=int, default=2000, show_default=True)
 @click.option("--no-contamination", is_flag=True, help="Skip source-dependence and lesion runs.")
-@click.option("--encoder", type=click.Choice(["gold", "model"]), default="gold", show_default=True,
-              help="gold: the generator's signatures (labelled); model: the model encodes each "
-                   "target and, at storage time, each episode from its own record.")
-@click.option("--concurrency", type=int,
-              help="Model calls at a time (default: 1 for local:/llama: models, whose prompt "
-                   "cache needs calls in order; else 4).")
-@click.option("--stop-after", type=float, metavar="SECONDS",
-              help="Start no new job after SECONDS; the run is left 'stopped' and the same "
-                   "command resumes it (model calls already made come from the call log).")
-@click.option("--record", "record_file", type=click.Path(dir_okay=False),
-              help="After the run, write its model calls to FILE (.jsonl.gz) for --replay.")
-@click.option("--replay", "replay_file", type=click.Path(exists=True, dir_okay=False),
-              help="Re-score the run recorded in FILE with zero model calls (other run options "
-                   "come from the file).")
-@click.option("--noise", default="", help="Encoder-noise rates to rerun ISO, C, D and E at "
-              "(engine answers; the gold encoder's output corrupted), e.g. 0.1,0.2,0.3.")
+@click.option(
+    "--encoder",
+    type=click.Choice(["gold", "model"]),
+    default="gold",
+    show_default=True,
+    help="gold: the generator's signatures (labelled); model: the model encodes each "
+    "target and, at storage time, each episode from its own record.",
+)
+@click.option(
+    "--concurrency",
+    type=int,
+    help="Model calls at a time (default: 1 for local:/llama: models, whose prompt "
+    "cache needs calls in order; else 4).",
+)
+@click.option(
+    "--stop-after",
+    type=float,
+    metavar="SECONDS",
+    help="Start no new job after SECONDS; the run is left 'stopped' and the same "
+    "command resumes it (model calls already made come from the call log).",
+)
+@click.option(
+    "--record",
+    "record_file",
+    type=click.Path(dir_okay=False),
+    help="After the run, write its model calls to FILE (.jsonl.gz) for --replay.",
+)
+@click.option(
+    "--replay",
+    "replay_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Re-score the run recorded in FILE with zero model calls (other run options "
+    "come from the file).",
+)
+@click.option(
+    "--noise",
+    default="",
+    help="Encoder-noise rates to rerun ISO, C, D and E at "
+    "(engine answers; the gold encoder's output corrupted), e.g. 0.1,0.2,0.3.",
+)
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Report directory.")
-@click.option("--suite", type=click.Choice(["parb", "planning", "learning", "blending"]),
-              default="parb", show_default=True,
-              help="planning: the planning bench (docs/planning.md; uses --seed, --size, "
-                   "--n-boot, --out and --json only). learning: the PARB learning phase "
-                   "(docs/consolidation.md; --seed, --split, --size, --n-boot, --out, --json). "
-                   "blending: arm E+Bld and H6 (docs/blending.md; same options as learning).")
+@click.option(
+    "--suite",
+    type=click.Choice(["parb", "planning", "learning", "blending"]),
+    default="parb",
+    show_default=True,
+    help="planning: the planning bench (docs/planning.md; uses --seed, --size, "
+    "--n-boot, --out and --json only). learning: the PARB learning phase "
+    "(docs/consolidation.md; --seed, --split, --size, --n-boot, --out, --json). "
+    "blending: arm E+Bld and H6 (docs/blending.md; same options as learning).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, seeds, model,
-            n_boot, no_contamination, encoder, concurrency, stop_after, record_file, replay_file,
-            out,
-            as_json, noise="", suite="parb") -> None:
+def run_cmd(
+    ctx: click.Context,
+    bench_dir,
+    seed,
+    split,
+    size,
+    arms,
+    answerers,
+    seeds,
+    model,
+    n_boot,
+    no_contamination,
+    encoder,
+    concurrency,
+    stop_after,
+    record_file,
+    replay_file,
+    out,
+    as_json,
+    noise="",
+    suite="parb",
+) -> None:
     """Run the arms on a benchmark, store every result, write the report, print the scoreboard.
 
     Resumable: the same bench and options continue a stopped run and re-do nothing.
@@ -95,26 +145,33 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
         from analogist.bench.execution.replay import replay_run
 
         store, run_id, header, runner = replay_run(replay_file)
-        extra["replayed"] = {"file": replay_file, "model": header["model"],
-                             "calls_in_file": header["calls"],
-                             "model_calls_made": runner.llm.stats.calls}
+        extra["replayed"] = {
+            "file": replay_file,
+            "model": header["model"],
+            "calls_in_file": header["calls"],
+            "model_calls_made": runner.llm.stats.calls,
+        }
     else:
         store = open_store(ctx)
         bench = open_bench(bench_dir) if bench_dir else generate_bench(seed, split, size)
         wants_model = "model" in answerers or encoder == "model"
         llm = _model(store, model) if wants_model else None
         config = RunConfig(
-            arms=tuple(a.strip().replace("'", "′") for a in arms.split(",")) if arms else tuple(ARMS),
+            arms=tuple(a.strip().replace("'", "′") for a in arms.split(","))
+            if arms
+            else tuple(ARMS),
             answerers=tuple(a.strip() for a in answerers.split(",")),
             seeds=parse_seeds(seeds),
             model=f"{llm.provider}:{llm.model}" if llm is not None else model,
-            encoder=encoder, contamination=not no_contamination,
+            encoder=encoder,
+            contamination=not no_contamination,
             noise=parse_rates(noise),
-            concurrency=concurrency or (1 if llm is not None and llm.provider in ("local", "llama")
-                                        else 4),
+            concurrency=concurrency
+            or (1 if llm is not None and llm.provider in ("local", "llama") else 4),
         )
-        runner = Runner(store, bench, config, llm=llm, progress=_progress(),
-                        stop_after_s=stop_after)
+        runner = Runner(
+            store, bench, config, llm=llm, progress=_progress(), stop_after_s=stop_after
+        )
         if bench_dir:  # the sidecar of `analogist bench audit`, shown in the report
             from analogist.bench.analysis.audit_set import read_sidecar
 
@@ -136,22 +193,31 @@ def run_cmd(ctx: click.Context, bench_dir, seed, split, size, arms, answerers, s
         extra["encoder_fidelity"] = path
         extra["fidelity"] = fid
     if as_json:
-        echo_json({"run_id": run_id, **{k: v for k, v in paths.items() if k != "scoreboard_text"},
-                   **{k: v for k, v in extra.items() if k != "fidelity"}})
+        echo_json(
+            {
+                "run_id": run_id,
+                **{k: v for k, v in paths.items() if k != "scoreboard_text"},
+                **{k: v for k, v in extra.items() if k != "fidelity"},
+            }
+        )
         return
     click.echo(paths["scoreboard_text"])
     if "fidelity" in extra:
         for name in ("targets", "episodes"):
             f = extra["fidelity"][name]
-            click.echo(f"encoder fidelity ({name}, {extra['fidelity']['writer']}): "
-                       f"n {f['n']}, rejected {f['rejected']}, relation micro F1 "
-                       f"{f['micro_f1']:.3f}, role accuracy {f['role_accuracy']:.3f}")
+            click.echo(
+                f"encoder fidelity ({name}, {extra['fidelity']['writer']}): "
+                f"n {f['n']}, rejected {f['rejected']}, relation micro F1 "
+                f"{f['micro_f1']:.3f}, role accuracy {f['role_accuracy']:.3f}"
+            )
     if "replayed" in extra:
         r = extra["replayed"]
         click.echo(f"replayed {r['file']} ({r['model']}): {r['model_calls_made']} model calls made")
     if "recorded" in extra:
         click.echo(f"recorded {extra['recorded']['calls']} calls in {extra['recorded']['file']}")
-    click.echo(f"run {run_id}; report in {paths['dir']} (report.html, results.json, scoreboard.txt)")
+    click.echo(
+        f"run {run_id}; report in {paths['dir']} (report.html, results.json, scoreboard.txt)"
+    )
 
 
 def _model(store, spec):
@@ -188,4 +254,6 @@ def report_cmd(ctx: click.Context, run_id: str, out: str, n_boot: int) -> None:
 def runs_cmd(ctx: click.Context) -> None:
     """List stored benchmark runs."""
     for r in open_store(ctx).list_bench_runs():
-        click.echo(f"{r['run_id']}  {r['status']:<8} {r['created_at']}  bench {r['bench_hash'][:12]}")
+        click.echo(
+            f"{r['run_id']}  {r['status']:<8} {r['created_at']}  bench {r['bench_hash'][:12]}"
+        )

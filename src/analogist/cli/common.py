@@ -86,8 +86,9 @@ def read_text(path: str, what: str = "input") -> str:
         with open(path, encoding="utf-8") as f:
             return f.read()
     except UnicodeDecodeError as e:
-        raise EpisodeError(f"{what} {path} is {not_utf8(e)}; give UTF-8 JSONL, one episode "
-                           "per line") from None
+        raise EpisodeError(
+            f"{what} {path} is {not_utf8(e)}; give UTF-8 JSONL, one episode per line"
+        ) from None
     except OSError as e:
         raise EpisodeError(f"cannot read {what} {path}: {e.strerror or e}") from None
 
@@ -111,8 +112,10 @@ def open_bench(path: str):
     try:
         return load_bench(path)
     except UnicodeDecodeError as e:
-        raise BenchError(f"bench {path}: a file is {not_utf8(e)}; it was modified after "
-                         "generation: regenerate it (`analogist bench generate`)") from None
+        raise BenchError(
+            f"bench {path}: a file is {not_utf8(e)}; it was modified after "
+            "generation: regenerate it (`analogist bench generate`)"
+        ) from None
 
 
 def signature_lines(sig: Signature) -> list[str]:
@@ -120,10 +123,14 @@ def signature_lines(sig: Signature) -> list[str]:
     one printer used by ``show`` and ``encode``."""
     out = [f"  role {r.name:<6} {r.description}" for r in sig.roles]
     out += [f"  rel  {rel.term().canonical()}" for rel in sig.relations]
-    out += [f"  causal {c.cause.canonical()} --{c.link}--> {c.effect.canonical()}"
-            for c in sig.causal_chain]
-    out += [f"  {key}: {getattr(sig, key)}"
-            for key in ("violated_invariant", "symptom", "fix_operator")
-            if getattr(sig, key) is not None]
+    out += [
+        f"  causal {c.cause.canonical()} --{c.link}--> {c.effect.canonical()}"
+        for c in sig.causal_chain
+    ]
+    out += [
+        f"  {key}: {getattr(sig, key)}"
+        for key in ("violated_invariant", "symptom", "fix_operator")
+        if getattr(sig, key) is not None
+    ]
     out += [f"  {lvl}: {sig.level(lvl)}" for lvl in ("L1", "L2", "L3") if sig.level(lvl)]
     return out

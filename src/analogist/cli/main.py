@@ -30,18 +30,26 @@ class DbOption(click.Option):
     """``--db`` whose help shows the database actually configured, read when help is shown."""
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
-        self.help = (f"SQLite database; now {configured_db()} (from --db, else ANALOGIST_DB, "
-                     f"else \"db\" in {config_path()}, else {DEFAULT_DB}).")
+        self.help = (
+            f"SQLite database; now {configured_db()} (from --db, else ANALOGIST_DB, "
+            f'else "db" in {config_path()}, else {DEFAULT_DB}).'
+        )
         return super().get_help_record(ctx)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", metavar="PATH", cls=DbOption)
-@click.option("--embedder", metavar="NAME",
-              help="hashing[:DIM] | minilm | openai:MODEL (else ANALOGIST_EMBEDDER, else config, "
-                   "else MiniLM where installed, else hashing with a note).")
-@click.version_option(__version__, prog_name="analogist", message=(
-    "%(prog)s, version %(version)s\n" + mapping_core().describe().replace("%", "%%")))
+@click.option(
+    "--embedder",
+    metavar="NAME",
+    help="hashing[:DIM] | minilm | openai:MODEL (else ANALOGIST_EMBEDDER, else config, "
+    "else MiniLM where installed, else hashing with a note).",
+)
+@click.version_option(
+    __version__,
+    prog_name="analogist",
+    message=("%(prog)s, version %(version)s\n" + mapping_core().describe().replace("%", "%%")),
+)
 @click.pass_context
 @handle_errors
 def cli(ctx: click.Context, db: str | None, embedder: str | None) -> None:
@@ -62,17 +70,36 @@ def _episode_description(arg: str, ctx: click.Context):
 
 
 for command in (
-    memory_cmd.add_cmd, memory_cmd.show_cmd, memory_cmd.list_cmd, memory_cmd.delete_cmd,
-    memory_cmd.vocab_cmd, memory_cmd.demo_cmd, map_cmd.map_cmd,
-    analogize_cmd.analogize_cmd, analogize_cmd.log_cmd, models_cmd.models_cmd,
-    encode_cmd.encode_cmd, search_cmd.search, bench_cmd.bench, mcp_cmd.mcp_cmd,
+    memory_cmd.add_cmd,
+    memory_cmd.show_cmd,
+    memory_cmd.list_cmd,
+    memory_cmd.delete_cmd,
+    memory_cmd.vocab_cmd,
+    memory_cmd.demo_cmd,
+    map_cmd.map_cmd,
+    analogize_cmd.analogize_cmd,
+    analogize_cmd.log_cmd,
+    models_cmd.models_cmd,
+    encode_cmd.encode_cmd,
+    search_cmd.search,
+    bench_cmd.bench,
+    mcp_cmd.mcp_cmd,
 ):
     cli.add_command(command)
 
-for command in (consolidate_cmd.consolidate_cmd, consolidate_cmd.schemas_cmd, plan_cmd.plan_cmd,
-                triggers_cmd.triggers_cmd):
+for command in (
+    consolidate_cmd.consolidate_cmd,
+    consolidate_cmd.schemas_cmd,
+    plan_cmd.plan_cmd,
+    triggers_cmd.triggers_cmd,
+):
     cli.add_command(command)
 
-for command in (bench_run_cmd.run_cmd, bench_run_cmd.report_cmd, bench_run_cmd.runs_cmd,
-                private_cmd.private_cmd, external_cmd.external):
+for command in (
+    bench_run_cmd.run_cmd,
+    bench_run_cmd.report_cmd,
+    bench_run_cmd.runs_cmd,
+    private_cmd.private_cmd,
+    external_cmd.external,
+):
     bench_cmd.bench.add_command(command)

@@ -26,8 +26,9 @@ from analogist.signature.description import (
 RESOLVER_KEY = "resolve_episode"
 
 
-def resolve_description(arg: str, ctx: click.Context,
-                        predicates: Mapping[str, PredicateInfo] | None = None) -> Description:
+def resolve_description(
+    arg: str, ctx: click.Context, predicates: Mapping[str, PredicateInfo] | None = None
+) -> Description:
     """Turns a BASE/TARGET argument into a description.
 
     An existing file is read as description JSON (its own ``predicates`` table, if any, is
@@ -71,8 +72,9 @@ def parse_param_value(text: str) -> Any:
             return kind(lowered)
         except ValueError:
             pass
-    raise click.BadParameter(f"value '{text}' is not true, false, null or a number",
-                             param_hint="--param")
+    raise click.BadParameter(
+        f"value '{text}' is not true, false, null or a number", param_hint="--param"
+    )
 
 
 def parse_params(items: tuple[str, ...]) -> SMEParams:
@@ -117,19 +119,38 @@ def _typed(name: str, value: Any, default: Any) -> Any:
 @click.command("map")
 @click.argument("base")
 @click.argument("target")
-@click.option("--vocab", "vocab", type=click.Path(exists=True, dir_okay=False),
-              metavar="PREDICATES.json",
-              help="Predicate typing (kind, arity, n_ary, commutative) for description files "
-                   "that carry none.")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
-              help="An SME parameter by its Lisp name, e.g. greedy-max-#=2 or "
-                   "compute-reverse-inferences?=true (repeatable).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the result in the SME fixtures' JSON notation (with inference scores).")
+@click.option(
+    "--vocab",
+    "vocab",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="PREDICATES.json",
+    help="Predicate typing (kind, arity, n_ary, commutative) for description files "
+    "that carry none.",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="An SME parameter by its Lisp name, e.g. greedy-max-#=2 or "
+    "compute-reverse-inferences?=true (repeatable).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the result in the SME fixtures' JSON notation (with inference scores).",
+)
 @click.pass_context
 @handle_errors
-def map_cmd(ctx: click.Context, base: str, target: str, vocab: str | None,
-            params: tuple[str, ...], as_json: bool) -> None:
+def map_cmd(
+    ctx: click.Context,
+    base: str,
+    target: str,
+    vocab: str | None,
+    params: tuple[str, ...],
+    as_json: bool,
+) -> None:
     """Map BASE onto TARGET with the Structure-Mapping Engine and show the interpretations.
 
     BASE and TARGET are description JSON files or stored episode ids.

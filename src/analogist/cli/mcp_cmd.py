@@ -8,12 +8,18 @@ from analogist.cli.common import handle_errors, open_memory
 
 
 @click.command("mcp")
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
-              show_default=True, help="stdio for an agent host that spawns the server; http for "
-                                      "streamable HTTP at http://HOST:PORT/mcp.")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio for an agent host that spawns the server; http for "
+    "streamable HTTP at http://HOST:PORT/mcp.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP only.")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535),
-              help="HTTP only.")
+@click.option(
+    "--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="HTTP only."
+)
 @click.pass_context
 @handle_errors
 def mcp_cmd(ctx: click.Context, transport: str, host: str, port: int) -> None:

@@ -109,8 +109,9 @@ def delete_cmd(ctx: click.Context, episode_ids: tuple[str, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def vocab_cmd(ctx: click.Context, kind: str | None, save: str | None, proposals: bool,
-              as_json: bool) -> None:
+def vocab_cmd(
+    ctx: click.Context, kind: str | None, save: str | None, proposals: bool, as_json: bool
+) -> None:
     """List the controlled vocabulary with usage counts."""
     if proposals:
         from analogist.cli.consolidate_cmd import print_proposals
@@ -129,8 +130,10 @@ def vocab_cmd(ctx: click.Context, kind: str | None, save: str | None, proposals:
     for t in terms:
         pol = {1: "+", -1: "-"}.get(t.polarity, " ")
         merged = f" (merged into {t.merged_into})" if t.merged_into else ""
-        click.echo(f"{t.term:<24} {t.kind:<10} /{t.arity} {pol} {counts.get(t.term, 0):>5}  "
-                   f"{t.definition}{merged}")
+        click.echo(
+            f"{t.term:<24} {t.kind:<10} /{t.arity} {pol} {counts.get(t.term, 0):>5}  "
+            f"{t.definition}{merged}"
+        )
 
 
 def example_memory_lines() -> list[str]:

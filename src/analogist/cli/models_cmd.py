@@ -9,9 +9,16 @@ from analogist.models import ModelSettings, ping_backends, ping_embedders
 
 
 @click.command("models")
-@click.option("--model", metavar="PROVIDER:NAME", help="Also check this model (else ANALOGIST_MODEL).")
-@click.option("--timeout", type=float, default=3.0, show_default=True,
-              help="Seconds each liveness check may take.")
+@click.option(
+    "--model", metavar="PROVIDER:NAME", help="Also check this model (else ANALOGIST_MODEL)."
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=3.0,
+    show_default=True,
+    help="Seconds each liveness check may take.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @click.pass_context
 @handle_errors
@@ -25,12 +32,22 @@ def models_cmd(ctx: click.Context, model: str | None, timeout: float, as_json: b
     pings = ping_backends(settings, model) + ping_embedders(settings)
     embedder = _embedder(ctx)
     if as_json:
-        echo_json({"model": model or settings.model, "cache": settings.cache.value,
-                   "embedder": embedder, "backends": [p.to_json() for p in pings]})
+        echo_json(
+            {
+                "model": model or settings.model,
+                "cache": settings.cache.value,
+                "embedder": embedder,
+                "backends": [p.to_json() for p in pings],
+            }
+        )
         return
-    shown = f"{embedder['name']} ({embedder['source']})" if embedder.get("name") else embedder["error"]
-    click.echo(f"model: {model or settings.model or '(none: set ANALOGIST_MODEL or pass --model)'}"
-               f"   cache: {settings.cache.value}   embedder: {shown}")
+    shown = (
+        f"{embedder['name']} ({embedder['source']})" if embedder.get("name") else embedder["error"]
+    )
+    click.echo(
+        f"model: {model or settings.model or '(none: set ANALOGIST_MODEL or pass --model)'}"
+        f"   cache: {settings.cache.value}   embedder: {shown}"
+    )
     if embedder.get("note"):
         click.echo(f"  note: {embedder['note']}")
     width = max(len(p.provider) for p in pings)

@@ -27,18 +27,35 @@ def _store(ctx: click.Context, db: str | None) -> Store:
 
 @click.command("search")
 @click.argument("target")
-@click.option("--channels", "-c", default=None,
-              help="Comma-separated channels or families to run, e.g. S0,S1,S2 or M (default: all).")
-@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(1, 1000),
-              help="Hits per channel.")
-@click.option("--exclude", "-x", multiple=True, metavar="ID",
-              help="Keep this episode (and its derivatives) out of the pool; repeatable.")
+@click.option(
+    "--channels",
+    "-c",
+    default=None,
+    help="Comma-separated channels or families to run, e.g. S0,S1,S2 or M (default: all).",
+)
+@click.option(
+    "-k", "k", default=10, show_default=True, type=click.IntRange(1, 1000), help="Hits per channel."
+)
+@click.option(
+    "--exclude",
+    "-x",
+    multiple=True,
+    metavar="ID",
+    help="Keep this episode (and its derivatives) out of the pool; repeatable.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the pool as JSON.")
 @click.option("--db", default=None, help="Database file (default: the main --db / ANALOGIST_DB).")
 @click.pass_context
 @handle_errors
-def search(ctx: click.Context, target: str, channels: str | None, k: int,
-           exclude: tuple[str, ...], as_json: bool, db: str | None) -> None:
+def search(
+    ctx: click.Context,
+    target: str,
+    channels: str | None,
+    k: int,
+    exclude: tuple[str, ...],
+    as_json: bool,
+    db: str | None,
+) -> None:
     """Search memory for TEXT or a stored episode ID and print every channel's candidates.
 
     No fused score: each candidate shows the channels that found it and its best structural
@@ -48,21 +65,35 @@ def search(ctx: click.Context, target: str, channels: str | None, k: int,
     pool = memory.search(target, channels=channels, k=k, exclude=exclude)
     as_text = pool.target.get("episode_id") is None
     if as_text and not any(c.isspace() for c in target.strip()):
-        click.echo(f"note: {target!r} is not a stored episode id; searched it as text "
-                   "(`analogist list` shows ids)", err=True)
+        click.echo(
+            f"note: {target!r} is not a stored episode id; searched it as text "
+            "(`analogist list` shows ids)",
+            err=True,
+        )
     if as_json:
         data = pool.to_json()
-        echo_json({
-            "target": {**data["target"], "kind": "text" if as_text else "episode"},
-            "candidates": [
-                {key: c[key] for key in ("episode_id", "found_by", "ranks", "scores",
-                                         "semantic_rank", "structural_rank")}
-                for c in data["candidates"]
-            ],
-            "parametric": data["parametric"],
-            "skipped": data["skipped"],
-            "excluded": data["excluded"],
-        })
+        echo_json(
+            {
+                "target": {**data["target"], "kind": "text" if as_text else "episode"},
+                "candidates": [
+                    {
+                        key: c[key]
+                        for key in (
+                            "episode_id",
+                            "found_by",
+                            "ranks",
+                            "scores",
+                            "semantic_rank",
+                            "structural_rank",
+                        )
+                    }
+                    for c in data["candidates"]
+                ],
+                "parametric": data["parametric"],
+                "skipped": data["skipped"],
+                "excluded": data["excluded"],
+            }
+        )
         return
     shown = pool.target.get("episode_id") or f"text {pool.target['text'][:60]!r}"
     click.echo(f"target {shown}  channels ran: {', '.join(pool.channels) or 'none'}")

@@ -23,7 +23,87 @@ from dataclasses import dataclass
 from analogist.signature.vocabulary import Vocabulary
 
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*\b")
-_COMMON = frozenset(["a", "an", "the", "this", "that", "these", "those", "it", "its", "we", "i", "our", "us", "you", "your", "they", "their", "he", "she", "his", "her", "after", "before", "when", "while", "because", "during", "then", "on", "in", "at", "for", "with", "from", "to", "as", "by", "if", "but", "and", "or", "so", "no", "not", "all", "some", "every", "each", "one", "two", "three", "first", "later", "yesterday", "today", "tonight", "once", "since", "until", "although", "however", "there", "here", "what", "which", "who", "why", "how", "yes", "also", "only", "both", "either", "neither", "many", "most", "several"])
+_COMMON = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "we",
+        "i",
+        "our",
+        "us",
+        "you",
+        "your",
+        "they",
+        "their",
+        "he",
+        "she",
+        "his",
+        "her",
+        "after",
+        "before",
+        "when",
+        "while",
+        "because",
+        "during",
+        "then",
+        "on",
+        "in",
+        "at",
+        "for",
+        "with",
+        "from",
+        "to",
+        "as",
+        "by",
+        "if",
+        "but",
+        "and",
+        "or",
+        "so",
+        "no",
+        "not",
+        "all",
+        "some",
+        "every",
+        "each",
+        "one",
+        "two",
+        "three",
+        "first",
+        "later",
+        "yesterday",
+        "today",
+        "tonight",
+        "once",
+        "since",
+        "until",
+        "although",
+        "however",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "why",
+        "how",
+        "yes",
+        "also",
+        "only",
+        "both",
+        "either",
+        "neither",
+        "many",
+        "most",
+        "several",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -75,17 +155,22 @@ class NameResolver:
             self.mappings.append(m)
 
 
-def surface_terms(entities: Iterable[str], l0: str, roles: Iterable[str]) -> tuple[list[str], list[str]]:
+def surface_terms(
+    entities: Iterable[str], l0: str, roles: Iterable[str]
+) -> tuple[list[str], list[str]]:
     """(entity names matched in any case, capitalised L0 words matched as written).
 
     Role names and common sentence-initial words are not surface names.
     """
     role_set = set(roles)
     ents = sorted({e.strip() for e in entities if len(e.strip()) > 1})
-    caps = sorted({
-        w for w in _CAPITALISED.findall(l0)
-        if w not in role_set and w.lower() not in _COMMON and len(w) > 1
-    })
+    caps = sorted(
+        {
+            w
+            for w in _CAPITALISED.findall(l0)
+            if w not in role_set and w.lower() not in _COMMON and len(w) > 1
+        }
+    )
     return ents, caps
 
 
@@ -126,8 +211,9 @@ def mentions(entity: str, text: str) -> bool:
 def distinctive(word: str) -> bool:
     """A token that names something specific: an acronym, a capitalised name, a word with
     digits, CamelCase. Generic lowercase words ('cache', 'queue') are not distinctive."""
-    return (any(c.isdigit() for c in word) or word[:1].isupper() or
-            any(c.isupper() for c in word[1:]))
+    return (
+        any(c.isdigit() for c in word) or word[:1].isupper() or any(c.isupper() for c in word[1:])
+    )
 
 
 def surface_leaks(text: str, entities: Iterable[str], capitalised: Iterable[str]) -> list[str]:
@@ -156,12 +242,17 @@ def foreign_entity_problems(entities: Iterable[str], l0: str) -> list[str]:
     if not foreign:
         return []
     names = ", ".join(repr(e) for e in foreign)
-    return [(f"surface.entities: {names} do(es) not occur in the episode; "
-             "list only the entities this episode names")]
+    return [
+        (
+            f"surface.entities: {names} do(es) not occur in the episode; "
+            "list only the entities this episode names"
+        )
+    ]
 
 
-def level_leak_problems(levels: Mapping[str, str], entities: Iterable[str], l0: str,
-                        roles: Iterable[str]) -> list[str]:
+def level_leak_problems(
+    levels: Mapping[str, str], entities: Iterable[str], l0: str, roles: Iterable[str]
+) -> list[str]:
     """One problem per abstract level (L2, L3) that names a surface entity."""
     ents, caps = surface_terms(entities, l0, roles)
     out = []

@@ -89,9 +89,13 @@ class EncodeResult:
 
     def to_json(self) -> dict:
         d = {
-            "episode_id": self.episode_id, "ok": self.ok, "writer": self.writer,
+            "episode_id": self.episode_id,
+            "ok": self.ok,
+            "writer": self.writer,
             "signature": self.signature.to_json() if self.signature else None,
-            "reason": self.reason, "problems": list(self.problems), "repaired": self.repaired,
+            "reason": self.reason,
+            "problems": list(self.problems),
+            "repaired": self.repaired,
             "mappings": [m.to_json() for m in self.mappings],
         }
         if self.steps:
@@ -125,9 +129,14 @@ class ModelEncoder:
         clock: gives ``written_at`` (tests pass a fixed one).
     """
 
-    def __init__(self, llm: LLM, vocab: Vocabulary | None = None,
-                 settings: EncoderSettings = EncoderSettings(), *,
-                 clock: Callable[[], str] = utcnow):
+    def __init__(
+        self,
+        llm: LLM,
+        vocab: Vocabulary | None = None,
+        settings: EncoderSettings = EncoderSettings(),
+        *,
+        clock: Callable[[], str] = utcnow,
+    ):
         self.llm = llm
         self.vocab = vocab or default_vocabulary()
         self.settings = settings
@@ -142,18 +151,23 @@ class ModelEncoder:
             CacheMissError: in replay-only mode the call log lacks a needed call.
         """
         msgs = prompts.episode_messages(self.vocab, episode.text, episode.kind, episode.outcome)
-        return self._run(msgs, episode.id, episode.kind, episode.text, prompts.ENCODE_PROMPT_VERSION)
+        return self._run(
+            msgs, episode.id, episode.kind, episode.text, prompts.ENCODE_PROMPT_VERSION
+        )
 
-    def encode_text(self, text: str, *, episode_id: str, kind: str,
-                    outcome: str | None = None) -> EncodeResult:
+    def encode_text(
+        self, text: str, *, episode_id: str, kind: str, outcome: str | None = None
+    ) -> EncodeResult:
         return self.encode(Episode(episode_id, kind, text, outcome))
 
-    def encode_target(self, text: str, *, kind: str | None = None,
-                      target_id: str = "target") -> EncodeResult:
+    def encode_target(
+        self, text: str, *, kind: str | None = None, target_id: str = "target"
+    ) -> EncodeResult:
         """Query-time encoding of the current situation; an unknown kind becomes observation."""
         msgs = prompts.target_messages(self.vocab, text, kind)
-        return self._run(msgs, target_id, kind or "observation", text,
-                         prompts.TARGET_PROMPT_VERSION)
+        return self._run(
+            msgs, target_id, kind or "observation", text, prompts.TARGET_PROMPT_VERSION
+        )
 
     def rewrite(self, messages: list[dict], base: Signature, version: str) -> EncodeResult:
         """Run an arbitrary signature-writing request for ``base``'s episode (re-abstraction)."""
@@ -163,11 +177,18 @@ class ModelEncoder:
     def _ask(self, messages: list[dict], schema: dict, version: str) -> Any:
         s = self.settings
         return self.llm.complete(
-            messages, schema=schema, temperature=s.temperature, max_tokens=s.max_tokens,
-            seed=s.seed, prompt_version=version, replicate=s.replicate,
+            messages,
+            schema=schema,
+            temperature=s.temperature,
+            max_tokens=s.max_tokens,
+            seed=s.seed,
+            prompt_version=version,
+            replicate=s.replicate,
         )
 
-    def _run(self, messages: list[dict], eid: str, kind: str, l0: str, version: str) -> EncodeResult:
+    def _run(
+        self, messages: list[dict], eid: str, kind: str, l0: str, version: str
+    ) -> EncodeResult:
         writer = writer_tag(self.llm, version)
         try:
             first = self._ask(messages, signature_schema(self.vocab), version)
@@ -181,22 +202,28 @@ class ModelEncoder:
         problems = tuple(res.problems)
         if not self.settings.repair:
             return EncodeResult(eid, None, "; ".join(problems), problems, writer=writer)
-        again = [*messages, {"role": "assistant", "content": first.text},
-                 prompts.repair_message(list(problems), res.unknown)]
+        again = [
+            *messages,
+            {"role": "assistant", "content": first.text},
+            prompts.repair_message(list(problems), res.unknown),
+        ]
         try:
             second = self._ask(again, signature_schema(self.vocab, unknown=res.unknown), version)
         except CacheMissError:
             raise
         except ModelError as e:
-            return EncodeResult(eid, None, f"repair answer unusable: {e}", problems, True, writer=writer)
+            return EncodeResult(
+                eid, None, f"repair answer unusable: {e}", problems, True, writer=writer
+            )
         sig, res2 = self._build(second.parsed, eid, kind, l0, writer, explicit=True)
         if sig is None:
             reason = "still invalid after one repair re-ask: " + "; ".join(res2.problems)
             return EncodeResult(eid, None, reason, problems, True, tuple(res2.mappings), writer)
         return EncodeResult(eid, sig, None, problems, True, tuple(res2.mappings), writer)
 
-    def _build(self, raw: Any, eid: str, kind: str, l0: str, writer: str,
-               *, explicit: bool) -> tuple[Signature | None, NameResolver]:
+    def _build(
+        self, raw: Any, eid: str, kind: str, l0: str, writer: str, *, explicit: bool
+    ) -> tuple[Signature | None, NameResolver]:
         mapping = raw.get("relation_mapping") if explicit and isinstance(raw, dict) else None
         res = NameResolver(self.vocab, mapping if isinstance(mapping, dict) else None)
         if not isinstance(raw, dict):
@@ -217,14 +244,16 @@ class ModelEncoder:
         res.problems.extend(level_leak_problems(levels, ents, l0, map(str, roles)))
         return (None if res.problems else sig), res
 
-    def _document(self, raw: dict, eid: str, kind: str, l0: str, writer: str,
-                  res: NameResolver) -> dict:
+    def _document(
+        self, raw: dict, eid: str, kind: str, l0: str, writer: str, res: NameResolver
+    ) -> dict:
         roles = raw.get("roles") or []
         if isinstance(roles, list):
             names = [r.get("name") for r in roles if isinstance(r, dict)]
             for name in sorted({n for n in names if names.count(n) > 1}, key=str):
                 res.problems.append(
-                    f"roles: {name!r} is declared {names.count(name)} times; declare each role once")
+                    f"roles: {name!r} is declared {names.count(name)} times; declare each role once"
+                )
             roles = {r.get("name"): r.get("description") for r in roles if isinstance(r, dict)}
         relations = []
         for i, rel in enumerate(raw.get("relations") or []):
@@ -234,16 +263,27 @@ class ModelEncoder:
         chain = []
         for i, link in enumerate(raw.get("causal_chain") or []):
             if isinstance(link, list) and len(link) == 3:
-                link = [self._term(link[0], f"causal_chain[{i}].cause", res),
-                        res(link[1], f"causal_chain[{i}].link") if isinstance(link[1], str) else link[1],
-                        self._term(link[2], f"causal_chain[{i}].effect", res)]
+                link = [
+                    self._term(link[0], f"causal_chain[{i}].cause", res),
+                    res(link[1], f"causal_chain[{i}].link")
+                    if isinstance(link[1], str)
+                    else link[1],
+                    self._term(link[2], f"causal_chain[{i}].effect", res),
+                ]
             chain.append(link)
         levels = dict(raw.get("levels") or {}) if isinstance(raw.get("levels"), dict) else {}
         levels = {"L0": l0, **{k: v for k, v in levels.items() if k != "L0"}}
         doc: dict[str, Any] = {
-            "episode_id": eid, "kind": kind, "roles": roles, "relations": relations,
-            "causal_chain": chain, "levels": levels, "surface": raw.get("surface") or {},
-            "verified": False, "writer_model": writer, "written_at": self.clock(),
+            "episode_id": eid,
+            "kind": kind,
+            "roles": roles,
+            "relations": relations,
+            "causal_chain": chain,
+            "levels": levels,
+            "surface": raw.get("surface") or {},
+            "verified": False,
+            "writer_model": writer,
+            "written_at": self.clock(),
         }
         for key in ("violated_invariant", "symptom", "fix_operator"):
             if raw.get(key):

@@ -42,13 +42,20 @@ def load_gold_episodes(path: str | Path, vocab: Vocabulary | None = None) -> lis
         except AnalogistError as e:
             raise EpisodeError(f"{path}:{n}: {e}") from None
         if ep.signature is None:
-            raise EpisodeError(f"{path}:{n}: episode {ep.id} has no gold signature to score against")
+            raise EpisodeError(
+                f"{path}:{n}: episode {ep.id} has no gold signature to score against"
+            )
         out.append(ep)
     return out
 
 
-def evaluate_encoder(episodes: Iterable[Episode], encoder: Encoder, *, writer: str = "",
-                     vocab: Vocabulary | None = None) -> FidelityReport:
+def evaluate_encoder(
+    episodes: Iterable[Episode],
+    encoder: Encoder,
+    *,
+    writer: str = "",
+    vocab: Vocabulary | None = None,
+) -> FidelityReport:
     """Encode each episode from its text alone and score it against its gold signature."""
     vocab = vocab or default_vocabulary()
     scores, results = [], []
@@ -74,8 +81,9 @@ def process_summary(results: Iterable[EncodeResult]) -> dict:
     per_step: dict[str, dict[str, int]] = {}
     for r in results:
         for t in r.steps:
-            d = per_step.setdefault(t.step, {"runs": 0, "failed": 0, "repaired": 0, "dropped": 0,
-                                             "calls": 0})
+            d = per_step.setdefault(
+                t.step, {"runs": 0, "failed": 0, "repaired": 0, "dropped": 0, "calls": 0}
+            )
             d["runs"] += 1
             d["failed"] += 0 if t.ok else 1
             d["repaired"] += int(t.repaired)
@@ -88,6 +96,11 @@ def process_summary(results: Iterable[EncodeResult]) -> dict:
             rejected_at[step] = rejected_at.get(step, 0) + 1
     n = len(results)
     n_rej = sum(1 for r in results if not r.ok)
-    return {"episodes": n, "rejected": n_rej, "rejection_rate": n_rej / n if n else 0.0,
-            "repaired": sum(1 for r in results if r.repaired), "rejected_at": rejected_at,
-            "steps": per_step}
+    return {
+        "episodes": n,
+        "rejected": n_rej,
+        "rejection_rate": n_rej / n if n else 0.0,
+        "repaired": sum(1 for r in results if r.repaired),
+        "rejected_at": rejected_at,
+        "steps": per_step,
+    }

@@ -35,6 +35,7 @@ from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 
 EXACT_LIMIT = 8
 
+
 @dataclass(frozen=True)
 class EpisodeFidelity:
     """Scores of one written signature against its gold signature."""
@@ -61,12 +62,21 @@ class EpisodeFidelity:
         return _f1(self.precision, self.recall)
 
     def to_json(self) -> dict:
-        return {"episode_id": self.episode_id, "precision": self.precision, "recall": self.recall,
-                "f1": self.f1, "role_accuracy": self.role_accuracy, "matched": self.matched,
-                "written": self.written, "gold": self.gold,
-                "alignment": dict(self.alignment), "rejected": self.rejected,
-                "steps": {name: {"matched": m, "written": w, "gold": g}
-                          for name, m, w, g in self.steps}}
+        return {
+            "episode_id": self.episode_id,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "role_accuracy": self.role_accuracy,
+            "matched": self.matched,
+            "written": self.written,
+            "gold": self.gold,
+            "alignment": dict(self.alignment),
+            "rejected": self.rejected,
+            "steps": {
+                name: {"matched": m, "written": w, "gold": g} for name, m, w, g in self.steps
+            },
+        }
 
 
 def _f1(p: float, r: float) -> float:
@@ -86,13 +96,15 @@ def _spell(term: Term, vocab: Vocabulary, mapping: Mapping[str, str] | None) -> 
     return canonical_term(term, vocab, {a: mapping.get(a, f"?{a}") for a in term.roles()})
 
 
-def _matches(written: Sequence[Term], gold: Counter, mapping: dict[str, str],
-             vocab: Vocabulary) -> Counter:
+def _matches(
+    written: Sequence[Term], gold: Counter, mapping: dict[str, str], vocab: Vocabulary
+) -> Counter:
     return Counter(_spell(t, vocab, mapping) for t in written) & gold
 
 
-def best_alignment(written: Signature, gold: Signature,
-                   vocab: Vocabulary | None = None) -> tuple[dict[str, str], Counter]:
+def best_alignment(
+    written: Signature, gold: Signature, vocab: Vocabulary | None = None
+) -> tuple[dict[str, str], Counter]:
     """The written->gold role map that matches the most relations, and the matched facts
     (canonical spellings in gold roles).
 
@@ -110,7 +122,9 @@ def best_alignment(written: Signature, gold: Signature,
     if len(w_roles) <= len(g_roles):
         candidates = (dict(zip(w_roles, p)) for p in permutations(g_roles, len(w_roles)))
     else:
-        candidates = ({w: g for w, g in zip(p, g_roles)} for p in permutations(w_roles, len(g_roles)))
+        candidates = (
+            {w: g for w, g in zip(p, g_roles)} for p in permutations(w_roles, len(g_roles))
+        )
     for mapping in candidates:
         hits = _matches(w_facts, g_facts, mapping, vocab)
         score = (sum(hits.values()), sum(1 for w, g in mapping.items() if w == g))
@@ -119,27 +133,37 @@ def best_alignment(written: Signature, gold: Signature,
     return best_map, best_hits
 
 
-def _greedy(w_roles: list[str], g_roles: list[str], w_facts: list[Term], g_facts: Counter,
-            vocab: Vocabulary) -> tuple[dict[str, str], Counter]:
+def _greedy(
+    w_roles: list[str], g_roles: list[str], w_facts: list[Term], g_facts: Counter, vocab: Vocabulary
+) -> tuple[dict[str, str], Counter]:
     mapping: dict[str, str] = {}
     for w in w_roles:
         free = [g for g in g_roles if g not in mapping.values()]
         if not free:
             break
-        mapping[w] = max(free, key=lambda g: (
-            sum(_matches(w_facts, g_facts, {**mapping, w: g}, vocab).values()), g == w))
+        mapping[w] = max(
+            free,
+            key=lambda g: (
+                sum(_matches(w_facts, g_facts, {**mapping, w: g}, vocab).values()),
+                g == w,
+            ),
+        )
     return mapping, _matches(w_facts, g_facts, mapping, vocab)
 
 
-def score_signature(written: Signature, gold: Signature,
-                    vocab: Vocabulary | None = None) -> EpisodeFidelity:
+def score_signature(
+    written: Signature, gold: Signature, vocab: Vocabulary | None = None
+) -> EpisodeFidelity:
     """Relation P/R/F1 and role alignment accuracy of one written signature."""
     vocab = vocab if vocab is not None else default_vocabulary()
     mapping, hits = best_alignment(written, gold, vocab)
     backed = {a for fact in hits for a in parse_term(fact).roles()}
     gold_roles = gold.role_names
-    acc = sum(1 for g in gold_roles if g in mapping.values() and g in backed) / len(gold_roles) \
-        if gold_roles else 0.0
+    acc = (
+        sum(1 for g in gold_roles if g in mapping.values() and g in backed) / len(gold_roles)
+        if gold_roles
+        else 0.0
+    )
     roles_backed = sum(1 for w, g in mapping.items() if g in backed)
     w_links = Counter(_link_facts(written, mapping, vocab))
     g_links = Counter(_link_facts(gold, None, vocab))
@@ -148,33 +172,50 @@ def score_signature(written: Signature, gold: Signature,
     steps = (
         ("roles", roles_backed, len(written.roles), len(gold_roles)),
         ("relations", sum(hits.values()), len(written.relations), len(gold.relations)),
-        ("causal_chain", sum((w_links & g_links).values()), sum(w_links.values()),
-         sum(g_links.values())),
+        (
+            "causal_chain",
+            sum((w_links & g_links).values()),
+            sum(w_links.values()),
+            sum(g_links.values()),
+        ),
         ("fix", len(w_fix & g_fix), len(w_fix), len(g_fix)),
     )
     return EpisodeFidelity(
-        gold.episode_id, sum(hits.values()), len(written.relations), len(gold.relations), acc,
-        tuple(sorted(mapping.items())), steps=steps,
+        gold.episode_id,
+        sum(hits.values()),
+        len(written.relations),
+        len(gold.relations),
+        acc,
+        tuple(sorted(mapping.items())),
+        steps=steps,
     )
 
 
 def _link_facts(sig: Signature, mapping: dict[str, str] | None, vocab: Vocabulary) -> list[str]:
-    return [f"{_spell(c.cause, vocab, mapping)} {c.link} {_spell(c.effect, vocab, mapping)}"
-            for c in sig.causal_chain]
+    return [
+        f"{_spell(c.cause, vocab, mapping)} {c.link} {_spell(c.effect, vocab, mapping)}"
+        for c in sig.causal_chain
+    ]
 
 
 def _fix_roles(sig: Signature, mapping: dict[str, str] | None) -> list[str]:
     if sig.fix_operator is None:
         return []
-    return [a if mapping is None else mapping.get(a, f"?{a}") for a in sig.fix_operator.term.roles()]
+    return [
+        a if mapping is None else mapping.get(a, f"?{a}") for a in sig.fix_operator.term.roles()
+    ]
 
 
 def rejected(episode_id: str, gold: Signature, reason: str) -> EpisodeFidelity:
     """A failed encoding: nothing written, so precision, recall and role accuracy are 0."""
     g_links = len(gold.causal_chain)
     g_fix = len(set(_fix_roles(gold, None)))
-    steps = (("roles", 0, 0, len(gold.roles)), ("relations", 0, 0, len(gold.relations)),
-             ("causal_chain", 0, 0, g_links), ("fix", 0, 0, g_fix))
+    steps = (
+        ("roles", 0, 0, len(gold.roles)),
+        ("relations", 0, 0, len(gold.relations)),
+        ("causal_chain", 0, 0, g_links),
+        ("fix", 0, 0, g_fix),
+    )
     return EpisodeFidelity(episode_id, 0, 0, len(gold.relations), 0.0, (), reason, steps)
 
 
@@ -187,8 +228,11 @@ class FidelityReport:
     summary: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"writer": self.writer, "summary": self.summary,
-                "episodes": [e.to_json() for e in self.episodes]}
+        return {
+            "writer": self.writer,
+            "summary": self.summary,
+            "episodes": [e.to_json() for e in self.episodes],
+        }
 
 
 def summarise(scores: Iterable[EpisodeFidelity], writer: str = "") -> FidelityReport:
@@ -206,8 +250,11 @@ def summarise(scores: Iterable[EpisodeFidelity], writer: str = "") -> FidelityRe
         return sum(xs) / len(xs) if xs else 0.0
 
     summary = {
-        "n": n, "rejected": sum(1 for s in scores if s.rejected),
-        "micro_precision": p, "micro_recall": r, "micro_f1": _f1(p, r),
+        "n": n,
+        "rejected": sum(1 for s in scores if s.rejected),
+        "micro_precision": p,
+        "micro_recall": r,
+        "micro_f1": _f1(p, r),
         "macro_precision": mean(s.precision for s in scores),
         "macro_recall": mean(s.recall for s in scores),
         "macro_f1": mean(s.f1 for s in scores),
@@ -227,6 +274,12 @@ def _step_summary(scores: Sequence[EpisodeFidelity]) -> dict[str, dict[str, floa
     out = {}
     for name, (m, w, g) in pooled.items():
         p, r = (m / w if w else 0.0), (m / g if g else 0.0)
-        out[name] = {"precision": p, "recall": r, "f1": _f1(p, r), "matched": m, "written": w,
-                     "gold": g}
+        out[name] = {
+            "precision": p,
+            "recall": r,
+            "f1": _f1(p, r),
+            "matched": m,
+            "written": w,
+            "gold": g,
+        }
     return out

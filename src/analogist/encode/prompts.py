@@ -44,10 +44,15 @@ EXAMPLE_SIGNATURE = {
         {"name": "SEN", "description": "sensor that is the controller's only view"},
         {"name": "ENV", "description": "environment whose state is being controlled"},
     ],
-    "relations": [["observes", "SEN", "ENV"], ["trusts_as_authoritative", "CTL", "SEN"],
-                  ["diverges_from", "SEN", "ENV"]],
-    "causal_chain": [["diverges_from(SEN,ENV)", "causes", "wrong_decision(CTL)"],
-                     ["trusts_as_authoritative(CTL,SEN)", "enables", "wrong_decision(CTL)"]],
+    "relations": [
+        ["observes", "SEN", "ENV"],
+        ["trusts_as_authoritative", "CTL", "SEN"],
+        ["diverges_from", "SEN", "ENV"],
+    ],
+    "causal_chain": [
+        ["diverges_from(SEN,ENV)", "causes", "wrong_decision(CTL)"],
+        ["trusts_as_authoritative(CTL,SEN)", "enables", "wrong_decision(CTL)"],
+    ],
     "violated_invariant": "a measurement used for control represents the controlled state",
     "symptom": "the controlled state drifts while the controller acts confidently",
     "fix_operator": "reconcile(CTL, SEN, ENV) before acting",
@@ -75,9 +80,12 @@ def system_prompt(vocab: Vocabulary) -> str:
     links = ", ".join(t.term for t in vocab.by_kind("causal"))
     return (
         _RULES.format(links=links)
-        + "\n\nVocabulary:\n" + vocabulary_listing(vocab)
-        + "\n\nExample (made up, not from memory):\nEpisode (failure): " + EXAMPLE_EPISODE
-        + "\nSignature: " + json.dumps(EXAMPLE_SIGNATURE)
+        + "\n\nVocabulary:\n"
+        + vocabulary_listing(vocab)
+        + "\n\nExample (made up, not from memory):\nEpisode (failure): "
+        + EXAMPLE_EPISODE
+        + "\nSignature: "
+        + json.dumps(EXAMPLE_SIGNATURE)
     )
 
 
@@ -105,8 +113,8 @@ def repair_message(problems: list[str], unknown: list[str]) -> dict:
     if unknown:
         text += (
             "\nFor each relation not in the vocabulary: replace it with the listed relation that "
-            "means the same, or keep it and add \"relation_mapping\": {\"its_name\": "
-            "\"listed_relation\"} if a listed relation means exactly the same; otherwise drop it."
+            'means the same, or keep it and add "relation_mapping": {"its_name": '
+            '"listed_relation"} if a listed relation means exactly the same; otherwise drop it.'
         )
     text += "\nReply with the corrected signature as one JSON object only."
     return {"role": "user", "content": text}
@@ -117,15 +125,18 @@ def reabstract_messages(vocab: Vocabulary, signature_json: dict, direction: str)
     how = (
         "one level MORE abstract: keep the causal skeleton, drop relations that only describe "
         "this particular setting, and make L1-L3 more general"
-        if direction == "up" else
-        "one level LESS abstract: add the finer relations between the roles that the levels "
+        if direction == "up"
+        else "one level LESS abstract: add the finer relations between the roles that the levels "
         "and the causal chain imply, splitting roles only when they clearly do different things"
     )
     body = {k: v for k, v in signature_json.items() if k not in ("episode_id", "kind", "verified")}
     return [
         {"role": "system", "content": system_prompt(vocab)},
-        {"role": "user", "content": (
-            f"Rewrite this signature {how}.\nSignature: {json.dumps(body)}\n\n"
-            "Reply with the rewritten signature as one JSON object."
-        )},
+        {
+            "role": "user",
+            "content": (
+                f"Rewrite this signature {how}.\nSignature: {json.dumps(body)}\n\n"
+                "Reply with the rewritten signature as one JSON object."
+            ),
+        },
     ]

@@ -40,13 +40,18 @@ class Reabstraction:
         return self.signature is not None
 
     def to_json(self) -> dict:
-        return {"direction": self.direction, "ok": self.ok, "writer": self.writer,
-                "signature": self.signature.to_json() if self.signature else None,
-                "reason": self.reason}
+        return {
+            "direction": self.direction,
+            "ok": self.ok,
+            "writer": self.writer,
+            "signature": self.signature.to_json() if self.signature else None,
+            "reason": self.reason,
+        }
 
 
-def reabstract(sig: Signature, direction: Direction, *, llm: LLM | None = None,
-               vocab: Vocabulary | None = None) -> Reabstraction:
+def reabstract(
+    sig: Signature, direction: Direction, *, llm: LLM | None = None, vocab: Vocabulary | None = None
+) -> Reabstraction:
     """``sig`` one abstraction level ``up`` or ``down``; by the model when one is given."""
     if direction not in ("up", "down"):
         raise ValueError(f"direction must be 'up' or 'down', got {direction!r}")
@@ -54,9 +59,15 @@ def reabstract(sig: Signature, direction: Direction, *, llm: LLM | None = None,
     if llm is not None:
         return _by_model(sig, direction, llm, vocab)
     if direction == "down":
-        return Reabstraction(direction, None, (
-            "a finer signature needs details this signature does not hold; pass a model "
-            "(--model / ANALOGIST_MODEL) to re-encode it one level down"), ENGINE_WRITER)
+        return Reabstraction(
+            direction,
+            None,
+            (
+                "a finer signature needs details this signature does not hold; pass a model "
+                "(--model / ANALOGIST_MODEL) to re-encode it one level down"
+            ),
+            ENGINE_WRITER,
+        )
     return skeleton_up(sig, vocab)
 
 
@@ -66,8 +77,11 @@ def _by_model(sig: Signature, direction: str, llm: LLM, vocab: Vocabulary) -> Re
     result = encoder.rewrite(msgs, sig, prompts.REABSTRACT_PROMPT_VERSION)
     if result.signature is None:
         return Reabstraction(direction, None, result.reason, result.writer)
-    new = replace(result.signature, surface=sig.surface, levels={**result.signature.levels,
-                                                                   "L0": sig.level("L0")})
+    new = replace(
+        result.signature,
+        surface=sig.surface,
+        levels={**result.signature.levels, "L0": sig.level("L0")},
+    )
     return Reabstraction(direction, new, None, result.writer)
 
 
@@ -82,16 +96,25 @@ def _functors(t: Term) -> list[Term]:
 def skeleton_up(sig: Signature, vocab: Vocabulary) -> Reabstraction:
     """The deterministic ``up`` step (see the module docstring)."""
     if not sig.causal_chain:
-        return Reabstraction("up", None, (
-            "no causal chain to keep: the engine can only coarsen to the causal skeleton; "
-            "pass a model to re-abstract"), ENGINE_WRITER)
+        return Reabstraction(
+            "up",
+            None,
+            (
+                "no causal chain to keep: the engine can only coarsen to the causal skeleton; "
+                "pass a model to re-abstract"
+            ),
+            ENGINE_WRITER,
+        )
+
     def fact(predicate: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
         term = vocab.resolve(predicate)
         return predicate, (tuple(sorted(args)) if term is not None and term.commutative else args)
 
     in_chain = {
         fact(t.functor, t.roles())
-        for link in sig.causal_chain for end in (link.cause, link.effect) for t in _functors(end)
+        for link in sig.causal_chain
+        for end in (link.cause, link.effect)
+        for t in _functors(end)
     }
 
     def keep(r: Relation) -> bool:
@@ -100,11 +123,19 @@ def skeleton_up(sig: Signature, vocab: Vocabulary) -> Reabstraction:
 
     kept = tuple(r for r in sig.relations if keep(r))
     if len(kept) == len(sig.relations):
-        return Reabstraction("up", None, (
-            "already at the causal skeleton: every relation takes part in the causal chain; "
-            "nothing coarser without a model"), ENGINE_WRITER)
+        return Reabstraction(
+            "up",
+            None,
+            (
+                "already at the causal skeleton: every relation takes part in the causal chain; "
+                "nothing coarser without a model"
+            ),
+            ENGINE_WRITER,
+        )
     used = {a for r in kept for a in r.args}
-    used |= {a for link in sig.causal_chain for end in (link.cause, link.effect) for a in end.roles()}
+    used |= {
+        a for link in sig.causal_chain for end in (link.cause, link.effect) for a in end.roles()
+    }
     if sig.fix_operator is not None:
         used |= set(sig.fix_operator.term.roles())
     levels = dict(sig.levels)
@@ -112,9 +143,14 @@ def skeleton_up(sig: Signature, vocab: Vocabulary) -> Reabstraction:
         if sig.level(upper):
             levels[lower] = sig.level(upper)
     new = replace(
-        sig, roles=tuple(r for r in sig.roles if r.name in used), relations=kept, levels=levels,
-        verified=False, writer_model=ENGINE_WRITER,
+        sig,
+        roles=tuple(r for r in sig.roles if r.name in used),
+        relations=kept,
+        levels=levels,
+        verified=False,
+        writer_model=ENGINE_WRITER,
     )
     dropped = ", ".join(sorted({r.predicate for r in sig.relations if r not in kept}))
-    return Reabstraction("up", new, f"dropped relations outside the causal skeleton: {dropped}",
-                         ENGINE_WRITER)
+    return Reabstraction(
+        "up", new, f"dropped relations outside the causal skeleton: {dropped}", ENGINE_WRITER
+    )

@@ -47,8 +47,13 @@ def _names_by_arity(vocab: Vocabulary, extra: Iterable[str]) -> dict[int, list[s
 
 def _tuple(first: dict, rest: list[dict]) -> dict:
     items = [first, *rest]
-    return {"type": "array", "prefixItems": items, "items": False,
-            "minItems": len(items), "maxItems": len(items)}
+    return {
+        "type": "array",
+        "prefixItems": items,
+        "items": False,
+        "minItems": len(items),
+        "maxItems": len(items),
+    }
 
 
 def signature_schema(vocab: Vocabulary, *, unknown: Iterable[str] = ()) -> dict[str, Any]:
@@ -66,37 +71,72 @@ def signature_schema(vocab: Vocabulary, *, unknown: Iterable[str] = ()) -> dict[
         for arity, names in _names_by_arity(vocab, unknown).items()
     ]
     functors = sorted(set(explicit_names(vocab)) | set(unknown))
-    term = {"type": "string",
-            "pattern": rf"^({'|'.join(re.escape(f) for f in functors)})\({_ARGS}\)$"}
+    term = {
+        "type": "string",
+        "pattern": rf"^({'|'.join(re.escape(f) for f in functors)})\({_ARGS}\)$",
+    }
     links = [n for n, t in explicit_names(vocab).items() if vocab.get(t).is_causal_link]
     text = {"type": "string", "minLength": 3, "maxLength": 240}
     props: dict[str, Any] = {
-        "roles": {"type": "array", "minItems": 1, "maxItems": MAX_ROLES, "items": {
-            "type": "object", "additionalProperties": False, "required": ["name", "description"],
-            "properties": {"name": role, "description": text},
-        }},
-        "relations": {"type": "array", "minItems": 1, "maxItems": MAX_RELATIONS,
-                      "items": {"anyOf": relation_items}},
-        "causal_chain": {"type": "array", "maxItems": MAX_LINKS,
-                         "items": _tuple(term, [{"enum": links}, term])},
+        "roles": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_ROLES,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["name", "description"],
+                "properties": {"name": role, "description": text},
+            },
+        },
+        "relations": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_RELATIONS,
+            "items": {"anyOf": relation_items},
+        },
+        "causal_chain": {
+            "type": "array",
+            "maxItems": MAX_LINKS,
+            "items": _tuple(term, [{"enum": links}, term]),
+        },
         "violated_invariant": text,
         "symptom": text,
-        "fix_operator": {"type": "string", "pattern": rf"^[a-z][a-z0-9_]*\({_ARGS}\)( .{{1,80}})?$"},
-        "levels": {"type": "object", "additionalProperties": False,
-                   "required": ["L1", "L2", "L3"],
-                   "properties": {"L1": text, "L2": text, "L3": text}},
-        "surface": {"type": "object", "additionalProperties": False,
-                    "required": ["domain", "entities"],
-                    "properties": {"domain": {"type": "string", "maxLength": 60},
-                                   "entities": {"type": "array", "maxItems": 10,
-                                                "items": {"type": "string", "maxLength": 60}}}},
+        "fix_operator": {
+            "type": "string",
+            "pattern": rf"^[a-z][a-z0-9_]*\({_ARGS}\)( .{{1,80}})?$",
+        },
+        "levels": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["L1", "L2", "L3"],
+            "properties": {"L1": text, "L2": text, "L3": text},
+        },
+        "surface": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["domain", "entities"],
+            "properties": {
+                "domain": {"type": "string", "maxLength": 60},
+                "entities": {
+                    "type": "array",
+                    "maxItems": 10,
+                    "items": {"type": "string", "maxLength": 60},
+                },
+            },
+        },
     }
     required = ["roles", "relations", "causal_chain", "levels", "surface"]
     if unknown:
         live = sorted({t for t in explicit_names(vocab).values()})
         props["relation_mapping"] = {
-            "type": "object", "additionalProperties": False,
+            "type": "object",
+            "additionalProperties": False,
             "properties": {name: {"enum": live} for name in unknown},
         }
-    return {"type": "object", "additionalProperties": False, "required": required,
-            "properties": props}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": required,
+        "properties": props,
+    }

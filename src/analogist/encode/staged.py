@@ -54,9 +54,14 @@ class StepTrace:
     dropped: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
-        return {"step": self.step, "ok": self.ok, "calls": self.calls,
-                "problems": list(self.problems), "repaired": self.repaired,
-                "dropped": list(self.dropped)}
+        return {
+            "step": self.step,
+            "ok": self.ok,
+            "calls": self.calls,
+            "problems": list(self.problems),
+            "repaired": self.repaired,
+            "dropped": list(self.dropped),
+        }
 
 
 @dataclass
@@ -83,8 +88,12 @@ class _State:
         if self.mechanism:
             out.append("Mechanism: " + self.mechanism)
         if self.names:
-            out.append("Roles: " + "; ".join(f"{n} = {e} ({p})" for n, e, p in
-                                               zip(self.names, self.entities, self.parts)))
+            out.append(
+                "Roles: "
+                + "; ".join(
+                    f"{n} = {e} ({p})" for n, e, p in zip(self.names, self.entities, self.parts)
+                )
+            )
         if self.relations:
             out.append("Relations: " + "; ".join(S.fact(r) for r in self.relations))
         if self.chain:
@@ -140,13 +149,20 @@ class StagedEncoder:
             one only to replay a run recorded with it.
     """
 
-    def __init__(self, llm: LLM, vocab: Vocabulary | None = None,
-                 settings: EncoderSettings = STAGED_SETTINGS, *,
-                 repair_temperature: float = 0.4, clock: Callable[[], str] = utcnow,
-                 version: str = S.STAGED_PROMPT_VERSION):
+    def __init__(
+        self,
+        llm: LLM,
+        vocab: Vocabulary | None = None,
+        settings: EncoderSettings = STAGED_SETTINGS,
+        *,
+        repair_temperature: float = 0.4,
+        clock: Callable[[], str] = utcnow,
+        version: str = S.STAGED_PROMPT_VERSION,
+    ):
         if version not in S.PROMPT_VERSIONS:
-            raise ValueError(f"unknown staged encoder version {version!r}; one of "
-                             f"{', '.join(S.PROMPT_VERSIONS)}")
+            raise ValueError(
+                f"unknown staged encoder version {version!r}; one of {', '.join(S.PROMPT_VERSIONS)}"
+            )
         self.llm = llm
         self.vocab = vocab or default_vocabulary()
         self.settings = settings
@@ -166,12 +182,19 @@ class StagedEncoder:
         seen = episode.text + " " + (episode.outcome or "")
         return self._run(_State(episode.id, episode.kind, episode.text, head), seen, None)
 
-    def encode_text(self, text: str, *, episode_id: str, kind: str,
-                    outcome: str | None = None) -> EncodeResult:
+    def encode_text(
+        self, text: str, *, episode_id: str, kind: str, outcome: str | None = None
+    ) -> EncodeResult:
         return self.encode(Episode(episode_id, kind, text, outcome))
 
-    def encode_target(self, text: str, *, kind: str | None = None, target_id: str = "target",
-                      entities: Mapping[str, str] | None = None) -> EncodeResult:
+    def encode_target(
+        self,
+        text: str,
+        *,
+        kind: str | None = None,
+        target_id: str = "target",
+        entities: Mapping[str, str] | None = None,
+    ) -> EncodeResult:
         """Query-time encoding of the current situation. With ``entities`` (id -> name), roles
         are chosen from that table and named by the entity ids."""
         head = S.episode_head(text, kind, None, target=True)
@@ -188,13 +211,23 @@ class StagedEncoder:
         except _Unusable as e:  # the step that failed is the last one in the trace
             st.trace.append(StepTrace(e.step, False, (str(e),)))
             return self._result(st, None, (str(e),))
-        doc = {"episode_id": st.eid, "kind": st.kind,
-               "roles": dict(zip(st.names, st.parts)), "relations": st.relations,
-               "causal_chain": st.chain, "levels": {"L0": st.text, **st.levels},
-               "surface": {"domain": st.domain, "entities": list(dict.fromkeys(st.entities)),
-                           "bindings": dict(zip(st.names, st.entities))},
-               "verified": False, "writer_model": self.writer, "written_at": self.clock(),
-               **st.extra}
+        doc = {
+            "episode_id": st.eid,
+            "kind": st.kind,
+            "roles": dict(zip(st.names, st.parts)),
+            "relations": st.relations,
+            "causal_chain": st.chain,
+            "levels": {"L0": st.text, **st.levels},
+            "surface": {
+                "domain": st.domain,
+                "entities": list(dict.fromkeys(st.entities)),
+                "bindings": dict(zip(st.names, st.entities)),
+            },
+            "verified": False,
+            "writer_model": self.writer,
+            "written_at": self.clock(),
+            **st.extra,
+        }
         try:
             sig = parse_signature(doc, self.vocab)
         except SignatureError as e:
@@ -204,36 +237,54 @@ class StagedEncoder:
     def _result(self, st: _State, sig: Signature | None, problems: Sequence[str]) -> EncodeResult:
         all_problems = tuple(p for t in st.trace for p in t.problems)
         return EncodeResult(
-            st.eid, sig, None if sig is not None else "; ".join(problems) or "rejected",
-            all_problems, any(t.repaired for t in st.trace), writer=self.writer,
-            steps=tuple(st.trace))
+            st.eid,
+            sig,
+            None if sig is not None else "; ".join(problems) or "rejected",
+            all_problems,
+            any(t.repaired for t in st.trace),
+            writer=self.writer,
+            steps=tuple(st.trace),
+        )
 
-    def _ask(self, step: str, st: _State, schema: dict, check: Callable[[Any], list[str]],
-             repair_schema: dict | None = None) -> tuple[Any, list[str], bool, int]:
+    def _ask(
+        self,
+        step: str,
+        st: _State,
+        schema: dict,
+        check: Callable[[Any], list[str]],
+        repair_schema: dict | None = None,
+    ) -> tuple[Any, list[str], bool, int]:
         """One step with at most one repair: (answer, remaining problems, repaired, calls)."""
         s = self.settings
-        msgs = S.step_messages(self.vocab, step, st.head, st.so_far(),
-                               version=self.version)
+        msgs = S.step_messages(self.vocab, step, st.head, st.so_far(), version=self.version)
         first = self._call(msgs, schema, s.temperature, s.seed, step)
         problems = check(first)
         if not problems or not s.repair:
             return first, problems, False, 1
-        msgs = S.step_messages(self.vocab, step, st.head, st.so_far(), problems, first,
-                               version=self.version)
-        second = self._call(msgs, repair_schema or schema, self.repair_temperature, s.seed + 1,
-                            step)
+        msgs = S.step_messages(
+            self.vocab, step, st.head, st.so_far(), problems, first, version=self.version
+        )
+        second = self._call(
+            msgs, repair_schema or schema, self.repair_temperature, s.seed + 1, step
+        )
         if second == first:
             return first, [*problems, "the repair re-ask returned the same answer"], True, 2
         return second, check(second), True, 2
 
-    def _call(self, messages: list[dict], schema: dict, temperature: float, seed: int,
-              step: str) -> Any:
+    def _call(
+        self, messages: list[dict], schema: dict, temperature: float, seed: int, step: str
+    ) -> Any:
         s = self.settings
         try:
-            c = self.llm.complete(messages, schema=schema, temperature=temperature,
-                                  max_tokens=s.max_tokens, seed=seed,
-                                  prompt_version=f"{self.version}:{step}",
-                                  replicate=s.replicate)
+            c = self.llm.complete(
+                messages,
+                schema=schema,
+                temperature=temperature,
+                max_tokens=s.max_tokens,
+                seed=seed,
+                prompt_version=f"{self.version}:{step}",
+                replicate=s.replicate,
+            )
         except CacheMissError:
             raise
         except ModelError as e:
@@ -251,21 +302,30 @@ class StagedEncoder:
             ents = [str(r.get("entity", "")) for r in roles]
             for e in ents:
                 if table is None and not mentions(e, seen):
-                    out.append(f"entity {e!r} does not occur in the episode; name each part as "
-                               "the episode writes it")
+                    out.append(
+                        f"entity {e!r} does not occur in the episode; name each part as "
+                        "the episode writes it"
+                    )
                 if table is None and e in _EX_ENTITIES and not mentions(e, seen):
                     out.append(f"{e!r} is from the worked example; describe this episode")
             parts = [_norm(str(r.get("part", ""))) for r in roles]
             if sum(1 for p in parts if p in _EX_PARTS) >= 2:
-                out.append("the role descriptions copy the worked example; say what each part "
-                           "does in THIS episode")
+                out.append(
+                    "the role descriptions copy the worked example; say what each part "
+                    "does in THIS episode"
+                )
             if len({_norm(e) for e in ents}) < 2:
                 out.append("give at least two different parts")
             return out
 
         ans, problems, repaired, calls = self._ask(
-            "roles", st, S.roles_schema(list(table.values()) if table else None,
-                                        mechanism=self.version in S.ACTOR_VERSIONS), check)
+            "roles",
+            st,
+            S.roles_schema(
+                list(table.values()) if table else None, mechanism=self.version in S.ACTOR_VERSIONS
+            ),
+            check,
+        )
         dropped = []
         for r in ans.get("roles") or []:
             ent, part = str(r.get("entity", "")).strip(), str(r.get("part", "")).strip()
@@ -296,7 +356,8 @@ class StagedEncoder:
             for r in st.names:
                 row = sentences[r].get(ans.get(r)) if isinstance(ans.get(r), str) else None
                 if row is not None and _canon(self.vocab, row) not in map(
-                        lambda x: _canon(self.vocab, x), out):
+                    lambda x: _canon(self.vocab, x), out
+                ):
                     out.append(list(row))
             return out
 
@@ -305,20 +366,28 @@ class StagedEncoder:
             if not rels:
                 return ["no role has a fact; give each role's main relation to another role"]
             if copies_example(rels):
-                return [("these relations copy the worked example's structure; write the "
-                         "relations of THIS episode")]
+                return [
+                    (
+                        "these relations copy the worked example's structure; write the "
+                        "relations of THIS episode"
+                    )
+                ]
             return []
 
         ans, problems, repaired, calls = self._ask(
-            "relations", st, S.relations_schema(sentences), check)
+            "relations", st, S.relations_schema(sentences), check
+        )
         kept = rows(ans)
         ok = not check(ans)
         if ok:
             st.relations = kept
         dropped = tuple(
-            f"{r} (same fact as another role's)" if ans.get(r) in sentences[r]
+            f"{r} (same fact as another role's)"
+            if ans.get(r) in sentences[r]
             else f"{r} (not one of its sentences)"
-            for r in st.names if not any(k[1] == r for k in kept))
+            for r in st.names
+            if not any(k[1] == r for k in kept)
+        )
         st.trace.append(StepTrace("relations", ok, tuple(problems), repaired, calls, dropped))
         return ok
 
@@ -331,8 +400,12 @@ class StagedEncoder:
             out = []
             for r in st.names:
                 slot = ans.get(r)
-                if isinstance(slot, dict) and slot.get("relation") in terms \
-                        and slot.get("to") in st.names and slot.get("to") != r:
+                if (
+                    isinstance(slot, dict)
+                    and slot.get("relation") in terms
+                    and slot.get("to") in st.names
+                    and slot.get("to") != r
+                ):
                     out.append([terms[slot["relation"]], r, slot["to"]])
             return out
 
@@ -341,13 +414,19 @@ class StagedEncoder:
             if not rels:
                 return ["no role has a relation; give each role's main relation to another role"]
             if copies_example(rels):
-                return [("these relations copy the worked example's structure; write the "
-                         "relations of THIS episode")]
+                return [
+                    (
+                        "these relations copy the worked example's structure; write the "
+                        "relations of THIS episode"
+                    )
+                ]
             return []
 
-        schema = (S.reasoned_slots_schema(self.vocab, st.names, f"{self.settings.seed}:{st.eid}")
-                  if self.version == "staged-v6"
-                  else S.relation_slots_schema(self.vocab, st.names))
+        schema = (
+            S.reasoned_slots_schema(self.vocab, st.names, f"{self.settings.seed}:{st.eid}")
+            if self.version == "staged-v6"
+            else S.relation_slots_schema(self.vocab, st.names)
+        )
         ans, problems, repaired, calls = self._ask("relations", st, schema, check)
         kept = rows(ans)
         ok = not check(ans)
@@ -365,11 +444,15 @@ class StagedEncoder:
         kept: list[list[str]] = []
         dropped: list[str] = []
         for r, ent in zip(st.names, st.entities):
-            msgs = S.step_messages(self.vocab, "relations", st.head, st.so_far(),
-                                   version=self.version,
-                                   instruction=S.role_relation_instruction(r, ent))
-            schema = S.reasoned_slot(self.vocab, st.names, r, f"{s.seed}:{st.eid}",
-                                     self.version)
+            msgs = S.step_messages(
+                self.vocab,
+                "relations",
+                st.head,
+                st.so_far(),
+                version=self.version,
+                instruction=S.role_relation_instruction(r, ent),
+            )
+            schema = S.reasoned_slot(self.vocab, st.names, r, f"{s.seed}:{st.eid}", self.version)
             ans = self._call(msgs, schema, s.temperature, s.seed, "relations")
             row = [terms.get(str(ans.get("relation")), ""), r, str(ans.get("to"))]
             if not row[0] or row[2] not in st.names or row[2] == r:
@@ -378,15 +461,26 @@ class StagedEncoder:
                 dropped.append(f"{r} (same fact as another role's)")
             else:
                 kept.append(row)
-        problems = ([] if not kept else
-                    ["these relations copy the worked example's structure"]
-                    if copies_example(kept) else [])
+        problems = (
+            []
+            if not kept
+            else ["these relations copy the worked example's structure"]
+            if copies_example(kept)
+            else []
+        )
         ok = bool(kept) and not problems
         if ok:
             st.relations = kept
-        st.trace.append(StepTrace("relations", ok, tuple(problems or ([] if kept else
-                                  ["no role has a relation"])), False, len(st.names),
-                                  tuple(dropped)))
+        st.trace.append(
+            StepTrace(
+                "relations",
+                ok,
+                tuple(problems or ([] if kept else ["no role has a relation"])),
+                False,
+                len(st.names),
+                tuple(dropped),
+            )
+        )
         return ok
 
     def _chain(self, st: _State) -> None:
@@ -397,7 +491,8 @@ class StagedEncoder:
             return []
 
         ans, problems, repaired, calls = self._ask(
-            "causal_chain", st, S.chain_schema(self.vocab, st.names, S.MAX_STEP_LINKS), check)
+            "causal_chain", st, S.chain_schema(self.vocab, st.names, S.MAX_STEP_LINKS), check
+        )
         dropped, kept = [], []
         for x in ans.get("links") or []:
             c, e = S.fact(x["cause"]), S.fact(x["effect"])
@@ -409,8 +504,9 @@ class StagedEncoder:
             else:
                 kept.append(row)
         st.chain = kept
-        st.trace.append(StepTrace("causal_chain", bool(kept), tuple(problems), repaired, calls,
-                                  tuple(dropped)))
+        st.trace.append(
+            StepTrace("causal_chain", bool(kept), tuple(problems), repaired, calls, tuple(dropped))
+        )
 
     def _levels(self, st: _State, seen: str) -> None:
         def check(ans: Any) -> list[str]:
@@ -439,8 +535,9 @@ class StagedEncoder:
             st.extra["fix_operator"] = f"{fix['operator']}({','.join(args)})"
         elif fix:
             dropped.append("fix (repeated arguments)")
-        st.trace.append(StepTrace("levels", not dropped, tuple(problems), repaired, calls,
-                                  tuple(dropped)))
+        st.trace.append(
+            StepTrace("levels", not dropped, tuple(problems), repaired, calls, tuple(dropped))
+        )
 
 
 class _Unusable(Exception):
@@ -449,4 +546,3 @@ class _Unusable(Exception):
     def __init__(self, step: str, message: str):
         super().__init__(message)
         self.step = step
-

@@ -66,16 +66,25 @@ EXAMPLE_TEXT = (
     "on its list."
 )
 EXAMPLE: dict[str, Any] = {
-    "roles": {"domain": "web operations", "roles": [
-        {"entity": "the platform team", "part": "party that counts on another party to act"},
-        {"entity": "the security team", "part": "second party that counts on the first to act"},
-        {"entity": "the certificate", "part": "duty that lapses unless someone acts on it"},
-    ]},
+    "roles": {
+        "domain": "web operations",
+        "roles": [
+            {"entity": "the platform team", "part": "party that counts on another party to act"},
+            {"entity": "the security team", "part": "second party that counts on the first to act"},
+            {"entity": "the certificate", "part": "duty that lapses unless someone acts on it"},
+        ],
+    },
     "relations": {"relations": [["skips_check", "R1", "R3"], ["assumes", "R2", "R1"]]},
-    "causal_chain": {"links": [
-        {"cause": ["assumes", "R2", "R1"], "link": "enables", "effect": ["skips_check", "R1", "R3"]},
-        {"cause": ["skips_check", "R1", "R3"], "link": "causes", "effect": ["fails", "R3"]},
-    ]},
+    "causal_chain": {
+        "links": [
+            {
+                "cause": ["assumes", "R2", "R1"],
+                "link": "enables",
+                "effect": ["skips_check", "R1", "R3"],
+            },
+            {"cause": ["skips_check", "R1", "R3"], "link": "causes", "effect": ["fails", "R3"]},
+        ]
+    },
     "levels": {
         "symptom": "a routine duty silently lapsed though everyone thought it was covered",
         "violated_invariant": "every recurring duty has exactly one named owner",
@@ -98,12 +107,14 @@ Causal links: {links}"""
 
 def _example_block(vocab: Vocabulary, version: str) -> str:
     ex = EXAMPLE
-    roles = "; ".join(f"R{i} = {r['entity']} ({r['part']})"
-                      for i, r in enumerate(ex["roles"]["roles"], 1))
+    roles = "; ".join(
+        f"R{i} = {r['entity']} ({r['part']})" for i, r in enumerate(ex["roles"]["roles"], 1)
+    )
     names = {f"R{i}": r["entity"] for i, r in enumerate(ex["roles"]["roles"], 1)}
-    rels = "; ".join(fact(r) if version in SLOT_VERSIONS
-                     else f"{fact(r)}: {_example_sentence(vocab, r, names)}"
-                     for r in ex["relations"]["relations"])
+    rels = "; ".join(
+        fact(r) if version in SLOT_VERSIONS else f"{fact(r)}: {_example_sentence(vocab, r, names)}"
+        for r in ex["relations"]["relations"]
+    )
     chain = "; ".join(link_text(x) for x in ex["causal_chain"]["links"])
     lv = ex["levels"]
     return (
@@ -119,13 +130,19 @@ def _example_block(vocab: Vocabulary, version: str) -> str:
 def system_prompt(vocab: Vocabulary, version: str = STAGED_PROMPT_VERSION) -> str:
     """The one system prompt every step shares (so its KV cache is reused)."""
     live = [t for t in vocab if t.merged_into is None]
-    binary = "\n".join(f"- {t.term}(A,B): {t.definition}" for t in live
-                       if t.arity == 2 and t.kind != "causal")
-    binary += "\n" + "\n".join(f"- {t.term}(A,B): {t.definition}" for t in live
-                               if t.arity == 2 and t.kind == "causal")
+    binary = "\n".join(
+        f"- {t.term}(A,B): {t.definition}" for t in live if t.arity == 2 and t.kind != "causal"
+    )
+    binary += "\n" + "\n".join(
+        f"- {t.term}(A,B): {t.definition}" for t in live if t.arity == 2 and t.kind == "causal"
+    )
     unary = "\n".join(f"- {t.term}(X): {t.definition}" for t in live if t.arity == 1)
     links = ", ".join(t.term for t in live if t.kind == "causal")
-    return _RULES.format(binary=binary, unary=unary, links=links) + "\n\n" + _example_block(vocab, version)
+    return (
+        _RULES.format(binary=binary, unary=unary, links=links)
+        + "\n\n"
+        + _example_block(vocab, version)
+    )
 
 
 def _example_sentence(vocab: Vocabulary, rel: Sequence[str], names: Mapping[str, str]) -> str:
@@ -142,57 +159,76 @@ def link_text(link: Mapping[str, Any]) -> str:
 
 
 _INSTRUCTIONS = {
-    "roles": ("Step 1: list the 2 to 5 parts that play a role in this episode's mechanism. "
-              "entity: its name as the episode writes it; part: what it does in the mechanism, "
-              "in general words. Also give the domain in one or two words."),
-    "relations": ("Step 2: for each role, the one fact about how it acts on another role that "
-                  "the episode states most clearly: a relation from the list, written as its "
-                  "definition with A replaced by that role's name and B by the other role's."),
-    "causal_chain": ("Step 3: write the causal chain, 1 to 4 links from the first cause to what "
-                     "went wrong (or what was achieved), using the relations and states above."),
-    "levels": ("Step 4: the symptom and the violated invariant (general words), the fix as an "
-               "operator over roles (a lowercase verb_noun name), and three abstraction levels: "
-               "L1 the implementation pattern, L2 the system mechanism, L3 the abstract "
-               "relational pattern. L2 and L3 use general words only: no names from the episode."),
+    "roles": (
+        "Step 1: list the 2 to 5 parts that play a role in this episode's mechanism. "
+        "entity: its name as the episode writes it; part: what it does in the mechanism, "
+        "in general words. Also give the domain in one or two words."
+    ),
+    "relations": (
+        "Step 2: for each role, the one fact about how it acts on another role that "
+        "the episode states most clearly: a relation from the list, written as its "
+        "definition with A replaced by that role's name and B by the other role's."
+    ),
+    "causal_chain": (
+        "Step 3: write the causal chain, 1 to 4 links from the first cause to what "
+        "went wrong (or what was achieved), using the relations and states above."
+    ),
+    "levels": (
+        "Step 4: the symptom and the violated invariant (general words), the fix as an "
+        "operator over roles (a lowercase verb_noun name), and three abstraction levels: "
+        "L1 the implementation pattern, L2 the system mechanism, L3 the abstract "
+        "relational pattern. L2 and L3 use general words only: no names from the episode."
+    ),
 }
 
 
 _V4_INSTRUCTIONS = {
     **_INSTRUCTIONS,
-    "relations": ("Step 2: for each role A, the relation from A to one other role B that the "
-                  "episode states most clearly (\"to\" is B)."),
+    "relations": (
+        "Step 2: for each role A, the relation from A to one other role B that the "
+        'episode states most clearly ("to" is B).'
+    ),
 }
 
 
 _V6_INSTRUCTIONS = {
     **_INSTRUCTIONS,
-    "roles": ("Step 1: first, in one or two sentences of general words, say what made this "
-              "episode happen: who or what acted on what, and why it went wrong or right "
-              "(\"mechanism\"). Then list the 2 to 4 actors of that mechanism: "
-              "who or what acts, what they act on, use or rely on, and what drives, controls or "
-              "connects them. Name groups, things and rules (the buyers, the approval rule, the "
-              "warehouse), not numbers, times, symptoms or people's ages. entity: a short "
-              "name using the episode's own words; part: its part in the mechanism, in general "
-              "words. Also give the domain in one or two words."),
-    "relations": ("Step 2: for each role A, first say in a few plain words what A does to, or "
-                  "needs from, one other role B (\"does\"), then B (\"to\"), then the relation "
-                  "from the list that says the same thing. Read the whole list before you choose."),
+    "roles": (
+        "Step 1: first, in one or two sentences of general words, say what made this "
+        "episode happen: who or what acted on what, and why it went wrong or right "
+        '("mechanism"). Then list the 2 to 4 actors of that mechanism: '
+        "who or what acts, what they act on, use or rely on, and what drives, controls or "
+        "connects them. Name groups, things and rules (the buyers, the approval rule, the "
+        "warehouse), not numbers, times, symptoms or people's ages. entity: a short "
+        "name using the episode's own words; part: its part in the mechanism, in general "
+        "words. Also give the domain in one or two words."
+    ),
+    "relations": (
+        "Step 2: for each role A, first say in a few plain words what A does to, or "
+        'needs from, one other role B ("does"), then B ("to"), then the relation '
+        "from the list that says the same thing. Read the whole list before you choose."
+    ),
 }
 
 
 _V7_INSTRUCTIONS = {
     **_V6_INSTRUCTIONS,
-    "relations": ("Step 2: the relation from role {role} ({entity}) to one other role B that the "
-                  "episode states most clearly: first say in a few plain words what {role} does "
-                  "to, or needs from, B (\"does\"), then B (\"to\"), then the relation from the "
-                  "list that says the same thing. Read the whole list before you choose."),
+    "relations": (
+        "Step 2: the relation from role {role} ({entity}) to one other role B that the "
+        "episode states most clearly: first say in a few plain words what {role} does "
+        'to, or needs from, B ("does"), then B ("to"), then the relation from the '
+        "list that says the same thing. Read the whole list before you choose."
+    ),
 }
 
 
 def _instructions(version: str) -> dict[str, str]:
-    return {"staged-v4": _V4_INSTRUCTIONS, "staged-v6": _V6_INSTRUCTIONS,
-            "staged-v7": _V7_INSTRUCTIONS, "staged-v8": _V7_INSTRUCTIONS}.get(version,
-                                                                           _INSTRUCTIONS)
+    return {
+        "staged-v4": _V4_INSTRUCTIONS,
+        "staged-v6": _V6_INSTRUCTIONS,
+        "staged-v7": _V7_INSTRUCTIONS,
+        "staged-v8": _V7_INSTRUCTIONS,
+    }.get(version, _INSTRUCTIONS)
 
 
 def role_relation_instruction(role: str, entity: str) -> str:
@@ -200,20 +236,32 @@ def role_relation_instruction(role: str, entity: str) -> str:
     return _V7_INSTRUCTIONS["relations"].format(role=role, entity=entity)
 
 
-def step_messages(vocab: Vocabulary, step: str, head: str, so_far: Sequence[str],
-                  problems: Sequence[str] = (), previous: Any = None,
-                  version: str = STAGED_PROMPT_VERSION, instruction: str | None = None
-                  ) -> list[dict]:
+def step_messages(
+    vocab: Vocabulary,
+    step: str,
+    head: str,
+    so_far: Sequence[str],
+    problems: Sequence[str] = (),
+    previous: Any = None,
+    version: str = STAGED_PROMPT_VERSION,
+    instruction: str | None = None,
+) -> list[dict]:
     """The request for one step: the shared system prompt, then the episode (``head``), what the
     earlier steps produced, the step's instruction and, in a repair, the rejected answer and
     exactly what to fix."""
     instructions = _instructions(version)
     parts = [head, *so_far, instruction or instructions[step]]
     if problems:
-        parts.append("Your previous answer was " + json.dumps(previous, sort_keys=True)[:600]
-                     + "\nIt was rejected. Fix exactly this:\n" + "\n".join(f"- {p}" for p in problems))
-    return [{"role": "system", "content": system_prompt(vocab, version)},
-            {"role": "user", "content": "\n\n".join(parts)}]
+        parts.append(
+            "Your previous answer was "
+            + json.dumps(previous, sort_keys=True)[:600]
+            + "\nIt was rejected. Fix exactly this:\n"
+            + "\n".join(f"- {p}" for p in problems)
+        )
+    return [
+        {"role": "system", "content": system_prompt(vocab, version)},
+        {"role": "user", "content": "\n\n".join(parts)},
+    ]
 
 
 def episode_head(text: str, kind: str | None, outcome: str | None, *, target: bool) -> str:
@@ -229,8 +277,13 @@ def _text(max_len: int) -> dict:
 
 
 def _tuple(items: list[dict]) -> dict:
-    return {"type": "array", "prefixItems": items, "items": False,
-            "minItems": len(items), "maxItems": len(items)}
+    return {
+        "type": "array",
+        "prefixItems": items,
+        "items": False,
+        "minItems": len(items),
+        "maxItems": len(items),
+    }
 
 
 def roles_schema(entities: Sequence[str] | None = None, *, mechanism: bool = False) -> dict:
@@ -239,15 +292,26 @@ def roles_schema(entities: Sequence[str] | None = None, *, mechanism: bool = Fal
     model has said who acts on what before it lists the roles."""
     entity = {"enum": list(entities)} if entities else _text(60)
     first = {"mechanism": _text(240)} if mechanism else {}
-    return {"type": "object", "additionalProperties": False,
-            "required": [*first, "domain", "roles"],
-            "properties": {
-                **first,
-                "domain": {"type": "string", "minLength": 2, "maxLength": 40},
-                "roles": {"type": "array", "minItems": 2, "maxItems": MAX_STEP_ROLES, "items": {
-                    "type": "object", "additionalProperties": False,
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": [*first, "domain", "roles"],
+        "properties": {
+            **first,
+            "domain": {"type": "string", "minLength": 2, "maxLength": 40},
+            "roles": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": MAX_STEP_ROLES,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
                     "required": ["entity", "part"],
-                    "properties": {"entity": entity, "part": _text(80)}}}}}
+                    "properties": {"entity": entity, "part": _text(80)},
+                },
+            },
+        },
+    }
 
 
 _PLACEHOLDER = re.compile(r"\b[AB]\b")
@@ -260,8 +324,9 @@ def sentence(definition: str, a: str, b: str) -> str:
     return _PLACEHOLDER.sub(lambda m: a if m.group(0) == "A" else b, body)
 
 
-def fact_sentences(vocab: Vocabulary, roles: Sequence[tuple[str, str]]
-                   ) -> dict[str, dict[str, list[str]]]:
+def fact_sentences(
+    vocab: Vocabulary, roles: Sequence[tuple[str, str]]
+) -> dict[str, dict[str, list[str]]]:
     """Per role A, every relation from A to another declared role as a concrete sentence ->
     ``[term, A, B]``.
 
@@ -285,8 +350,12 @@ def fact_sentences(vocab: Vocabulary, roles: Sequence[tuple[str, str]]
 def relations_schema(sentences: Mapping[str, Mapping[str, Sequence[str]]]) -> dict:
     """Step 2: one slot per role (so nothing repeats and nothing is padded): the fact about that
     role that the episode states most clearly, an enum of the sentences whose subject it is."""
-    return {"type": "object", "additionalProperties": False, "required": list(sentences),
-            "properties": {r: {"enum": list(opts)} for r, opts in sentences.items()}}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(sentences),
+        "properties": {r: {"enum": list(opts)} for r, opts in sentences.items()},
+    }
 
 
 def relation_phrases(vocab: Vocabulary) -> dict[str, str]:
@@ -303,12 +372,24 @@ def relation_phrases(vocab: Vocabulary) -> dict[str, str]:
 def relation_slots_schema(vocab: Vocabulary, roles: Sequence[str]) -> dict:
     """staged-v4: one slot per role A: the relation from A and the other role B, both enums."""
     preds = list(relation_phrases(vocab))
-    slot = {r: {"type": "object", "additionalProperties": False, "required": ["relation", "to"],
-                "properties": {"relation": {"enum": preds},
-                               "to": {"enum": [o for o in roles if o != r]}}}
-            for r in roles}
-    return {"type": "object", "additionalProperties": False, "required": list(roles),
-            "properties": slot}
+    slot = {
+        r: {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["relation", "to"],
+            "properties": {
+                "relation": {"enum": preds},
+                "to": {"enum": [o for o in roles if o != r]},
+            },
+        }
+        for r in roles
+    }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(roles),
+        "properties": slot,
+    }
 
 
 def reasoned_slots_schema(vocab: Vocabulary, roles: Sequence[str], seed: str) -> dict:
@@ -318,8 +399,12 @@ def reasoned_slots_schema(vocab: Vocabulary, roles: Sequence[str], seed: str) ->
     shuffled by ``random.Random(f"{seed}:{role}")``: same seed, same order; no list position is
     favoured across roles."""
     slot = {r: reasoned_slot(vocab, roles, r, seed) for r in roles}
-    return {"type": "object", "additionalProperties": False, "required": list(roles),
-            "properties": slot}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(roles),
+        "properties": slot,
+    }
 
 
 def term_options(vocab: Vocabulary, version: str) -> dict[str, str]:
@@ -330,47 +415,80 @@ def term_options(vocab: Vocabulary, version: str) -> dict[str, str]:
     return relation_phrases(vocab)
 
 
-def reasoned_slot(vocab: Vocabulary, roles: Sequence[str], role: str, seed: str,
-                  version: str = "staged-v7") -> dict:
+def reasoned_slot(
+    vocab: Vocabulary, roles: Sequence[str], role: str, seed: str, version: str = "staged-v7"
+) -> dict:
     """One role's slot of :func:`reasoned_slots_schema` (staged-v7 and v8 ask it alone)."""
     order = list(term_options(vocab, version))
     random.Random(f"{seed}:{role}").shuffle(order)
-    return {"type": "object", "additionalProperties": False,
-            "required": ["does", "to", "relation"],
-            "properties": {"does": _text(90),
-                           "to": {"enum": [o for o in roles if o != role]},
-                           "relation": {"enum": order}}}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["does", "to", "relation"],
+        "properties": {
+            "does": _text(90),
+            "to": {"enum": [o for o in roles if o != role]},
+            "relation": {"enum": order},
+        },
+    }
 
 
 def chain_schema(vocab: Vocabulary, roles: Sequence[str], max_items: int) -> dict:
     """Step 3: each end is a vocabulary term over the roles (as a list), links a causal enum."""
     live = [t for t in vocab if t.merged_into is None]
     role = {"enum": list(roles)}
-    term = {"anyOf": [
-        _tuple([{"enum": [t.term for t in live if t.arity == 1]}, role]),
-        _tuple([{"enum": [t.term for t in live if t.arity == 2]}, role, role]),
-    ]}
+    term = {
+        "anyOf": [
+            _tuple([{"enum": [t.term for t in live if t.arity == 1]}, role]),
+            _tuple([{"enum": [t.term for t in live if t.arity == 2]}, role, role]),
+        ]
+    }
     links = [t.term for t in live if t.kind == "causal"]
-    return {"type": "object", "additionalProperties": False, "required": ["links"],
-            "properties": {"links": {"type": "array", "minItems": 1, "maxItems": max_items,
-                                     "items": {"type": "object", "additionalProperties": False,
-                                               "required": ["cause", "link", "effect"],
-                                               "properties": {"cause": term,
-                                                              "link": {"enum": links},
-                                                              "effect": term}}}}}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["links"],
+        "properties": {
+            "links": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": max_items,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["cause", "link", "effect"],
+                    "properties": {"cause": term, "link": {"enum": links}, "effect": term},
+                },
+            }
+        },
+    }
 
 
 def levels_schema(roles: Sequence[str]) -> dict:
     """Step 4: prose fields bounded in length; the fix's arguments an enum of the roles."""
-    return {"type": "object", "additionalProperties": False,
-            "required": ["symptom", "violated_invariant", "fix", "L1", "L2", "L3"],
-            "properties": {
-                "symptom": _text(160), "violated_invariant": _text(160),
-                "fix": {"type": "object", "additionalProperties": False,
-                        "required": ["operator", "args"],
-                        "properties": {"operator": {"type": "string",
-                                                    "pattern": "^[a-z][a-z_]{1,30}$"},
-                                       "args": {"type": "array", "minItems": 1,
-                                                "maxItems": MAX_FIX_ARGS,
-                                                "items": {"enum": list(roles)}}}},
-                "L1": _text(160), "L2": _text(160), "L3": _text(120)}}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["symptom", "violated_invariant", "fix", "L1", "L2", "L3"],
+        "properties": {
+            "symptom": _text(160),
+            "violated_invariant": _text(160),
+            "fix": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["operator", "args"],
+                "properties": {
+                    "operator": {"type": "string", "pattern": "^[a-z][a-z_]{1,30}$"},
+                    "args": {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": MAX_FIX_ARGS,
+                        "items": {"enum": list(roles)},
+                    },
+                },
+            },
+            "L1": _text(160),
+            "L2": _text(160),
+            "L3": _text(120),
+        },
+    }

@@ -16,6 +16,16 @@ from analogist.store.schemas import SchemaRow
 from analogist.store.store import AddReport, Derived, Store
 
 __all__ = [
-    "BACKEND_ERRORS", "AddReport", "BenchResultRow", "CallLog", "CallRecord", "Derived", "LedgerRow",
-    "ResultKey", "SchemaRow", "Store", "StoreInterface", "TransferOutcome",
+    "BACKEND_ERRORS",
+    "AddReport",
+    "BenchResultRow",
+    "CallLog",
+    "CallRecord",
+    "Derived",
+    "LedgerRow",
+    "ResultKey",
+    "SchemaRow",
+    "Store",
+    "StoreInterface",
+    "TransferOutcome",
 ]

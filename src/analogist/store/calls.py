@@ -19,9 +19,21 @@ from typing import Any
 from analogist.store.db import Connection, transaction, utcnow
 
 _COLUMNS = (
-    "cache_key", "provider", "base_url", "model", "prompt_version", "replicate", "request_json",
-    "response_text", "parsed_json", "input_tokens", "output_tokens", "latency_ms", "attempt",
-    "error", "created_at",
+    "cache_key",
+    "provider",
+    "base_url",
+    "model",
+    "prompt_version",
+    "replicate",
+    "request_json",
+    "response_text",
+    "parsed_json",
+    "input_tokens",
+    "output_tokens",
+    "latency_ms",
+    "attempt",
+    "error",
+    "created_at",
 )
 
 
@@ -66,22 +78,41 @@ class CallRecord:
 
     def _row(self) -> tuple:
         return (
-            self.cache_key, self.provider, self.base_url, self.model, self.prompt_version,
-            self.replicate, json.dumps(self.request, ensure_ascii=False), self.response_text,
+            self.cache_key,
+            self.provider,
+            self.base_url,
+            self.model,
+            self.prompt_version,
+            self.replicate,
+            json.dumps(self.request, ensure_ascii=False),
+            self.response_text,
             None if self.parsed is None else json.dumps(self.parsed, ensure_ascii=False),
-            self.input_tokens, self.output_tokens, self.latency_ms, self.attempt, self.error,
+            self.input_tokens,
+            self.output_tokens,
+            self.latency_ms,
+            self.attempt,
+            self.error,
             self.created_at,
         )
 
 
 def _record(row: sqlite3.Row) -> CallRecord:
     return CallRecord(
-        id=row["id"], cache_key=row["cache_key"], provider=row["provider"], model=row["model"],
-        base_url=row["base_url"], prompt_version=row["prompt_version"], replicate=row["replicate"],
-        request=json.loads(row["request_json"]), response_text=row["response_text"],
+        id=row["id"],
+        cache_key=row["cache_key"],
+        provider=row["provider"],
+        model=row["model"],
+        base_url=row["base_url"],
+        prompt_version=row["prompt_version"],
+        replicate=row["replicate"],
+        request=json.loads(row["request_json"]),
+        response_text=row["response_text"],
         parsed=None if row["parsed_json"] is None else json.loads(row["parsed_json"]),
-        input_tokens=row["input_tokens"], output_tokens=row["output_tokens"],
-        latency_ms=row["latency_ms"], attempt=row["attempt"], error=row["error"],
+        input_tokens=row["input_tokens"],
+        output_tokens=row["output_tokens"],
+        latency_ms=row["latency_ms"],
+        attempt=row["attempt"],
+        error=row["error"],
         created_at=row["created_at"],
     )
 

@@ -66,19 +66,28 @@ class RunRow:
 
 def _before(conn: Any, change: Change) -> tuple[str, str, str | None]:
     if isinstance(change, PutSchema):
-        r = conn.execute("SELECT schema_json, member_episodes, times_used, times_verified, "
-                         "created_at FROM schemas WHERE schema_id = ?", (change.schema_id,)).fetchone()
+        r = conn.execute(
+            "SELECT schema_json, member_episodes, times_used, times_verified, "
+            "created_at FROM schemas WHERE schema_id = ?",
+            (change.schema_id,),
+        ).fetchone()
         return "schema", change.schema_id, json.dumps(list(r)) if r else None
     if isinstance(change, PutLearned):
         key = f"{change.kind}\x1f{change.key}"
-        r = conn.execute("SELECT body_json, run_id, updated_at FROM learned WHERE kind = ? AND "
-                         "key = ?", (change.kind, change.key)).fetchone()
+        r = conn.execute(
+            "SELECT body_json, run_id, updated_at FROM learned WHERE kind = ? AND key = ?",
+            (change.kind, change.key),
+        ).fetchone()
         return "learned", key, json.dumps(list(r)) if r else None
-    r = conn.execute("SELECT merged_into, count FROM vocab WHERE term = ?", (change.old,)).fetchone()
+    r = conn.execute(
+        "SELECT merged_into, count FROM vocab WHERE term = ?", (change.old,)
+    ).fetchone()
     into = conn.execute("SELECT count FROM vocab WHERE term = ?", (change.into,)).fetchone()
     if r is None or into is None:
-        raise NotFoundError(f"vocabulary term {change.old if r is None else change.into!r} "
-                            "is not stored; see `analogist vocab`")
+        raise NotFoundError(
+            f"vocabulary term {change.old if r is None else change.into!r} "
+            "is not stored; see `analogist vocab`"
+        )
     return "vocab", change.old, json.dumps([r[0], r[1], change.into, into[0]])
 
 
@@ -89,16 +98,25 @@ def _apply(conn: Any, run_id: str, change: Change, now: str) -> None:
             "times_verified, created_at) VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT(schema_id) DO "
             "UPDATE SET schema_json=excluded.schema_json, member_episodes=excluded.member_episodes, "
             "times_verified=excluded.times_verified",
-            (change.schema_id, json.dumps(change.schema_json), json.dumps(list(change.members)),
-             change.times_verified, now))
+            (
+                change.schema_id,
+                json.dumps(change.schema_json),
+                json.dumps(list(change.members)),
+                change.times_verified,
+                now,
+            ),
+        )
     elif isinstance(change, PutLearned):
-        conn.execute("INSERT OR REPLACE INTO learned (kind, key, body_json, run_id, updated_at) "
-                     "VALUES (?, ?, ?, ?, ?)",
-                     (change.kind, change.key, json.dumps(change.body, sort_keys=True), run_id, now))
+        conn.execute(
+            "INSERT OR REPLACE INTO learned (kind, key, body_json, run_id, updated_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (change.kind, change.key, json.dumps(change.body, sort_keys=True), run_id, now),
+        )
     else:
         count = conn.execute("SELECT count FROM vocab WHERE term = ?", (change.old,)).fetchone()[0]
-        conn.execute("UPDATE vocab SET merged_into = ?, count = 0 WHERE term = ?",
-                     (change.into, change.old))
+        conn.execute(
+            "UPDATE vocab SET merged_into = ?, count = 0 WHERE term = ?", (change.into, change.old)
+        )
         conn.execute("UPDATE vocab SET count = count + ? WHERE term = ?", (count, change.into))
 
 
@@ -108,21 +126,27 @@ def _restore(conn: Any, target: str, key: str, before: str | None) -> None:
             conn.execute("DELETE FROM schemas WHERE schema_id = ?", (key,))
         else:
             sj, mem, used, ver, created = json.loads(before)
-            conn.execute("INSERT OR REPLACE INTO schemas (schema_id, schema_json, member_episodes, "
-                         "times_used, times_verified, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                         (key, sj, mem, used, ver, created))
+            conn.execute(
+                "INSERT OR REPLACE INTO schemas (schema_id, schema_json, member_episodes, "
+                "times_used, times_verified, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (key, sj, mem, used, ver, created),
+            )
     elif target == "learned":
         kind, k = key.split("\x1f", 1)
         if before is None:
             conn.execute("DELETE FROM learned WHERE kind = ? AND key = ?", (kind, k))
         else:
             body, rid, at = json.loads(before)
-            conn.execute("INSERT OR REPLACE INTO learned (kind, key, body_json, run_id, "
-                         "updated_at) VALUES (?, ?, ?, ?, ?)", (kind, k, body, rid, at))
+            conn.execute(
+                "INSERT OR REPLACE INTO learned (kind, key, body_json, run_id, "
+                "updated_at) VALUES (?, ?, ?, ?, ?)",
+                (kind, k, body, rid, at),
+            )
     else:
         merged_into, count, into, into_count = json.loads(before or "null")
-        conn.execute("UPDATE vocab SET merged_into = ?, count = ? WHERE term = ?",
-                     (merged_into, count, key))
+        conn.execute(
+            "UPDATE vocab SET merged_into = ?, count = ? WHERE term = ?", (merged_into, count, key)
+        )
         conn.execute("UPDATE vocab SET count = ? WHERE term = ?", (into_count, into))
 
 
@@ -135,66 +159,100 @@ class ConsolidationRows(UsesConnection):
         """(last analogy_log rowid, last ledger id) read by the newest run not undone; (0, 0)."""
         row = self.conn.execute(
             "SELECT log_rowid, ledger_id FROM consolidation_runs WHERE undone_at IS NULL "
-            "ORDER BY rowid DESC LIMIT 1").fetchone()
+            "ORDER BY rowid DESC LIMIT 1"
+        ).fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
 
     def log_rows_after(self, rowid: int) -> list[tuple[int, dict]]:
         """Analogy runs written after ``rowid`` (oldest first), as (rowid, run JSON)."""
-        return [(r[0], json.loads(r[1])) for r in self.conn.execute(
-            "SELECT rowid, run_json FROM analogy_log WHERE rowid > ? ORDER BY rowid", (rowid,))]
+        return [
+            (r[0], json.loads(r[1]))
+            for r in self.conn.execute(
+                "SELECT rowid, run_json FROM analogy_log WHERE rowid > ? ORDER BY rowid", (rowid,)
+            )
+        ]
 
     def find_run(self, run_id: str) -> dict | None:
         """One logged analogy run as its JSON, or None when it is not in the log."""
-        row = self.conn.execute("SELECT run_json FROM analogy_log WHERE run_id = ?", (run_id,)).fetchone()
+        row = self.conn.execute(
+            "SELECT run_json FROM analogy_log WHERE run_id = ?", (run_id,)
+        ).fetchone()
         return json.loads(row[0]) if row else None
 
     def max_log_rowid(self) -> int:
-        return int(self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM analogy_log").fetchone()[0])
+        return int(
+            self.conn.execute("SELECT COALESCE(MAX(rowid), 0) FROM analogy_log").fetchone()[0]
+        )
 
     def ledger_after(self, ledger_id: int) -> list[dict]:
         """Transfer-ledger rows with id above ``ledger_id``, oldest first."""
-        return [dict(r) for r in self.conn.execute(
-            "SELECT * FROM transfer_ledger WHERE id > ? ORDER BY id", (ledger_id,))]
+        return [
+            dict(r)
+            for r in self.conn.execute(
+                "SELECT * FROM transfer_ledger WHERE id > ? ORDER BY id", (ledger_id,)
+            )
+        ]
 
     def ledger_for_runs(self, run_ids: Sequence[str]) -> list[dict]:
         """Every ledger row of the given analogy runs (any age)."""
         out: list[dict] = []
         ids = list(dict.fromkeys(run_ids))
         for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
-            out += [dict(r) for r in self.conn.execute(
-                f"SELECT * FROM transfer_ledger WHERE run_id IN ({','.join('?' * len(part))}) "
-                "ORDER BY id", part)]
+            part = ids[i : i + 500]
+            out += [
+                dict(r)
+                for r in self.conn.execute(
+                    f"SELECT * FROM transfer_ledger WHERE run_id IN ({','.join('?' * len(part))}) "
+                    "ORDER BY id",
+                    part,
+                )
+            ]
         return out
 
     def learned_rows(self, kind: str) -> dict[str, dict]:
         """Learned rows of one kind, key -> body."""
-        return {r[0]: json.loads(r[1]) for r in self.conn.execute(
-            "SELECT key, body_json FROM learned WHERE kind = ? ORDER BY rowid", (kind,))}
+        return {
+            r[0]: json.loads(r[1])
+            for r in self.conn.execute(
+                "SELECT key, body_json FROM learned WHERE kind = ? ORDER BY rowid", (kind,)
+            )
+        }
 
     def consolidation_runs(self) -> list[RunRow]:
         """Every consolidation run, oldest first."""
-        return [RunRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in self.conn.execute(
-            "SELECT run_id, created_at, log_rowid, ledger_id, report_json, undone_at "
-            "FROM consolidation_runs ORDER BY rowid")]
+        return [
+            RunRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5])
+            for r in self.conn.execute(
+                "SELECT run_id, created_at, log_rowid, ledger_id, report_json, undone_at "
+                "FROM consolidation_runs ORDER BY rowid"
+            )
+        ]
 
-    def apply_consolidation(self, run_id: str, changes: Sequence[Change], log_rowid: int,
-                            ledger_id: int, report: dict) -> None:
+    def apply_consolidation(
+        self, run_id: str, changes: Sequence[Change], log_rowid: int, ledger_id: int, report: dict
+    ) -> None:
         """Write a consolidation run, its changes and their before images in one transaction."""
         members = {m for c in changes if isinstance(c, PutSchema) for m in c.members}
         missing = members - ep_rows.existing_ids(self.conn, members)
         if missing:
-            raise NotFoundError(f"consolidation {run_id}: schema member {min(missing)!r} is not a "
-                                "stored episode; nothing was written")
+            raise NotFoundError(
+                f"consolidation {run_id}: schema member {min(missing)!r} is not a "
+                "stored episode; nothing was written"
+            )
         now = utcnow()
         with transaction(self.conn) as conn:
-            conn.execute("INSERT INTO consolidation_runs (run_id, created_at, log_rowid, ledger_id, "
-                         "report_json) VALUES (?, ?, ?, ?, ?)",
-                         (run_id, now, log_rowid, ledger_id, json.dumps(report, default=str)))
+            conn.execute(
+                "INSERT INTO consolidation_runs (run_id, created_at, log_rowid, ledger_id, "
+                "report_json) VALUES (?, ?, ?, ?, ?)",
+                (run_id, now, log_rowid, ledger_id, json.dumps(report, default=str)),
+            )
             for seq, change in enumerate(changes):
                 target, key, before = _before(conn, change)
-                conn.execute("INSERT INTO consolidation_undo (run_id, seq, target, key, before_json) "
-                             "VALUES (?, ?, ?, ?, ?)", (run_id, seq, target, key, before))
+                conn.execute(
+                    "INSERT INTO consolidation_undo (run_id, seq, target, key, before_json) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (run_id, seq, target, key, before),
+                )
                 _apply(conn, run_id, change, now)
         if any(isinstance(c, MergeTerm) for c in changes):
             self.vocabulary = load_vocabulary(self.conn)
@@ -209,18 +267,28 @@ class ConsolidationRows(UsesConnection):
         runs = [r for r in self.consolidation_runs() if r.undone_at is None]
         known = {r.run_id: r for r in self.consolidation_runs()}
         if run_id not in known:
-            raise NotFoundError(f"consolidation run {run_id!r} is not stored; "
-                                "`analogist consolidate --runs` lists them")
+            raise NotFoundError(
+                f"consolidation run {run_id!r} is not stored; "
+                "`analogist consolidate --runs` lists them"
+            )
         if known[run_id].undone_at is not None:
-            raise StoreError(f"consolidation run {run_id} was already undone at {known[run_id].undone_at}")
+            raise StoreError(
+                f"consolidation run {run_id} was already undone at {known[run_id].undone_at}"
+            )
         if runs[-1].run_id != run_id:
-            raise StoreError(f"consolidation run {run_id} has later runs; undo {runs[-1].run_id} first")
+            raise StoreError(
+                f"consolidation run {run_id} has later runs; undo {runs[-1].run_id} first"
+            )
         with transaction(self.conn) as conn:
-            rows = conn.execute("SELECT target, key, before_json FROM consolidation_undo WHERE "
-                                "run_id = ? ORDER BY seq DESC", (run_id,)).fetchall()
+            rows = conn.execute(
+                "SELECT target, key, before_json FROM consolidation_undo WHERE "
+                "run_id = ? ORDER BY seq DESC",
+                (run_id,),
+            ).fetchall()
             for target, key, before in rows:
                 _restore(conn, target, key, before)
-            conn.execute("UPDATE consolidation_runs SET undone_at = ? WHERE run_id = ?",
-                         (utcnow(), run_id))
+            conn.execute(
+                "UPDATE consolidation_runs SET undone_at = ? WHERE run_id = ?", (utcnow(), run_id)
+            )
         self.vocabulary = load_vocabulary(self.conn)
         return len(rows)

@@ -91,8 +91,14 @@ def _is_not_db(e: sqlite3.Error) -> bool:
 
 def _open(p: str, *, uri: bool = False, shared: bool = False) -> Connection:
     bound = write_timeout_s()
-    conn = sqlite3.connect(p, isolation_level=None, check_same_thread=False, uri=uri,
-                           timeout=min(BUSY_SLICE_S, bound), factory=Connection)
+    conn = sqlite3.connect(
+        p,
+        isolation_level=None,
+        check_same_thread=False,
+        uri=uri,
+        timeout=min(BUSY_SLICE_S, bound),
+        factory=Connection,
+    )
     conn.row_factory = sqlite3.Row
     conn.depth, conn.read_only = 0, None
     conn.shared_lock = threading.RLock() if shared else None
@@ -130,8 +136,10 @@ def connect(path: str | Path, *, migrate_schema: bool = True) -> Connection:
         try:
             target.resolve().parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise StoreError(f"cannot create the database folder for {p}: {e.strerror}; "
-                             "pass --db with a writable path") from None
+            raise StoreError(
+                f"cannot create the database folder for {p}: {e.strerror}; "
+                "pass --db with a writable path"
+            ) from None
     why_ro = _writable(str(target)) if target.exists() else None
     try:
         if why_ro is None:
@@ -144,10 +152,13 @@ def connect(path: str | Path, *, migrate_schema: bool = True) -> Connection:
         if _is_not_db(e):
             raise StoreError(
                 f"{p} is not an analogist database (SQLite: {e}); pass --db with a .db file, "
-                "e.g. --db memory.db (episodes go in with `analogist add FILE.jsonl`)") from None
+                "e.g. --db memory.db (episodes go in with `analogist add FILE.jsonl`)"
+            ) from None
         if isinstance(e, sqlite3.OperationalError) and _is_busy(e):
-            raise StoreBusyError(f"database {p} is locked by another process and stayed locked; "
-                                 "try again, or raise ANALOGIST_DB_TIMEOUT") from None
+            raise StoreBusyError(
+                f"database {p} is locked by another process and stayed locked; "
+                "try again, or raise ANALOGIST_DB_TIMEOUT"
+            ) from None
         raise StoreError(f"cannot open database {p}: {e}; check the path or pass --db") from None
     return conn
 
@@ -175,7 +186,8 @@ def _setup(conn: Connection, p: str, migrate_schema: bool) -> None:
     if newer:
         conn.read_only = (
             f"database {p} was written by a newer analogist (schema migration {newer[0]!r} is "
-            "unknown to this version); upgrade analogist (pip install -U analogist) to write to it")
+            "unknown to this version); upgrade analogist (pip install -U analogist) to write to it"
+        )
     elif migrate_schema and conn.read_only is None:
         _refuse_foreign(conn, p)
         migrate(conn)
@@ -191,8 +203,10 @@ def _refuse_foreign(conn: Connection, p: str) -> None:
     """A SQLite file with tables of its own is somebody else's: do not add ours to it."""
     tables = _table_names(conn)
     if tables and "schema_migrations" not in tables:
-        raise StoreError(f"{p} is a SQLite database of another program (tables: "
-                         f"{', '.join(sorted(tables)[:3])}); pass --db with a new or analogist .db file")
+        raise StoreError(
+            f"{p} is a SQLite database of another program (tables: "
+            f"{', '.join(sorted(tables)[:3])}); pass --db with a new or analogist .db file"
+        )
 
 
 def applied_migrations(conn: sqlite3.Connection) -> list[str]:
@@ -219,8 +233,10 @@ def migrate(conn: Connection, migrations: list[Migration] | None = None) -> list
         if m.name in applied_migrations(conn):
             continue
         with transaction(conn):
-            conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
-                         "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
             if m.name in applied_migrations(conn):
                 continue
             m.apply(conn)
@@ -250,7 +266,8 @@ def _retry_busy(conn: sqlite3.Connection, fn: Callable[[], object]) -> float:
                 raise StoreBusyError(
                     f"database {getattr(conn, 'label', '?')} stayed locked by another writer for "
                     f"{waited:.0f} s (bound {bound:g} s); nothing was written: retry, or raise "
-                    "ANALOGIST_DB_TIMEOUT") from None
+                    "ANALOGIST_DB_TIMEOUT"
+                ) from None
             time.sleep(min(delay * (0.5 + random.random()), max(0.0, bound - waited)))
             delay = min(delay * 2, MAX_BACKOFF_S)
 
@@ -376,8 +393,9 @@ class Connections:
         return conn
 
     def _close_orphans(self) -> None:
-        for c in [c for c in self._all if c is not self.main
-                  and not self._owners[id(c)].is_alive()]:
+        for c in [
+            c for c in self._all if c is not self.main and not self._owners[id(c)].is_alive()
+        ]:
             self._recent_waits.extend(c.waits)
             c.close()
             self._all.remove(c)

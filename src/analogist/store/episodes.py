@@ -28,10 +28,16 @@ def relation_rows(sig: Signature) -> list[tuple]:
     for link in sig.causal_chain:
         for t in (link.cause, link.effect):
             roles = list(t.roles())
-            rows.append((
-                sig.episode_id, t.functor, roles[0] if roles else None,
-                roles[1] if len(roles) > 1 else None, _roles_json(roles), 1,
-            ))
+            rows.append(
+                (
+                    sig.episode_id,
+                    t.functor,
+                    roles[0] if roles else None,
+                    roles[1] if len(roles) > 1 else None,
+                    _roles_json(roles),
+                    1,
+                )
+            )
         rows.append((sig.episode_id, link.link, None, None, "[]", 1))
     return rows
 
@@ -61,8 +67,15 @@ _REL_INSERT = (
 
 
 def _sig_row(sig: Signature) -> tuple:
-    return (sig.episode_id, sig.kind, json.dumps(sig.to_json()), sig.writer_model,
-            sig.written_at, int(sig.verified), sig.surface.domain)
+    return (
+        sig.episode_id,
+        sig.kind,
+        json.dumps(sig.to_json()),
+        sig.writer_model,
+        sig.written_at,
+        int(sig.verified),
+        sig.surface.domain,
+    )
 
 
 def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> None:
@@ -73,8 +86,9 @@ def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> None:
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(e.id, e.kind, e.text, e.outcome, e.time, e.provenance, now) for e in eps],
     )
-    conn.executemany("INSERT INTO episodes_fts (id, text) VALUES (?, ?)",
-                     [(e.id, e.text) for e in eps])
+    conn.executemany(
+        "INSERT INTO episodes_fts (id, text) VALUES (?, ?)", [(e.id, e.text) for e in eps]
+    )
     sigs = [e.signature for e in eps if e.signature is not None]
     conn.executemany(_SIG_INSERT, [_sig_row(s) for s in sigs])
     conn.executemany(_REL_INSERT, [row for s in sigs for row in relation_rows(s)])
@@ -125,7 +139,7 @@ def existing_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> set[str]:
     ids = list(ids)
     found: set[str] = set()
     for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
+        chunk = ids[i : i + 500]
         q = f"SELECT id FROM episodes WHERE id IN ({','.join('?' * len(chunk))})"
         found.update(r[0] for r in conn.execute(q, chunk))
     return found

@@ -31,8 +31,10 @@ class IndexReads(UsesConnection):
         self, size: int = 20000
     ) -> Iterator[list[tuple[str, str, str, dict[str, int]]]]:
         """Chunks of (episode_id, wl_hash, wl_version, features) in insertion order."""
-        sql = ("SELECT episode_id, wl_hash, wl_version, features_json FROM sig_fingerprint "
-               "ORDER BY rowid")
+        sql = (
+            "SELECT episode_id, wl_hash, wl_version, features_json FROM sig_fingerprint "
+            "ORDER BY rowid"
+        )
         for rows in self._chunks(sql, (), size):
             yield [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
 
@@ -46,8 +48,10 @@ class IndexReads(UsesConnection):
         self, level: str, embedder: str, size: int = 20000
     ) -> Iterator[tuple[list[str], np.ndarray]]:
         """Chunks of (ids, (n, dim) float32 matrix) for one level and embedder."""
-        sql = ("SELECT episode_id, dim, vector FROM sig_vectors WHERE level = ? AND embedder = ? "
-               "ORDER BY rowid")
+        sql = (
+            "SELECT episode_id, dim, vector FROM sig_vectors WHERE level = ? AND embedder = ? "
+            "ORDER BY rowid"
+        )
         for rows in self._chunks(sql, (level, embedder), size):
             mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
             yield [r[0] for r in rows], mat.reshape(len(rows), rows[0][1])

@@ -24,17 +24,22 @@ import numpy as np
 from analogist.store.db import UsesConnection
 
 SOURCES = ("signatures", "sig_fingerprint", "sig_vectors")
-_KEYS = {"signatures": ("episode_id",), "sig_fingerprint": ("episode_id",),
-         "sig_vectors": ("episode_id", "level", "embedder")}
+_KEYS = {
+    "signatures": ("episode_id",),
+    "sig_fingerprint": ("episode_id",),
+    "sig_vectors": ("episode_id", "level", "embedder"),
+}
 
 
 def index_state_sql() -> list[str]:
     """The table and triggers of migration 0004_index_state."""
     bump = "UPDATE index_state SET generation = generation + 1"
     rebuild = "UPDATE index_state SET generation = generation + 1, rebuilds = rebuilds + 1"
-    sql = ["CREATE TABLE index_state (id INTEGER PRIMARY KEY CHECK (id = 1), "
-           "generation INTEGER NOT NULL, rebuilds INTEGER NOT NULL)",
-           "INSERT INTO index_state VALUES (1, 0, 0)"]
+    sql = [
+        "CREATE TABLE index_state (id INTEGER PRIMARY KEY CHECK (id = 1), "
+        "generation INTEGER NOT NULL, rebuilds INTEGER NOT NULL)",
+        "INSERT INTO index_state VALUES (1, 0, 0)",
+    ]
     for t in SOURCES:
         same = " AND ".join(f"{k} = NEW.{k}" for k in _KEYS[t])
         sql += [
@@ -44,11 +49,15 @@ def index_state_sql() -> list[str]:
             f"CREATE TRIGGER {t}_update AFTER UPDATE ON {t} BEGIN {rebuild}; END",
             f"CREATE TRIGGER {t}_delete AFTER DELETE ON {t} BEGIN {rebuild}; END",
         ]
-    sql.append(f"CREATE TRIGGER episodes_delete_state AFTER DELETE ON episodes BEGIN {rebuild}; END")
+    sql.append(
+        f"CREATE TRIGGER episodes_delete_state AFTER DELETE ON episodes BEGIN {rebuild}; END"
+    )
     # the derivative index (retrieve/provenance.py) reads only episodes with a provenance: a
     # partial index keeps that read proportional to them, not to the whole memory
-    sql.append("CREATE INDEX episodes_provenance ON episodes(id, provenance) "
-               "WHERE provenance IS NOT NULL AND provenance != ''")
+    sql.append(
+        "CREATE INDEX episodes_provenance ON episodes(id, provenance) "
+        "WHERE provenance IS NOT NULL AND provenance != ''"
+    )
     return sql
 
 
@@ -71,8 +80,10 @@ class IndexSync(UsesConnection):
             g, r = self.conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()
         except sqlite3.OperationalError:
             g, r = -1, -1
-        tops = {t: int(self.conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {t}").fetchone()[0])
-                for t in SOURCES}
+        tops = {
+            t: int(self.conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {t}").fetchone()[0])
+            for t in SOURCES
+        }
         return IndexState(int(g), int(r), tops)
 
     @contextmanager
@@ -104,8 +115,10 @@ class IndexSync(UsesConnection):
         self, rowid: int, size: int = 20000
     ) -> Iterator[list[tuple[int, str, str, str, dict[str, int]]]]:
         """Chunks of (rowid, episode_id, wl_hash, wl_version, features) past ``rowid``."""
-        sql = ("SELECT rowid, episode_id, wl_hash, wl_version, features_json FROM sig_fingerprint "
-               "WHERE rowid > ? ORDER BY rowid LIMIT ?")
+        sql = (
+            "SELECT rowid, episode_id, wl_hash, wl_version, features_json FROM sig_fingerprint "
+            "WHERE rowid > ? ORDER BY rowid LIMIT ?"
+        )
         for rows in self._after(sql, (rowid,), size):
             yield [(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
 
@@ -113,8 +126,10 @@ class IndexSync(UsesConnection):
         self, rowid: int, size: int = 20000
     ) -> Iterator[list[tuple[int, str, dict[str, Any]]]]:
         """Chunks of (rowid, episode_id, signature JSON) past ``rowid``."""
-        sql = ("SELECT rowid, episode_id, signature_json FROM signatures WHERE rowid > ? "
-               "ORDER BY rowid LIMIT ?")
+        sql = (
+            "SELECT rowid, episode_id, signature_json FROM signatures WHERE rowid > ? "
+            "ORDER BY rowid LIMIT ?"
+        )
         for rows in self._after(sql, (rowid,), size):
             yield [(r[0], r[1], json.loads(r[2])) for r in rows]
 
@@ -122,8 +137,10 @@ class IndexSync(UsesConnection):
         self, rowid: int, level: str, embedder: str, size: int = 20000
     ) -> Iterator[tuple[int, list[str], np.ndarray]]:
         """Chunks of (last rowid, ids, (n, dim) float32 matrix) past ``rowid``."""
-        sql = ("SELECT rowid, episode_id, dim, vector FROM sig_vectors WHERE rowid > ? AND "
-               "level = ? AND embedder = ? ORDER BY rowid LIMIT ?")
+        sql = (
+            "SELECT rowid, episode_id, dim, vector FROM sig_vectors WHERE rowid > ? AND "
+            "level = ? AND embedder = ? ORDER BY rowid LIMIT ?"
+        )
         for rows in self._after(sql, (rowid, level, embedder), size):
             mat = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
             yield rows[-1][0], [r[1] for r in rows], mat.reshape(len(rows), rows[0][2])

@@ -50,12 +50,12 @@ def _close_total(sql: str) -> str:
     """Close each ``COALESCE(SUM(`` opened for TOTAL( with ``), 0)`` at its matching paren."""
     out, i = [], 0
     while (j := sql.find("COALESCE(SUM(", i)) >= 0:
-        out.append(sql[i:j + len("COALESCE(SUM(")])
+        out.append(sql[i : j + len("COALESCE(SUM(")])
         depth, k = 1, j + len("COALESCE(SUM(")
         while depth:
             depth += {"(": 1, ")": -1}.get(sql[k], 0)
             k += 1
-        out.append(sql[j + len("COALESCE(SUM("):k] + ", 0)")
+        out.append(sql[j + len("COALESCE(SUM(") : k] + ", 0)")
         i = k
     return "".join(out) + sql[i:]
 
@@ -75,8 +75,12 @@ def translate(sql: str) -> str:
         table, cols = m.group(1), [c.strip() for c in m.group(2).split(",")]
         key = REPLACE_KEYS[table]
         sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in cols if c not in key)
-        s = (s[:m.start()] + f"INSERT INTO {table} ({', '.join(cols)})" + s[m.end():]
-             + f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {sets}, rowid = DEFAULT")
+        s = (
+            s[: m.start()]
+            + f"INSERT INTO {table} ({', '.join(cols)})"
+            + s[m.end() :]
+            + f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {sets}, rowid = DEFAULT"
+        )
     return s.replace("%", "%%").replace("?", "%s")
 
 
@@ -118,8 +122,11 @@ class Cursor:
         if q == "BEGIN" and sql.strip().upper() == "BEGIN IMMEDIATE":
             return self._begin_write()
         self._star = q.upper().startswith("SELECT *")
-        returning = (q.upper().startswith("INSERT") and "RETURNING" not in q.upper()
-                     and not q.upper().startswith("INSERT INTO INDEX_STATE"))
+        returning = (
+            q.upper().startswith("INSERT")
+            and "RETURNING" not in q.upper()
+            and not q.upper().startswith("INSERT INTO INDEX_STATE")
+        )
         if returning:
             q += " RETURNING rowid"
         self._run(lambda: self._cur.execute(q, _params(args)))
@@ -153,7 +160,8 @@ class Cursor:
             self._conn.raw.execute("ROLLBACK")
             raise StoreBusyError(
                 f"database {self._conn.where} stayed locked by another writer for {bound:g} s; "
-                "nothing was written: retry, or raise ANALOGIST_DB_TIMEOUT") from None
+                "nothing was written: retry, or raise ANALOGIST_DB_TIMEOUT"
+            ) from None
         except psycopg.Error:
             self._conn.raw.execute("ROLLBACK")
             raise

@@ -55,25 +55,33 @@ def _check_url(url: str) -> None:
     try:
         parts.port  # noqa: B018 - a malformed port raises here
     except ValueError as e:
-        raise ConfigError(f"--db {parts.scheme}://{parts.hostname or ''}...: {e}; use "
-                          "postgresql://USER@HOST:PORT/DBNAME") from None
+        raise ConfigError(
+            f"--db {parts.scheme}://{parts.hostname or ''}...: {e}; use "
+            "postgresql://USER@HOST:PORT/DBNAME"
+        ) from None
     if not parts.hostname and "host=" not in parts.query:
-        raise ConfigError(f"--db {url.split('@')[-1]}: no host; use postgresql://USER@HOST:PORT/DBNAME")
+        raise ConfigError(
+            f"--db {url.split('@')[-1]}: no host; use postgresql://USER@HOST:PORT/DBNAME"
+        )
 
 
 def _connect(url: str) -> Any:
     try:
         import psycopg
     except ImportError:
-        raise ConfigError("a postgresql:// database needs psycopg; install it with "
-                          "`pip install 'analogist[postgres]'`") from None
+        raise ConfigError(
+            "a postgresql:// database needs psycopg; install it with "
+            "`pip install 'analogist[postgres]'`"
+        ) from None
     try:
         return psycopg.connect(url, autocommit=True, connect_timeout=10)
     except psycopg.Error as e:
         why = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-        raise StoreError(f"cannot open PostgreSQL database {_redacted(url)}: {why}; check that "
-                         "the server is running and the URL's host, port, user and database "
-                         "name are right") from None
+        raise StoreError(
+            f"cannot open PostgreSQL database {_redacted(url)}: {why}; check that "
+            "the server is running and the URL's host, port, user and database "
+            "name are right"
+        ) from None
 
 
 class PostgresStore(Store):
@@ -116,13 +124,17 @@ class PostgresStore(Store):
         raw = self.conn.raw
         with raw.transaction():
             raw.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-            raw.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
-                        "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+            raw.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
             done = {r[0] for r in raw.execute("SELECT name FROM schema_migrations")}
             known = {m.name for m in PG_MIGRATIONS}
             if done - known:
-                raise StoreError(f"database {self.path} was written by a newer analogist "
-                                 f"(migrations {sorted(done - known)}); upgrade analogist")
+                raise StoreError(
+                    f"database {self.path} was written by a newer analogist "
+                    f"(migrations {sorted(done - known)}); upgrade analogist"
+                )
             for m in PG_MIGRATIONS:
                 if m.name in done:
                     continue
@@ -144,14 +156,16 @@ class PostgresStore(Store):
             c.close()
         self._local = threading.local()
 
-    def add_episodes(self, episodes: Sequence[Episode],
-                     derived: Mapping[str, Derived] | None = None) -> list[str]:
+    def add_episodes(
+        self, episodes: Sequence[Episode], derived: Mapping[str, Derived] | None = None
+    ) -> list[str]:
         try:
             return super().add_episodes(episodes, derived)
         except StoreError as e:
             if str(e).startswith("postgresql"):
-                raise StoreError(f"adding {len(episodes)} episode(s) failed, nothing was "
-                                 f"stored: {e}") from None
+                raise StoreError(
+                    f"adding {len(episodes)} episode(s) failed, nothing was stored: {e}"
+                ) from None
             raise
 
     # what has no common spelling ----------------------------------------------------------
@@ -168,7 +182,8 @@ class PostgresStore(Store):
         rows = self.conn.execute(
             f"SELECT id, {matched} + ts_rank_cd(tsv, q) / (1 + ts_rank_cd(tsv, q)) AS score "
             "FROM episodes_fts, to_tsquery('simple', ?) q WHERE tsv @@ q "
-            "ORDER BY score DESC, rowid LIMIT ?", (*terms, " | ".join(terms), limit),
+            "ORDER BY score DESC, rowid LIMIT ?",
+            (*terms, " | ".join(terms), limit),
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
@@ -181,8 +196,10 @@ class PostgresStore(Store):
 
     def index_state(self) -> IndexState:
         g, r = self.conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()
-        tops = {t: int(self.conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {t}").fetchone()[0])
-                for t in SOURCES}
+        tops = {
+            t: int(self.conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {t}").fetchone()[0])
+            for t in SOURCES
+        }
         return IndexState(int(g), int(r), tops)
 
     @contextmanager
@@ -207,8 +224,14 @@ def snapshot_dir(url: str) -> Path:
     (or rebuilt) on open, as for SQLite."""
     parts = urlsplit(url)
     base = os.environ.get("ANALOGIST_INDEX_DIR") or str(Path.home() / ".cache/analogist/indexes")
-    name = "-".join(str(x) for x in (parts.hostname or "local", parts.port or 5432,
-                                     parts.path.strip("/") or "postgres"))
+    name = "-".join(
+        str(x)
+        for x in (
+            parts.hostname or "local",
+            parts.port or 5432,
+            parts.path.strip("/") or "postgres",
+        )
+    )
     return Path(base) / f"pg-{''.join(c if c.isalnum() or c in '-_.' else '_' for c in name)}.idx"
 
 
@@ -246,6 +269,8 @@ def open_store(target: str | Path = ":memory:", vocabulary: Vocabulary | None = 
     if is_postgres_url(target):
         return PostgresStore(str(target), vocabulary)
     if isinstance(target, str) and "://" in target:
-        raise ConfigError(f"--db {target.split('://')[0]}://...: unknown database URL scheme; use "
-                          "postgresql://USER@HOST:PORT/DBNAME or a SQLite file path")
+        raise ConfigError(
+            f"--db {target.split('://')[0]}://...: unknown database URL scheme; use "
+            "postgresql://USER@HOST:PORT/DBNAME or a SQLite file path"
+        )
     return Store(target, vocabulary)

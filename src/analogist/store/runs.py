@@ -46,9 +46,16 @@ class LedgerRow:
     created_at: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "run_id": self.run_id, "action": self.action,
-                "outcome": self.outcome, "control": self.control, "delta": self.delta,
-                "negative": self.negative, "created_at": self.created_at}
+        return {
+            "id": self.id,
+            "run_id": self.run_id,
+            "action": self.action,
+            "outcome": self.outcome,
+            "control": self.control,
+            "delta": self.delta,
+            "negative": self.negative,
+            "created_at": self.created_at,
+        }
 
 
 def _index_columns(run: dict[str, Any]) -> tuple[Any, ...]:
@@ -57,16 +64,21 @@ def _index_columns(run: dict[str, Any]) -> tuple[Any, ...]:
     cost = run.get("cost") or {}
     critic = run.get("critic")
     return (
-        run["run_id"], run.get("target_id"), json.dumps(run.get("trigger") or {}),
+        run["run_id"],
+        run.get("target_id"),
+        json.dumps(run.get("trigger") or {}),
         json.dumps([c.get("episode_id") for c in cands]),
         json.dumps({c.get("episode_id"): c.get("found_by", []) for c in cands}),
         json.dumps(run["mapping"]) if run.get("mapping") is not None else None,
         run.get("structural_score"),
         critic.get("verdict") if isinstance(critic, dict) else None,
         json.dumps(run.get("transferred") or []),
-        run.get("predicted_observable"), run.get("verification_result"),
-        run.get("outcome_delta"), int(cost.get("tokens", 0)),
-        int((run.get("trigger") or {}).get("tier") or 0), int(cost.get("model_calls", 0)),
+        run.get("predicted_observable"),
+        run.get("verification_result"),
+        run.get("outcome_delta"),
+        int(cost.get("tokens", 0)),
+        int((run.get("trigger") or {}).get("tier") or 0),
+        int(cost.get("model_calls", 0)),
         float(cost.get("wall_ms", 0.0)),
     )
 
@@ -113,10 +125,12 @@ class RunLog(UsesConnection):
             NotFoundError: no run has that id.
         """
         row = self.conn.execute(
-            "SELECT run_json FROM analogy_log WHERE run_id = ?", (run_id,)).fetchone()
+            "SELECT run_json FROM analogy_log WHERE run_id = ?", (run_id,)
+        ).fetchone()
         if row is None:
             raise NotFoundError(
-                f"analogy run {run_id!r} is not in the log; `analogist log` lists runs")
+                f"analogy run {run_id!r} is not in the log; `analogist log` lists runs"
+            )
         return dict(json.loads(row[0]))
 
     def list_runs(self, limit: int | None = None, since: str | None = None) -> list[dict[str, Any]]:
@@ -140,7 +154,15 @@ class RunLog(UsesConnection):
         if run_id is not None:
             q, args = q + " WHERE run_id = ?", [run_id]
         return [
-            LedgerRow(r["id"], r["run_id"], r["action"], r["outcome"], r["control"], r["delta"],
-                      bool(r["negative"]), r["created_at"])
+            LedgerRow(
+                r["id"],
+                r["run_id"],
+                r["action"],
+                r["outcome"],
+                r["control"],
+                r["delta"],
+                bool(r["negative"]),
+                r["created_at"],
+            )
             for r in self.conn.execute(q + " ORDER BY id", args)
         ]

@@ -57,8 +57,14 @@ class SchemaRows(UsesConnection):
             self.conn.execute(
                 "INSERT OR REPLACE INTO schemas (schema_id, schema_json, member_episodes, "
                 "times_used, times_verified, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (schema_id, json.dumps(schema_json), json.dumps(list(members)), times_used,
-                 times_verified, utcnow()),
+                (
+                    schema_id,
+                    json.dumps(schema_json),
+                    json.dumps(list(members)),
+                    times_used,
+                    times_verified,
+                    utcnow(),
+                ),
             )
 
     def delete_schema(self, schema_id: str) -> None:
@@ -74,12 +80,16 @@ class SchemaRows(UsesConnection):
             "SELECT schema_id, schema_json, member_episodes, times_used, times_verified, "
             "created_at FROM schemas ORDER BY rowid"
         ).fetchall()
-        return [SchemaRow(r[0], json.loads(r[1]), tuple(json.loads(r[2])), r[3], r[4], r[5])
-                for r in rows]
+        return [
+            SchemaRow(r[0], json.loads(r[1]), tuple(json.loads(r[2])), r[3], r[4], r[5])
+            for r in rows
+        ]
 
     def schemas_state(self) -> tuple[Any, ...]:
         """A cheap value that changes whenever the schemas table changes (to refresh caches)."""
-        return tuple(self.conn.execute(
-            "SELECT COUNT(*), MAX(rowid), TOTAL(length(schema_json) + length(member_episodes) "
-            "+ times_used + times_verified) FROM schemas"
-        ).fetchone())
+        return tuple(
+            self.conn.execute(
+                "SELECT COUNT(*), MAX(rowid), TOTAL(length(schema_json) + length(member_episodes) "
+                "+ times_used + times_verified) FROM schemas"
+            ).fetchone()
+        )

@@ -100,7 +100,8 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
             raise ConfigError(
                 f"database {self.path} already holds its own vocabulary ({len(stored)} terms), "
                 "which differs from the one given; open it without vocabulary=, or replace "
-                "the stored terms with Store.set_vocabulary")
+                "the stored terms with Store.set_vocabulary"
+            )
         return stored
 
     @property
@@ -173,7 +174,9 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
                 ep_rows.insert_episodes(self.conn, episodes)
                 self._put_derived_many({e.id: derived[e.id] for e in episodes if e.id in derived})
         except sqlite3.Error as e:
-            raise StoreError(f"adding {len(episodes)} episode(s) failed, nothing was stored: {e}") from None
+            raise StoreError(
+                f"adding {len(episodes)} episode(s) failed, nothing was stored: {e}"
+            ) from None
         return ids
 
     def _put_derived_many(self, derived: Mapping[str, Derived]) -> None:
@@ -187,10 +190,14 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
                 prints.append((eid, wl_hash, version, json.dumps(dict(feats), sort_keys=True)))
         self.conn.executemany(
             "INSERT OR REPLACE INTO sig_vectors (episode_id, level, embedder, dim, vector) "
-            "VALUES (?, ?, ?, ?, ?)", vectors)
+            "VALUES (?, ?, ?, ?, ?)",
+            vectors,
+        )
         self.conn.executemany(
             "INSERT OR REPLACE INTO sig_fingerprint (episode_id, wl_hash, wl_version, "
-            "features_json) VALUES (?, ?, ?, ?)", prints)
+            "features_json) VALUES (?, ?, ?, ?)",
+            prints,
+        )
 
     def put_derived(self, derived: Mapping[str, Derived]) -> None:
         """(Re)write index rows for stored episodes, in one transaction."""
@@ -208,7 +215,9 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
             ep_rows.put_signature(self.conn, sig)
 
     def get_episode(self, episode_id: str) -> Episode:
-        row = self.conn.execute(ep_rows.EPISODE_SELECT + " WHERE e.id = ?", (episode_id,)).fetchone()
+        row = self.conn.execute(
+            ep_rows.EPISODE_SELECT + " WHERE e.id = ?", (episode_id,)
+        ).fetchone()
         if row is None:
             raise NotFoundError(f"episode {episode_id!r} is not stored; `analogist list` shows ids")
         return ep_rows.row_to_episode(row, self.vocabulary)
@@ -268,8 +277,12 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
         return {
             "episodes": self.count(),
             "signed": signed,
-            "by_domain_kind": [{"domain": d or "(unsigned)", "kind": k, "count": n} for d, k, n in by],
-            "relation_usage": {t: n for t, n in sorted(self.vocab_counts().items(), key=lambda x: -x[1]) if n},
+            "by_domain_kind": [
+                {"domain": d or "(unsigned)", "kind": k, "count": n} for d, k, n in by
+            ],
+            "relation_usage": {
+                t: n for t, n in sorted(self.vocab_counts().items(), key=lambda x: -x[1]) if n
+            },
         }
 
     # index reads used by retrieval channels ---------------------------------------
@@ -277,11 +290,14 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
         """All stored vectors of one level and embedder, as ids and an (n, dim) matrix."""
         rows = self.conn.execute(
             "SELECT episode_id, dim, vector FROM sig_vectors WHERE level = ? AND embedder = ? "
-            "ORDER BY rowid", (level, embedder),
+            "ORDER BY rowid",
+            (level, embedder),
         ).fetchall()
         if not rows:
             return [], np.zeros((0, 0), dtype=np.float32)
-        mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), rows[0][1])
+        mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(
+            len(rows), rows[0][1]
+        )
         return [r[0] for r in rows], mat
 
     def fingerprints(self) -> list[tuple[str, str, dict]]:
@@ -300,6 +316,7 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
         match = " OR ".join(f'"{w}"' for w in terms)
         rows = self.conn.execute(
             "SELECT id, bm25(episodes_fts) FROM episodes_fts WHERE episodes_fts MATCH ? "
-            "ORDER BY bm25(episodes_fts) LIMIT ?", (match, limit),
+            "ORDER BY bm25(episodes_fts) LIMIT ?",
+            (match, limit),
         ).fetchall()
         return [(r[0], -float(r[1])) for r in rows]

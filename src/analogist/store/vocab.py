@@ -17,8 +17,16 @@ def save_vocabulary(conn: sqlite3.Connection, vocab: Vocabulary) -> None:
         "polarity=excluded.polarity, commutative=excluded.commutative, "
         "synonyms_json=excluded.synonyms_json, merged_into=excluded.merged_into",
         [
-            (t.term, t.definition, t.kind, t.arity, t.polarity, int(t.commutative),
-             json.dumps(list(t.synonyms)), t.merged_into)
+            (
+                t.term,
+                t.definition,
+                t.kind,
+                t.arity,
+                t.polarity,
+                int(t.commutative),
+                json.dumps(list(t.synonyms)),
+                t.merged_into,
+            )
             for t in vocab
         ],
     )
@@ -29,14 +37,21 @@ def load_vocabulary(conn: sqlite3.Connection) -> Vocabulary:
         "SELECT term, definition, kind, arity, polarity, commutative, synonyms_json, merged_into "
         "FROM vocab ORDER BY rowid"
     ).fetchall()
-    return Vocabulary(tuple(
-        VocabTerm(
-            term=r["term"], kind=r["kind"], arity=r["arity"], definition=r["definition"],
-            polarity=r["polarity"], synonyms=tuple(json.loads(r["synonyms_json"])),
-            merged_into=r["merged_into"], commutative=bool(r["commutative"]),
+    return Vocabulary(
+        tuple(
+            VocabTerm(
+                term=r["term"],
+                kind=r["kind"],
+                arity=r["arity"],
+                definition=r["definition"],
+                polarity=r["polarity"],
+                synonyms=tuple(json.loads(r["synonyms_json"])),
+                merged_into=r["merged_into"],
+                commutative=bool(r["commutative"]),
+            )
+            for r in rows
         )
-        for r in rows
-    ))
+    )
 
 
 def term_counts(conn: sqlite3.Connection) -> dict[str, int]:
