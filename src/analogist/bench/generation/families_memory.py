@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -47,7 +47,7 @@ from analogist.bench.generation.items import (
 )
 from analogist.bench.generation.library import LIBRARY
 from analogist.bench.generation.motif import Motif, Skin
-from analogist.bench.generation.render import jaccard
+from analogist.bench.generation.render import bigram_jaccard, jaccard
 from analogist.bench.generation.signatures import gold_raw
 from analogist.bench.generation.world import world_for
 from analogist.signature import parse_term
@@ -56,12 +56,17 @@ MEMORY_SIZE = 10
 Structures = Callable[[Motif], list[str]]
 
 
-LEVEL = (0.10, 0.12)
-"""Word overlap (Jaccard, with the target's text, asides left out) each episode is drawn to."""
+STEP = (0.01, 0.005)
+"""Grid steps of the (word, word-bigram) Jaccard overlap level, with the target's text (asides
+left out), that every episode of a snapshot is drawn to."""
 RENDERINGS = 24
-"""Renderings tried for each stored episode (spread over its skins and seeds); twice as many
-for the target's motif, whose notes share more words with the target and need more tries to
-come down to the level."""
+"""Renderings tried for each stored episode (spread over its skins and seeds), times its
+:data:`BUDGET` multiple."""
+BUDGET = {"source": 4, "decoy_near": 2, "decoy_far": 2, "other": 2}
+"""Multiples of :data:`RENDERINGS` tried per role (1 for surface traps): the source shares the
+most words with the target, so it needs the most tries to reach down to the snapshot's level,
+and the target's motif's other structures and the other-domain fillers, which share the least,
+need more tries to reach up to it. Only the tries differ by role, never the level."""
 TRAPS = 3
 NONCE_TRAPS = 1
 
@@ -131,29 +136,59 @@ def _any_variant(ctx: Context, m: Motif) -> str:
     return vs[ctx.rng.randrange(len(vs))]
 
 
-def _pick(ctx: Context, spec: _Spec, t_bare: str, taken_symptoms: set[str]
-          ) -> tuple[Motif, str, Skin, int]:
-    """The rendering (motif, structure, skin, seed) whose words overlap the target's (asides
-    left out) closest to a level drawn afresh for every episode, whatever its role: so how
-    much a stored episode shares with the target says nothing about whether it is the
-    source."""
-    level = ctx.rng.uniform(*LEVEL)
-    best: tuple[float, Motif, str, Skin, int] | None = None
-    budget = RENDERINGS * (2 if spec.label in ("source", "decoy_near", "decoy_far") else 1)
+@dataclass(frozen=True)
+class _Option:
+    """One candidate rendering of a stored episode and its overlap with the target."""
+
+    motif: Motif
+    variant: str
+    skin: Skin
+    seed: int
+    symptom: str
+    words: float
+    bigrams: float
+
+
+def _candidates(ctx: Context, spec: _Spec, t_bare: str) -> list[_Option]:
+    """Renderings of ``spec`` tried for the snapshot (spread over its skins and seeds), each
+    with its word and word-bigram overlap with the target's bare text."""
+    budget = RENDERINGS * BUDGET.get(spec.label, 1)
     tries = max(2, budget // len(spec.options))
+    out = []
     for motif, variant, skin in spec.options:
         for _ in range(tries):
             seed = ctx.rng.randrange(10**9)
             bare = make_case(motif, variant, skin, seed, spec.lexicon)
-            if bare.rendering.symptom in taken_symptoms:
-                continue
-            gap = abs(jaccard(bare.text, t_bare) - level)
-            if best is None or gap < best[0]:
-                best = (gap, motif, variant, skin, seed)
-    if best is None:  # every rendering repeats a symptom sentence already in the snapshot
-        motif, variant, skin = spec.options[0]
-        return motif, variant, skin, ctx.rng.randrange(10**9)
-    return best[1:]
+            out.append(_Option(motif, variant, skin, seed, bare.rendering.symptom,
+                               jaccard(bare.text, t_bare), bigram_jaccard(bare.text, t_bare)))
+    return out
+
+
+def _miss(o: _Option, level: tuple[float, float]) -> float:
+    """How far a rendering's overlaps lie from a (words, bigrams) level, each in units of
+    :data:`STEP`."""
+    return abs(o.words - level[0]) / STEP[0] + abs(o.bigrams - level[1]) / STEP[1]
+
+
+def _level(ctx: Context, pools: list[list[_Option]]) -> tuple[float, float]:
+    """The (word, bigram) overlap level every episode of one snapshot is drawn to: on the grid
+    of :data:`STEP`, the level that the snapshot's episodes, source and look-alikes included,
+    can all come closest to (the worst nearest miss, then the mean), ties broken at random. One
+    level for the whole snapshot, so no episode's overlap tells its role."""
+    grid = [(w * STEP[0], b * STEP[1]) for w in range(4, 25) for b in range(0, 25)]
+    ctx.rng.shuffle(grid)
+    def cost(lv: tuple[float, float]) -> float:
+        misses = [min(_miss(o, lv) for o in pool) for pool in pools if pool]
+        return max(misses) + 3 * sum(misses) / len(misses)
+    return min(grid, key=cost)
+
+
+def _pick(pool: list[_Option], level: tuple[float, float], taken_symptoms: set[str]
+          ) -> _Option | None:
+    """The rendering nearest the snapshot's overlap level whose symptom sentence is not yet in
+    the snapshot (None: every one repeats a symptom)."""
+    fresh = [o for o in pool if o.symptom not in taken_symptoms]
+    return min(fresh, key=lambda o: _miss(o, level)) if fresh else None
 
 
 def memory(ctx: Context, t_case: Case, *, with_source: bool, ordinal: int = 0,
@@ -165,8 +200,10 @@ def memory(ctx: Context, t_case: Case, *, with_source: bool, ordinal: int = 0,
     motif (``structures`` lists a motif's, by default all; the same for every motif in the
     snapshot) — or, with no source, the other structures only. The rest are the other motifs
     rendered in the target's domain (surface traps) and other motifs in other domains. Every
-    episode is rendered to a word overlap with the target drawn from one range
-    (:func:`_pick`), so neither the motif's episodes nor the source stand out by shared words.
+    episode is rendered to one (word, word-bigram) overlap level with the target chosen for the
+    whole snapshot (:func:`_level`, :func:`_pick`), so that neither the motif's episodes nor
+    the source stand out by shared words as far as the tried renderings allow (the figures
+    left are in docs/parb.md).
     No stored episode shares the target's skin.
     """
     t_bare = make_case(t_case.motif, t_case.variant, t_case.skin, t_case.seed,
@@ -174,10 +211,17 @@ def memory(ctx: Context, t_case: Case, *, with_source: bool, ordinal: int = 0,
     labelled: list[tuple[Case, str]] = []
     symptoms: set[str] = set()
     used: set[tuple[str, str]] = set()
-    for spec in _plan(ctx, t_case, with_source, ordinal, structures):
-        fresh = tuple(o for o in spec.options if (o[0].name, o[1]) not in used)
-        motif, variant, skin, seed = _pick(ctx, replace(spec, options=fresh or spec.options),
-                                           t_bare, symptoms)
+    specs = _plan(ctx, t_case, with_source, ordinal, structures)
+    pools = [_candidates(ctx, spec, t_bare) for spec in specs]
+    level = _level(ctx, pools)
+    for spec, pool in zip(specs, pools):
+        fresh = [o for o in pool if (o.motif.name, o.variant) not in used]
+        o = _pick(fresh or pool, level, symptoms)
+        if o is None:  # every rendering repeats a symptom sentence already in the snapshot
+            motif, variant, skin = spec.options[0]
+            seed = ctx.rng.randrange(10**9)
+        else:
+            motif, variant, skin, seed = o.motif, o.variant, o.skin, o.seed
         used.add((motif.name, variant))
         n = ctx.rng.randrange(MAX_ASIDES + 1)
         asides = tuple(ctx.dealer.deal(skin.domain, skin.kind, n))

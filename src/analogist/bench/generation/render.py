@@ -281,3 +281,15 @@ def jaccard(a: str, b: str) -> float:
     """Word-set Jaccard overlap of two texts."""
     wa, wb = words(a), words(b)
     return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+
+
+def bigrams(text: str) -> set[str]:
+    """The lower-case word-bigram set of a text (for overlap figures)."""
+    toks = _WORD.findall(text.lower())
+    return {f"{a} {b}" for a, b in zip(toks, toks[1:])}
+
+
+def bigram_jaccard(a: str, b: str) -> float:
+    """Word-bigram Jaccard overlap of two texts."""
+    ba, bb = bigrams(a), bigrams(b)
+    return len(ba & bb) / len(ba | bb) if ba | bb else 1.0
