@@ -11,6 +11,7 @@ ordering), so the same document always gives the same bytes.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from analogist.bench.analysis.classify import RESULTS
@@ -72,6 +73,17 @@ grid-template-columns:max-content auto;gap:2px 14px;margin:.5em 0}dt{font-weight
 figure{margin:0}figcaption{font-size:.82em;color:#555;max-width:560px}.muted{color:#666}
 code{font-size:.85em;word-break:break-all}td.def{min-width:18em}.conclusion{line-height:1.5}
 """
+
+
+def splice_section(html: str, section_id: str, section: str) -> str:
+    """``html`` with ``section`` (a ``<section id="section_id">``) before ``</main>``, replacing
+    an older section of that id; ``html`` unchanged when ``section`` is empty. How the suites
+    (planning, learning, blending) add their part to one report.html."""
+    if not section:
+        return html
+    old = re.compile(rf'<section id="{re.escape(section_id)}">.*?</section>\n?', re.DOTALL)
+    html = old.sub("", html)
+    return html.replace("</main>", section + "</main>", 1) if "</main>" in html else html + section
 
 
 def _d(x: Any) -> dict:

@@ -10,11 +10,11 @@ solved only with a blend, items lost with one), and H6 decided by
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from typing import Any
 
 from analogist.bench.analysis import metrics as m
+from analogist.bench.analysis.html import splice_section
 from analogist.bench.analysis.hypotheses import evaluate
 from analogist.bench.analysis.metrics import Metric
 from analogist.bench.analysis.score_record import Score
@@ -77,7 +77,6 @@ CONDITION_TEXT = {
     "split_decoy": "fragments of the true structure, target a minimal-pair decoy (no valid source)",
     "plain": "ordinary F3 items (blends are noise)",
 }
-_SECTION = re.compile(r'<section id="blending">.*?</section>\n?', re.DOTALL)
 
 
 def _block(
@@ -240,11 +239,7 @@ def blending_section(doc: dict | None) -> str:
 
 def with_blending(html: str, doc: dict | None) -> str:
     """``html`` with the blending section (replacing an older one) before ``</main>``."""
-    section = blending_section(doc)
-    if not section:
-        return html
-    html = _SECTION.sub("", html)
-    return html.replace("</main>", section + "</main>", 1) if "</main>" in html else html + section
+    return splice_section(html, "blending", blending_section(doc))
 
 
 def summary(doc: dict) -> dict[str, Any]:

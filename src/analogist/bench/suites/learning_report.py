@@ -8,9 +8,9 @@ motifs, held-out motifs) the arms E and E+S with BCa intervals and their paired 
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
+from analogist.bench.analysis.html import splice_section
 from analogist.bench.analysis.svg import esc, fmt
 
 LABELS = {
@@ -20,7 +20,6 @@ LABELS = {
     "time_to_first_correct_source": "position of the source in mapping order",
     "false_accept_rate": "false accepts / items",
 }
-_SECTION = re.compile(r'<section id="learning">.*?</section>\n?', re.DOTALL)
 
 
 def _iv(iv: dict, signed: bool = False) -> str:
@@ -104,11 +103,7 @@ def learning_section(doc: dict | None) -> str:
 
 def with_learning(html: str, doc: dict | None) -> str:
     """``html`` with the learning section (replacing an older one) before ``</main>``."""
-    section = learning_section(doc)
-    if not section:
-        return html
-    html = _SECTION.sub("", html)
-    return html.replace("</main>", section + "</main>", 1) if "</main>" in html else html + section
+    return splice_section(html, "learning", learning_section(doc))
 
 
 def summary(doc: dict) -> dict[str, Any]:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from analogist.bench.analysis.html import splice_section
 from analogist.bench.analysis.svg import esc
 from analogist.bench.suites.planning.items import SIZES, generate_planning
 from analogist.bench.suites.planning.run import ARMS, ORACLE_ARMS, run_planning
@@ -30,7 +30,6 @@ NO_MACRO_UNDER = ("bfs",)
 """Searches the macro arm is not run under by default: under blind search a macro only widens
 every node (measured at mvp, seed 0: expansion ratio 1.02 [0.73, 1.31], wall time x4.6;
 docs/planning.md) and it was two thirds of the suite's time."""
-_SECTION = re.compile(r'<section id="planning">.*?</section>\n?', re.DOTALL)
 
 
 def run_suite(
@@ -226,6 +225,6 @@ def with_planning(html: str, out: str | Path) -> str:
     path = Path(out) / "planning.json"
     if not path.exists():
         return html
-    section = html_section(json.loads(path.read_text(encoding="utf-8")))
-    html = _SECTION.sub("", html)
-    return html.replace("</main>", section + "</main>", 1) if "</main>" in html else html + section
+    return splice_section(
+        html, "planning", html_section(json.loads(path.read_text(encoding="utf-8")))
+    )
