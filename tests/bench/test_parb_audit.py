@@ -15,8 +15,16 @@ from analogist.bench.generation.items import Item
 from .parb_helpers import bench
 
 
-@pytest.mark.parametrize("args", [(1, "dev", "mvp"), (1, "test", "mvp"), (8, "dev", "small"),
-                                  (8, "test", "small"), (1, "dev", "full")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        (1, "dev", "mvp"),
+        (1, "test", "mvp"),
+        (8, "dev", "small"),
+        (8, "test", "small"),
+        (1, "dev", "full"),
+    ],
+)
 def test_audit_passes_with_surface_at_chance_and_structure_far_above(args):
     audit = bench(*args).manifest["audit"]
     assert audit["passed"], audit["checks"]
@@ -84,8 +92,13 @@ def test_adversarial_audit_passes_when_labels_carry_no_surface_signal():
     audit = _audit(plant=False)
     assert audit.train_seeds == (0, 1) and audit.test_seeds == (2, 3)
     attackers = [r for r in audit.results if r.kind != "reference"]
-    assert {r.adversary for r in attackers} >= {"lr:surface", "lr:transductive", "longer_outcome",
-                                               "qualifier_present", "combined"}
+    assert {r.adversary for r in attackers} >= {
+        "lr:surface",
+        "lr:transductive",
+        "longer_outcome",
+        "qualifier_present",
+        "combined",
+    }
     assert audit.passed, [r.to_json() for r in audit.failures]
     n = {r.n_items for r in attackers}
     assert len(n) == 1 and n.pop() >= 12 and {r.chance for r in attackers} == {0.5}
@@ -109,10 +122,16 @@ def test_tiny_samples_cannot_give_a_degenerate_interval():
 
 
 def test_name_free_form_ignores_role_names_and_finds_the_isomorphism():
-    a = {"roles": {"R1": "x", "R2": "y"}, "relations": [["observes", "R1", "R2"]],
-         "causal_chain": [["fails(R2)", "causes", "silent(R1)"]]}
-    b = {"roles": {"Q9": "p", "Q3": "q"}, "relations": [["observes", "Q3", "Q9"]],
-         "causal_chain": [["fails(Q9)", "causes", "silent(Q3)"]]}
+    a = {
+        "roles": {"R1": "x", "R2": "y"},
+        "relations": [["observes", "R1", "R2"]],
+        "causal_chain": [["fails(R2)", "causes", "silent(R1)"]],
+    }
+    b = {
+        "roles": {"Q9": "p", "Q3": "q"},
+        "relations": [["observes", "Q3", "Q9"]],
+        "causal_chain": [["fails(Q9)", "causes", "silent(Q3)"]],
+    }
     c = {**b, "causal_chain": [["fails(Q3)", "causes", "silent(Q9)"]]}
     assert name_free_form(a) == name_free_form(b) != name_free_form(c)
     assert isomorphism(a, b) == {"R1": "Q3", "R2": "Q9"}

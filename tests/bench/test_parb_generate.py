@@ -23,8 +23,9 @@ from .parb_helpers import bench
 
 def _invariant(sig: dict) -> tuple:
     rels = tuple(sorted(r[0] for r in sig["relations"]))
-    links = tuple(sorted((parse_term(c).functor, k, parse_term(e).functor)
-                         for c, k, e in sig["causal_chain"]))
+    links = tuple(
+        sorted((parse_term(c).functor, k, parse_term(e).functor) for c, k, e in sig["causal_chain"])
+    )
     return rels, links
 
 
@@ -54,7 +55,9 @@ def test_mvp_is_spec_23_weighting():
     b = bench(5, "test", "mvp")
     assert len(b.items) == 48
     assert dict(Counter(it.family for it in b.items)) == MVP_COUNTS
-    assert sum(MVP_COUNTS[f] for f in ("F2", "F3", "F5", "F7")) == 32  # concentrated there (spec §23)
+    assert (
+        sum(MVP_COUNTS[f] for f in ("F2", "F3", "F5", "F7")) == 32
+    )  # concentrated there (spec §23)
     assert MVP_COUNTS["F4"] == 6  # every F4 kind, three of which exact isomorphism cannot solve
     nonce = b.manifest["counts"]["skin_kind"]["nonce"]
     assert 0.35 <= nonce / 48 <= 0.6
@@ -83,9 +86,11 @@ def test_development_and_held_out_motifs_never_mix(split, allowed):
     assert set(b.manifest["counts"]["motif"]) <= set(allowed)
     for it in b.items:
         assert it.split == split and it.motif in allowed
-        assert (_invariant(it.key["target_signature"]) in index
-                or it.key["target_variant"].startswith("split")
-                or it.key["extra_mechanism"])
+        assert (
+            _invariant(it.key["target_signature"]) in index
+            or it.key["target_variant"].startswith("split")
+            or it.key["extra_mechanism"]
+        )
         for ep in _episodes(it):
             assert index[_invariant(ep["signature"])] in allowed, (it.item_id, ep["id"])
 
@@ -103,7 +108,9 @@ def test_stored_episodes_are_valid_example_memory_records():
 def test_load_bench_round_trips_and_refuses_tampering(tmp_path):
     d = generate_bench(7, "test", "small").write(tmp_path / "b")
     loaded = load_bench(d)
-    assert [it.item_id for it in loaded.items] == [it.item_id for it in generate_bench(7, "test", "small").items]
+    assert [it.item_id for it in loaded.items] == [
+        it.item_id for it in generate_bench(7, "test", "small").items
+    ]
     assert loaded.items_text == (d / "items.jsonl").read_text()
     text = (d / "keys.jsonl").read_text()
     (d / "keys.jsonl").write_text(text.replace('"transfer"', '"withhold"', 1))
@@ -137,16 +144,32 @@ def test_unknown_size_or_split_is_an_error():
 
 def test_cli_generate_writes_the_bench_and_prints_the_audit(tmp_path):
     out = tmp_path / "parb"
-    result = CliRunner().invoke(bench_group, ["generate", "--seed", "3", "--split", "dev",
-                                              "--size", "small", "--out", str(out)])
+    result = CliRunner().invoke(
+        bench_group,
+        ["generate", "--seed", "3", "--split", "dev", "--size", "small", "--out", str(out)],
+    )
     assert result.exit_code == 0, result.output
     assert "shortcut audit" in result.output and "audit passed" in result.output
     assert load_bench(out).manifest["size"] == "small"
-    result = CliRunner().invoke(bench_group, ["generate", "--seed", "3", "--split", "dev",
-                                              "--size", "small", "--out", str(out), "--json"])
+    result = CliRunner().invoke(
+        bench_group,
+        [
+            "generate",
+            "--seed",
+            "3",
+            "--split",
+            "dev",
+            "--size",
+            "small",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
     assert json.loads(result.output)["counts"]["total"] == 16
-    result = CliRunner().invoke(bench_group, ["generate", "--seed", "3", "--split", "nope",
-                                              "--out", str(out)])
+    result = CliRunner().invoke(
+        bench_group, ["generate", "--seed", "3", "--split", "nope", "--out", str(out)]
+    )
     assert result.exit_code != 0
 
 
@@ -155,8 +178,10 @@ def test_files_do_not_depend_on_the_process_hash_seed(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys; from analogist.bench import generate_bench; "
-            "generate_bench(5, 'test', 'small').write(sys.argv[1])")
+    code = (
+        "import sys; from analogist.bench import generate_bench; "
+        "generate_bench(5, 'test', 'small').write(sys.argv[1])"
+    )
     for h in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": h}
         subprocess.run([sys.executable, "-c", code, str(tmp_path / h)], check=True, env=env)

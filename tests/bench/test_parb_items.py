@@ -19,9 +19,20 @@ from analogist.signature import default_vocabulary, parse_signature, parse_term
 from .parb_helpers import bench, named_terms
 
 BENCHES = [(1, "dev", "mvp"), (1, "test", "mvp"), (4, "dev", "small"), (4, "test", "small")]
-KEY_ONLY_WORDS = ("decoy", "gold_source", "role_mapping", "target_roles", "memory_roles",
-                  "decisions", "transfer_outcome", "same_domain", "target_signature",
-                  "target_variant", DROP_RELATION, *DECOY_EDITS)
+KEY_ONLY_WORDS = (
+    "decoy",
+    "gold_source",
+    "role_mapping",
+    "target_roles",
+    "memory_roles",
+    "decisions",
+    "transfer_outcome",
+    "same_domain",
+    "target_signature",
+    "target_variant",
+    DROP_RELATION,
+    *DECOY_EDITS,
+)
 ID = re.compile(r"^(it|ep|e|inf)_[0-9a-f]{12}$")
 
 
@@ -39,7 +50,12 @@ def _motif_words() -> list[str]:
 
 @pytest.mark.parametrize("args", BENCHES, ids=["-".join(map(str, a)) for a in BENCHES])
 def test_inputs_never_contain_key_information(args):
-    gold_roles = {r for m in all_motifs() for r in (*m.roles, m.split.part)} - {"L0", "L1", "L2", "L3"}
+    gold_roles = {r for m in all_motifs() for r in (*m.roles, m.split.part)} - {
+        "L0",
+        "L1",
+        "L2",
+        "L3",
+    }
     for it in bench(*args).items:
         text = json.dumps(it.input_record(), sort_keys=True)
         lowered = text.lower()
@@ -67,8 +83,11 @@ def test_every_id_is_random_hex_and_says_nothing():
 
 
 def test_the_valid_candidate_is_not_in_a_fixed_position():
-    firsts = [it.inputs["candidates"][0]["id"] == it.key["gold_source"]
-              for it in bench(0, "dev", "full").items if it.family == "F2"]
+    firsts = [
+        it.inputs["candidates"][0]["id"] == it.key["gold_source"]
+        for it in bench(0, "dev", "full").items
+        if it.family == "F2"
+    ]
     assert 0.25 <= sum(firsts) / len(firsts) <= 0.75
 
 
@@ -205,7 +224,10 @@ def test_memory_snapshots_hold_traps_and_some_have_no_match():
         if it.family in ("F3", "F7", "F8"):
             labels |= set(it.key["memory_roles"].values())
             no_match += it.key["gold_source"] is None
-            assert it.key["gold_source"] is None or it.key["memory_roles"][it.key["gold_source"]] == "source"
+            assert (
+                it.key["gold_source"] is None
+                or it.key["memory_roles"][it.key["gold_source"]] == "source"
+            )
     assert {"source", "decoy_near", "decoy_far", "same_domain", "other"} <= labels
     assert no_match > 0
 
@@ -215,4 +237,7 @@ def test_f7_targets_are_nonce_and_f8_keys_give_the_level():
         if it.family == "F7":
             assert it.key["nonce"] is True
         if it.family == "F8":
-            assert it.key["level"] == "L2" and it.key["split"]["part"] in it.inputs["target"]["entities"]
+            assert (
+                it.key["level"] == "L2"
+                and it.key["split"]["part"] in it.inputs["target"]["entities"]
+            )

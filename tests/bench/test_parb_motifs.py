@@ -47,7 +47,10 @@ def test_no_motif_name_hides_inside_a_vocabulary_word():
     words_ = {w for t in default_vocabulary() for w in (t.term, *t.synonyms)}
     for m in MOTIFS:
         for w in words_:
-            assert m.name not in w and m.name.replace("_", " ") not in w.replace("_", " "), (m.name, w)
+            assert m.name not in w and m.name.replace("_", " ") not in w.replace("_", " "), (
+                m.name,
+                w,
+            )
 
 
 @pytest.mark.parametrize("split", ["dev", "test"])
@@ -128,8 +131,12 @@ def test_classify_edit_rejects_two_edits_and_no_edit():
 
 @pytest.mark.parametrize("kind", [REVERSE, FLIP, DELETE, MEDIATOR, COPIED])
 def test_each_edit_kind_is_recognised_somewhere(kind):
-    hits = [m.name for m in MOTIFS for d in m.decoys
-            if classify_edit(gold_signature(m), gold_signature(m, d.name)).kind == kind]
+    hits = [
+        m.name
+        for m in MOTIFS
+        for d in m.decoys
+        if classify_edit(gold_signature(m), gold_signature(m, d.name)).kind == kind
+    ]
     assert hits
 
 

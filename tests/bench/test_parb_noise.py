@@ -88,8 +88,7 @@ def test_iso_has_no_model_form():
 
 def test_a_noisy_run_reports_e_minus_iso_and_the_noise_curve(tmp_path):
     store = Store(str(tmp_path / "p.db"))
-    config = RunConfig(arms=("ISO", "E"), answerers=("engine",), noise=(0.3,),
-                       contamination=False)
+    config = RunConfig(arms=("ISO", "E"), answerers=("engine",), noise=(0.3,), contamination=False)
     run_id = Runner(store, bench(1, "dev", "small"), config).run()
     paths = write_report(store, run_id, tmp_path / "out", n_boot=200)
     results = json.loads((tmp_path / "out" / "results.json").read_text())

@@ -46,16 +46,25 @@ def _agreement_errors(text: str, names: set[str]) -> list[str]:
     low = text.lower()
     for name in names:
         for m in re.finditer(re.escape(name.lower()) + r"\s+([a-z'-]+)(?:\s+([a-z'-]+))?", low):
-            before = low[max(0, m.start() - 12):m.start()].split()
-            if before and (before[-1] in PREPOSITIONS or " ".join(before[-2:]) in ("each of", "one of")):
+            before = low[max(0, m.start() - 12) : m.start()].split()
+            if before and (
+                before[-1] in PREPOSITIONS or " ".join(before[-2:]) in ("each of", "one of")
+            ):
                 continue
             word = m.group(1)
             if word in ADVERBS and m.group(2):
                 word = m.group(2)
-            if number(name) == "plural" and (word in SINGULAR_FORMS or (
-                    word.endswith("s") and not word.endswith("ss") and word not in NOT_VERBS
-                    and word not in ADVERBS and ENGINE.plural_verb(word) != word
-                    and ENGINE.singular_noun(word) is False)):
+            if number(name) == "plural" and (
+                word in SINGULAR_FORMS
+                or (
+                    word.endswith("s")
+                    and not word.endswith("ss")
+                    and word not in NOT_VERBS
+                    and word not in ADVERBS
+                    and ENGINE.plural_verb(word) != word
+                    and ENGINE.singular_noun(word) is False
+                )
+            ):
                 errors.append(f"{name} {word}")
             if number(name) == "singular" and word in PLURAL_FORMS:
                 errors.append(f"{name} {word}")
@@ -90,7 +99,9 @@ def test_no_aside_repeats_within_a_bench_and_none_twice_in_one_note(split):
     for it in bench(0, split, "full").items:
         inputs = it.inputs
         texts = [inputs["target"]["text"]]
-        texts += [ep["text"] for ep in list(inputs.get("memory", [])) + list(inputs.get("candidates", []))]
+        texts += [
+            ep["text"] for ep in list(inputs.get("memory", [])) + list(inputs.get("candidates", []))
+        ]
         texts += [inputs["source"]["text"]] if inputs.get("source") else []
         for text in texts:
             asides = time_re.findall(text)

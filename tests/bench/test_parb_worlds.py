@@ -19,8 +19,11 @@ SEEDS = range(4)
 
 @pytest.mark.parametrize("m", MOTIFS, ids=IDS)
 def test_every_world_shows_its_symptom_and_its_own_fix_resolves_it(m):
-    for variant, fix in [("true", m.fix), (m.partial.name, m.partial.fix),
-                         *((d.name, d.fix) for d in m.decoys)]:
+    for variant, fix in [
+        ("true", m.fix),
+        (m.partial.name, m.partial.fix),
+        *((d.name, d.fix) for d in m.decoys),
+    ]:
         world = world_for(m, variant)
         for seed in SEEDS:
             outcome = world.simulate(fix, seed)
@@ -100,8 +103,12 @@ def test_strength_keys_name_real_nodes():
 
 
 def test_check_fix_reads_entity_ids_and_takes_the_worst_seed():
-    check = {"motif": "circular_wait", "variant": "flip_polarity",
-             "roles": {"e1": "T1", "e2": "T2", "e3": "L1", "e4": "L2"}, "seeds": [1, 2, 3]}
+    check = {
+        "motif": "circular_wait",
+        "variant": "flip_polarity",
+        "roles": {"e1": "T1", "e2": "T2", "e3": "L1", "e4": "L2"},
+        "seeds": [1, 2, 3],
+    }
     assert check_fix(check, "order_locks", ["e2", "e3", "e4"]).result == "worse"
     assert check_fix(check, "order_locks", ["e1", "e4", "e3"]).result == "resolved"
     assert check_fix(check, "order_locks", ["nobody", "e4", "e3"]).result == "unchanged"

@@ -15,11 +15,26 @@ import random
 from dataclasses import dataclass, field
 
 TIMES: tuple[str, ...] = (
-    "Earlier that week", "The day before", "That morning", "A fortnight earlier",
-    "The previous Tuesday", "In the small hours before", "Two days earlier", "Over the weekend before",
-    "At the start of the month", "A month earlier", "The same afternoon", "Shortly before",
-    "Three weeks earlier", "On the Monday", "The week before", "Earlier that day",
-    "Some days before", "On the Friday before", "That same week", "Just after midnight",
+    "Earlier that week",
+    "The day before",
+    "That morning",
+    "A fortnight earlier",
+    "The previous Tuesday",
+    "In the small hours before",
+    "Two days earlier",
+    "Over the weekend before",
+    "At the start of the month",
+    "A month earlier",
+    "The same afternoon",
+    "Shortly before",
+    "Three weeks earlier",
+    "On the Monday",
+    "The week before",
+    "Earlier that day",
+    "Some days before",
+    "On the Friday before",
+    "That same week",
+    "Just after midnight",
 )
 
 EVENTS: dict[str, tuple[str, ...]] = {
@@ -269,7 +284,6 @@ class Dealer:
                 out.append(aside)
                 deck.remove(aside)
         return out
-
 
     def deal_like(self, domain: str, kind: str, asides: tuple[str, ...]) -> list[str]:
         """Asides telling the same events as ``asides`` at other times (still never a sentence

@@ -31,11 +31,25 @@ from analogist.signature import parse_term
 
 PROVENANCE = "parb:synthetic"
 _EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
-QUALIFIERS = ("at once", "from then on", "before each use", "as a standing rule",
-              "on every shift", "for a trial month", "until further notice",
-              "with a weekly review", "after sign-off", "in the next window")
-OUTCOMES = ("Resolved: {p}.", "What worked in the end: {p}.", "Closed: {p}.",
-            "The fix: {p}.", "Since the review, {p}.")
+QUALIFIERS = (
+    "at once",
+    "from then on",
+    "before each use",
+    "as a standing rule",
+    "on every shift",
+    "for a trial month",
+    "until further notice",
+    "with a weekly review",
+    "after sign-off",
+    "in the next window",
+)
+OUTCOMES = (
+    "Resolved: {p}.",
+    "What worked in the end: {p}.",
+    "Closed: {p}.",
+    "The fix: {p}.",
+    "Since the review, {p}.",
+)
 
 
 def new_id(rng: random.Random, prefix: str, taken: set[str] | None = None) -> str:
@@ -97,13 +111,21 @@ class Case:
 
     def raw_signature(self, episode_id: str) -> dict[str, Any]:
         """Gold signature JSON with the motif's role names (role descriptions are placeholders)."""
-        raw = gold_raw(self.motif, self.variant, episode_id=episode_id, l0=self.text,
-                       domain=self.domain, symptom=self.rendering.symptom, fix=self.fix)
+        raw = gold_raw(
+            self.motif,
+            self.variant,
+            episode_id=episode_id,
+            l0=self.text,
+            domain=self.domain,
+            symptom=self.rendering.symptom,
+            fix=self.fix,
+        )
         if self.extra is not None:
             raw["roles"] = {**raw["roles"], **{r: r for r in self.extra.roles}}
             raw["relations"] = raw["relations"] + [
                 [parse_term(r).functor, *[str(a) for a in parse_term(r).args]]
-                for r in self.extra.relations]
+                for r in self.extra.relations
+            ]
         return raw
 
     def twin(self) -> Case:
@@ -118,15 +140,31 @@ def twin_overlap(case: Case) -> float:
     return round(jaccard(bare.text, case.twin().text), 4)
 
 
-def make_case(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | None = None,
-              fix: str | None = None, asides: tuple[str, ...] = (),
-              extra: Extra | None = None) -> Case:
+def make_case(
+    motif: Motif,
+    variant: str,
+    skin: Skin,
+    seed: int,
+    lexicon: int | None = None,
+    fix: str | None = None,
+    asides: tuple[str, ...] = (),
+    extra: Extra | None = None,
+) -> Case:
     """Render a case; ``lexicon`` (default: ``seed``) seeds a nonce skin's invented words,
     ``fix`` overrides the fix the case records and ``asides`` go between its facts."""
     lex = seed if lexicon is None else lexicon
     placed = asides + ((extra.sentence,) if extra else ())
-    return Case(motif, variant, skin, seed, lex, render(motif, variant, skin, seed, lex, placed),
-                fix, asides, extra)
+    return Case(
+        motif,
+        variant,
+        skin,
+        seed,
+        lex,
+        render(motif, variant, skin, seed, lex, placed),
+        fix,
+        asides,
+        extra,
+    )
 
 
 def outcome_text(case: Case, rng: random.Random) -> str:
@@ -154,9 +192,14 @@ def outcome_text(case: Case, rng: random.Random) -> str:
     return min(options, key=lambda o: abs(len(o) - want))
 
 
-TAILS = ("", " Nothing else needed changing.", " It was written into the standing orders.",
-         " The change was checked again a week later and had held.", " Nobody has seen it since.",
-         " The same check now runs every week, and it has not come back since then.")
+TAILS = (
+    "",
+    " Nothing else needed changing.",
+    " It was written into the standing orders.",
+    " The change was checked again a week later and had held.",
+    " Nobody has seen it since.",
+    " The same check now runs every week, and it has not come back since then.",
+)
 OUTCOME_LENGTH = (70.0, 190.0)
 
 
@@ -178,16 +221,20 @@ class Shown:
 def _shown_strings(sig: dict[str, Any]) -> set[str]:
     """The role-named strings of a shown signature (invariant, L1, L3, role descriptions)."""
     levels = sig.get("levels") or {}
-    out = {str(sig.get("violated_invariant", "")), str(levels.get("L1", "")),
-           str(levels.get("L3", ""))}
+    out = {
+        str(sig.get("violated_invariant", "")),
+        str(levels.get("L1", "")),
+        str(levels.get("L3", "")),
+    }
     return (out | {str(d) for d in (sig.get("roles") or {}).values()}) - {""}
 
 
 RENAME_TRIES = 24
 
 
-def episode(case: Case, rng: random.Random, taken: set[str],
-            shown: set[str] | None = None) -> Shown:
+def episode(
+    case: Case, rng: random.Random, taken: set[str], shown: set[str] | None = None
+) -> Shown:
     """``case`` as a stored episode with a role-renamed, re-described gold signature.
 
     ``shown`` holds the role-named strings of the episodes already in the same snapshot (it is
@@ -215,8 +262,13 @@ def episode(case: Case, rng: random.Random, taken: set[str],
     if rng.random() < 0.5:
         sig["fix_operator"] = f"{sig['fix_operator']} {QUALIFIERS[rng.randrange(len(QUALIFIERS))]}"
     record = {
-        "id": eid, "kind": "failure", "text": case.text, "outcome": outcome_text(case, rng),
-        "time": _time(rng), "provenance": PROVENANCE, "signature": sig,
+        "id": eid,
+        "kind": "failure",
+        "text": case.text,
+        "outcome": outcome_text(case, rng),
+        "time": _time(rng),
+        "provenance": PROVENANCE,
+        "signature": sig,
     }
     return Shown(case, record, mapping)
 

@@ -61,7 +61,9 @@ def edited_structure(motif: Motif, edit: Edit | None) -> tuple[list[str], Chain]
     elif edit.kind == FLIP:
         swap = {"enables": "prevents", "prevents": "enables"}
         if link not in swap:
-            raise BenchError(f"motif {motif.name}: {edit.element} is {link!r}; flip needs enables/prevents")
+            raise BenchError(
+                f"motif {motif.name}: {edit.element} is {link!r}; flip needs enables/prevents"
+            )
         chain[i] = (cause, swap[link], effect)
     elif edit.kind == DELETE:
         del chain[i]
@@ -70,13 +72,17 @@ def edited_structure(motif: Motif, edit: Edit | None) -> tuple[list[str], Chain]
     return rels, chain
 
 
-def split_structure(motif: Motif, split: Split, edit: Edit | None = None) -> tuple[list[str], Chain]:
+def split_structure(
+    motif: Motif, split: Split, edit: Edit | None = None
+) -> tuple[list[str], Chain]:
     """Relations and chain (after ``edit``, if any) with ``split.part`` inserted into
     ``split.relation``."""
     t = parse_term(split.relation)
     base_rels, base_chain = edited_structure(motif, edit)
     if len(t.args) != 2 or split.relation not in base_rels:
-        raise BenchError(f"motif {motif.name}: split relation {split.relation!r} must be a listed pair")
+        raise BenchError(
+            f"motif {motif.name}: split relation {split.relation!r} must be a listed pair"
+        )
     a, b = t.args
     first = f"{t.functor}({a},{split.part})"
     second = f"{t.functor}({split.part},{b})"
@@ -127,4 +133,3 @@ def classify_edit(a: Signature, b: Signature) -> Edit | None:
 
 def _spell(cause: str, link: str, effect: str) -> str:
     return f"{cause} -{link}-> {effect}"
-

@@ -75,9 +75,15 @@ F4_KINDS = ("same", "source_extra", "target_extra_link", "target_extra_mechanism
 
 def _source_key(source, tgt) -> dict[str, Any]:
     far = source.case.domain != tgt.case.domain
-    return {"gold_source": source.record["id"], "keyed_matches": [], "has_valid_source": True,
-            "far": far, "role_mapping": role_mapping(source, tgt), "check": check_spec(tgt),
-            "fix": fix_in_target(source_fix_for(source.case, tgt.case), tgt)}
+    return {
+        "gold_source": source.record["id"],
+        "keyed_matches": [],
+        "has_valid_source": True,
+        "far": far,
+        "role_mapping": role_mapping(source, tgt),
+        "check": check_spec(tgt),
+        "fix": fix_in_target(source_fix_for(source.case, tgt.case), tgt),
+    }
 
 
 def source_fix_for(source: Case, tgt: Case) -> str:
@@ -95,8 +101,14 @@ def _fix_resolves(m: Motif, s_var: str, t_var: str) -> bool:
     return any(world_for(m, t_var).simulate(fix, s).result == "resolved" for s in range(6))
 
 
-def _pair(ctx: Context, slot: Slot, t_variant: str, s_variant: str,
-          extra: Extra | Callable[[Skin], Extra | None] | None = None, plain_source: bool = False):
+def _pair(
+    ctx: Context,
+    slot: Slot,
+    t_variant: str,
+    s_variant: str,
+    extra: Extra | Callable[[Skin], Extra | None] | None = None,
+    plain_source: bool = False,
+):
     """A target (in ``t_variant``) and a source episode (``s_variant``) in another skin; a
     ``plain_source`` records its variant's own fix, never an alternative."""
     m = slot.motif
@@ -134,8 +146,11 @@ def extra_mechanism(ctx: Context, motif: Motif, skin: Skin) -> Extra | None:
                     continue
                 ids = {r: f"X{i + 1}" for i, r in enumerate(used)}
                 sentence = fill(template, {r: s.entities[r] for r in used})
-                return Extra({ids[r]: s.entities[r] for r in used},
-                             tuple(parse_term(r).rename(ids).canonical() for r in rels), sentence)
+                return Extra(
+                    {ids[r]: s.entities[r] for r in used},
+                    tuple(parse_term(r).rename(ids).canonical() for r in rels),
+                    sentence,
+                )
     return None
 
 
@@ -143,22 +158,28 @@ def build_f4(ctx: Context, slot: Slot) -> Item:
     """F4: adapt the source fix to the target; the four kinds of :data:`F4_KINDS`."""
     m = slot.motif
     kind = F4_KINDS[slot.ordinal % len(F4_KINDS)]
-    t_var, s_var = {"same": ("true", "true"), "source_extra": (m.partial.name, "true"),
-                    "target_extra_link": ("true", m.partial.name),
-                    "target_extra_mechanism": ("true", "true")}[kind]
+    t_var, s_var = {
+        "same": ("true", "true"),
+        "source_extra": (m.partial.name, "true"),
+        "target_extra_link": ("true", m.partial.name),
+        "target_extra_mechanism": ("true", "true"),
+    }[kind]
     extra = None
     if kind == "target_extra_mechanism":
         slot = Slot(slot.family, m, slot.ordinal, False)  # borrowed facts come from ordinary skins
 
         def extra(skin: Skin) -> Extra | None:
             return extra_mechanism(ctx, m, skin)
+
     source, tgt = _pair(ctx, slot, t_var, s_var, extra)
     if kind == "target_extra_mechanism" and tgt.case.extra is None:
         kind = "same"  # no other motif of the split has a skin in the target's domain
-    inputs = {"source": source.record, "target": tgt.record,
-              "operators": operator_menu([m], ctx.rng)}
-    key = {**_source_key(source, tgt), **target_key(tgt), "kind": kind,
-           "source_variant": s_var}
+    inputs = {
+        "source": source.record,
+        "target": tgt.record,
+        "operators": operator_menu([m], ctx.rng),
+    }
+    key = {**_source_key(source, tgt), **target_key(tgt), "kind": kind, "source_variant": s_var}
     return ctx.item(slot, inputs, key)
 
 
@@ -200,18 +221,31 @@ def _closeness(text: str, target_text: str) -> tuple[float, float, float]:
     """How close a rendering reads to the target: shared sentences (one weighs as much as 0.05
     of overlap), word overlap and word-pair overlap (Jaccard)."""
     a, b = _bigrams(text), _bigrams(target_text)
-    return _shared(text, target_text) / 20, jaccard(text, target_text), len(a & b) / max(1, len(a | b))
+    return (
+        _shared(text, target_text) / 20,
+        jaccard(text, target_text),
+        len(a & b) / max(1, len(a | b)),
+    )
 
 
-def matched_case(ctx: Context, m: Motif, variant: str, other: str, skins: Callable[[], Skin],
-                 target_text: str, tries: int, lexicon: int | None = None,
-                 fix: str | None = None) -> Case:
+def matched_case(
+    ctx: Context,
+    m: Motif,
+    variant: str,
+    other: str,
+    skins: Callable[[], Skin],
+    target_text: str,
+    tries: int,
+    lexicon: int | None = None,
+    fix: str | None = None,
+) -> Case:
     """A rendering of ``variant`` whose closeness to the target does not say whether it is
     ``variant`` or ``other``: renderings of both structures are drawn (in skins from
     ``skins``, without asides), one of the pooled renderings sets the closeness level, and the
     ``variant`` rendering nearest to that level is rendered again with the seed it was drawn
     with (with asides). A rendering of the target's own structure shares more wording with it;
     matched to a level drawn from both, it does not."""
+
     def probe(v: str) -> tuple[Skin, int, tuple[float, float, float]]:
         skin, seed = skins(), ctx.rng.randrange(10**9)
         return skin, seed, _closeness(make_case(m, v, skin, seed, lexicon, fix).text, target_text)
@@ -219,7 +253,9 @@ def matched_case(ctx: Context, m: Motif, variant: str, other: str, skins: Callab
     own = [probe(variant) for _ in range(tries)]
     pool = own + [probe(other) for _ in range(tries)]
     level = pool[ctx.rng.randrange(len(pool))][2]
-    skin, seed, _ = min(own, key=lambda p: sum(abs(x - y) for x, y in zip(p[2], level, strict=True)))
+    skin, seed, _ = min(
+        own, key=lambda p: sum(abs(x - y) for x, y in zip(p[2], level, strict=True))
+    )
     return ctx.case(m, variant, skin, lexicon, fix, seed=seed)
 
 
@@ -241,26 +277,51 @@ def build_f2(ctx: Context, slot: Slot) -> Item:
     near_variant, far_variant = (valid_v, fake_v) if control else (fake_v, valid_v)
     # each candidate's wording is matched to a closeness level drawn from renderings of both
     # structures (in its own skin), so the valid one does not read closer to the target
-    near_case = matched_case(ctx, m, near_variant, far_variant, lambda: t_case.skin, t_case.text,
-                             NEAR_TRIES, t_case.lexicon, ctx.stored_fix(m, near_variant))
-    far_case = matched_case(ctx, m, far_variant, near_variant, lambda: far_skin, t_case.text,
-                            NEAR_TRIES, fix=ctx.stored_fix(m, far_variant))
+    near_case = matched_case(
+        ctx,
+        m,
+        near_variant,
+        far_variant,
+        lambda: t_case.skin,
+        t_case.text,
+        NEAR_TRIES,
+        t_case.lexicon,
+        ctx.stored_fix(m, near_variant),
+    )
+    far_case = matched_case(
+        ctx,
+        m,
+        far_variant,
+        near_variant,
+        lambda: far_skin,
+        t_case.text,
+        NEAR_TRIES,
+        fix=ctx.stored_fix(m, far_variant),
+    )
     near, far = (episode(c, ctx.rng, ctx.taken) for c in (near_case, far_case))
     tgt = target(t_case, ctx.rng, ctx.taken)
     valid, fake = (near, far) if control else (far, near)
     candidates = sorted([near.record, far.record], key=lambda r: r["id"])
     edit = m.variant(fake_v if fake_v != "true" else valid_v).edit.kind
     key = {
-        "gold_source": valid.record["id"], "keyed_matches": [], "has_valid_source": True,
-        "far": valid is far, "control": control,
+        "gold_source": valid.record["id"],
+        "keyed_matches": [],
+        "has_valid_source": True,
+        "far": valid is far,
+        "control": control,
         "valid": {valid.record["id"]: True, fake.record["id"]: False},
-        "near": near.record["id"], "decoy": fake.record["id"], "edit": edit,
+        "near": near.record["id"],
+        "decoy": fake.record["id"],
+        "edit": edit,
         "decoy_variant": fake_v,
         "decoy_twin_overlap": twin_overlap(fake.case),
-        "role_mapping": role_mapping(valid, tgt), "check": check_spec(tgt),
+        "role_mapping": role_mapping(valid, tgt),
+        "check": check_spec(tgt),
         "fix": fix_in_target(source_fix_for(valid.case, t_case), tgt),
-        "transfer_outcomes": {valid.record["id"]: transfer_outcome(valid.case, tgt),
-                              fake.record["id"]: transfer_outcome(fake.case, tgt)},
+        "transfer_outcomes": {
+            valid.record["id"]: transfer_outcome(valid.case, tgt),
+            fake.record["id"]: transfer_outcome(fake.case, tgt),
+        },
         **target_key(tgt),
     }
     return ctx.item(slot, {"target": tgt.record, "candidates": candidates}, key)
@@ -279,8 +340,9 @@ def build_f6(ctx: Context, slot: Slot) -> Item:
     pick = random.Random(f"f6|{ctx.dealer.seed}|{m.name}|{slot.ordinal // 2}")
     # a false pair: the true structure and a decoy whose fixes fail in each other's worlds, so
     # either can be offered for the other (a real false analogy, in both directions)
-    decoys = [d.name for d in m.decoys if not _fix_resolves(m, d.name, "true")] or \
-        [d.name for d in m.decoys]
+    decoys = [d.name for d in m.decoys if not _fix_resolves(m, d.name, "true")] or [
+        d.name for d in m.decoys
+    ]
     decoy = pick.choice(decoys)
     s_var = pick.choice(("true", decoy))
     valid = (slot.ordinal + _layout_bit(ctx, slot)) % 2 == 0
@@ -288,19 +350,33 @@ def build_f6(ctx: Context, slot: Slot) -> Item:
     # the source's wording is matched to a closeness level drawn from renderings (other skins)
     # of both structures, so a source of the target's own structure does not read closer to it
     t_case = ctx.case(m, t_var, ctx.skin(m, nonce=slot.nonce))
-    s_case = matched_case(ctx, m, s_var, decoy if s_var == "true" else "true",
-                          lambda: ctx.skin(m, avoid=(t_case.skin,)), t_case.text, F6_TRIES)
+    s_case = matched_case(
+        ctx,
+        m,
+        s_var,
+        decoy if s_var == "true" else "true",
+        lambda: ctx.skin(m, avoid=(t_case.skin,)),
+        t_case.text,
+        F6_TRIES,
+    )
     source, tgt = episode(s_case, ctx.rng, ctx.taken), target(t_case, ctx.rng, ctx.taken)
-    key = {"gold_source": source.record["id"] if valid else None, "keyed_matches": [],
-           "has_valid_source": valid, "offered_is_valid": valid,
-           "far": source.case.domain != tgt.case.domain,
-           "edit": None if valid else m.variant(decoy).edit.kind,
-           "source_variant": s_var,
-           "decoy_twin_overlap": None if valid else twin_overlap(
-               tgt.case if t_var != "true" else source.case),
-           "check": check_spec(tgt), "source_fix": fix_in_target(source.case.fix, tgt),
-           "fix": fix_in_target(tgt.case.fix, tgt),
-           "transfer_outcome": transfer_outcome(source.case, tgt), **target_key(tgt)}
+    key = {
+        "gold_source": source.record["id"] if valid else None,
+        "keyed_matches": [],
+        "has_valid_source": valid,
+        "offered_is_valid": valid,
+        "far": source.case.domain != tgt.case.domain,
+        "edit": None if valid else m.variant(decoy).edit.kind,
+        "source_variant": s_var,
+        "decoy_twin_overlap": None
+        if valid
+        else twin_overlap(tgt.case if t_var != "true" else source.case),
+        "check": check_spec(tgt),
+        "source_fix": fix_in_target(source.case.fix, tgt),
+        "fix": fix_in_target(tgt.case.fix, tgt),
+        "transfer_outcome": transfer_outcome(source.case, tgt),
+        **target_key(tgt),
+    }
     if valid:
         key["role_mapping"] = role_mapping(source, tgt)
     return ctx.item(slot, {"source": source.record, "target": tgt.record}, key)
@@ -310,9 +386,13 @@ def _canonical_sets(structure) -> tuple[set[str], set[tuple[str, str, str]]]:
     """A structure's relations and causal links as canonical node strings."""
     vocab = vocabulary()
     rels, chain = structure
-    return ({canonical(parse_term(r), vocab) for r in rels},
-            {(canonical(parse_term(c), vocab), k, canonical(parse_term(e), vocab))
-             for c, k, e in chain})
+    return (
+        {canonical(parse_term(r), vocab) for r in rels},
+        {
+            (canonical(parse_term(c), vocab), k, canonical(parse_term(e), vocab))
+            for c, k, e in chain
+        },
+    )
 
 
 def _structure(m: Motif, variant: str):
@@ -322,7 +402,9 @@ def _structure(m: Motif, variant: str):
 def _fix_outcome(m: Motif, fix: str, variant: str) -> str | None:
     """What ``fix`` does in the ``variant`` world: "resolved" or "fails" when it does the same on
     every one of a fixed run of seeds, None when that depends on the seed."""
-    results = {world_for(m, variant).simulate(fix, s).result == "resolved" for s in range(F5_FIX_SEEDS)}
+    results = {
+        world_for(m, variant).simulate(fix, s).result == "resolved" for s in range(F5_FIX_SEEDS)
+    }
     return None if len(results) > 1 else "resolved" if results.pop() else "fails"
 
 
@@ -362,9 +444,11 @@ def build_f5(ctx: Context, slot: Slot) -> Item:
     fix = m.fix if not m.alt_fixes or pick.random() < 0.6 else pick.choice(m.alt_fixes)
     pairs = f5_pairs(m, fix) or f5_pairs(m, fix := m.fix)
     if not pairs:
-        raise BenchError(f"motif {m.name}: no two variants lack different parts of it, so it "
-                         "cannot make an F5 item; give it a partial variant or a decoy that "
-                         "deletes another claim")
+        raise BenchError(
+            f"motif {m.name}: no two variants lack different parts of it, so it "
+            "cannot make an F5 item; give it a partial variant or a decoy that "
+            "deletes another claim"
+        )
     here, other = pick.choice(pairs)
     if (slot.ordinal + pick.randrange(2)) % 2:
         here, other = other, here
@@ -379,13 +463,21 @@ def build_f5(ctx: Context, slot: Slot) -> Item:
         t = parse_term(r)
         node = canonical(t, vocab)
         if (node in lacks_here) != (node in lacks_other):
-            claims.append(({"kind": "relation", "claim": [t.functor, *[ids[str(a)] for a in t.args]]},
-                           node not in lacks_here))
+            claims.append(
+                (
+                    {"kind": "relation", "claim": [t.functor, *[ids[str(a)] for a in t.args]]},
+                    node not in lacks_here,
+                )
+            )
     for c, k, e in chain:
         link = (canonical(parse_term(c), vocab), k, canonical(parse_term(e), vocab))
         if (link in lacks_here) != (link in lacks_other):
-            claims.append(({"kind": "link", "claim": [_term(c, ids), k, _term(e, ids)]},
-                           link not in lacks_here))
+            claims.append(
+                (
+                    {"kind": "link", "claim": [_term(c, ids), k, _term(e, ids)]},
+                    link not in lacks_here,
+                )
+            )
     fix_here, fix_other = _fix_outcome(m, fix, here), _fix_outcome(m, fix, other)
     if fix_here != fix_other:  # labelled by the target's own check seeds, as scoring runs it
         results = {world_for(m, here).simulate(fix, s).result for s in check_spec(tgt)["seeds"]}
@@ -396,9 +488,16 @@ def build_f5(ctx: Context, slot: Slot) -> Item:
         shown.append({"id": cid, **claim})
         decisions[cid] = "transfer" if keep else "withhold"
     shown.sort(key=lambda c: c["id"])
-    key = {**_source_key(source, tgt), "decisions": decisions, "pair": f"true>{here}",
-           "other_target": other, "source_variant": "true", "edit": m.variant(here).edit.kind,
-           "twin_overlap": twin_overlap(tgt.case), **target_key(tgt)}
+    key = {
+        **_source_key(source, tgt),
+        "decisions": decisions,
+        "pair": f"true>{here}",
+        "other_target": other,
+        "source_variant": "true",
+        "edit": m.variant(here).edit.kind,
+        "twin_overlap": twin_overlap(tgt.case),
+        **target_key(tgt),
+    }
     key["fix"] = fix_in_target(tgt.case.fix, tgt)
     inputs = {"source": source.record, "target": tgt.record, "inferences": shown}
     return ctx.item(slot, inputs, key)

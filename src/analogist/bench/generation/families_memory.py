@@ -88,12 +88,16 @@ def _others(ctx: Context, motif: Motif) -> list[Motif]:
 
 def _trap_skins(m: Motif, t_case: Case) -> tuple[Skin, ...]:
     """``m``'s skins in the target's domain (its nonce skin for a nonce target)."""
-    return tuple(s for s in m.skins if (s.kind == "nonce" if t_case.skin.kind == "nonce"
-                                        else s.domain == t_case.domain))
+    return tuple(
+        s
+        for s in m.skins
+        if (s.kind == "nonce" if t_case.skin.kind == "nonce" else s.domain == t_case.domain)
+    )
 
 
-def _plan(ctx: Context, t_case: Case, with_source: bool, ordinal: int,
-          structures: Structures) -> list[_Spec]:
+def _plan(
+    ctx: Context, t_case: Case, with_source: bool, ordinal: int, structures: Structures
+) -> list[_Spec]:
     """What the snapshot holds, as clusters of one motif each: every structure of the target's
     motif (the target's own only when there is a match), then other motifs with as many
     structures each (so no motif stands out by how many episodes it has), the first up to
@@ -104,11 +108,15 @@ def _plan(ctx: Context, t_case: Case, with_source: bool, ordinal: int,
     own = "true" if t_case.variant == "split" else t_case.variant.removeprefix("split:")
     rest = [v for v in structures(m) if v != own]
     ctx.rng.shuffle(rest)
-    second = partner(m, own, ordinal) if own == "true" else \
-        next((v for v in rest if v != "true"), "true")
+    second = (
+        partner(m, own, ordinal)
+        if own == "true"
+        else next((v for v in rest if v != "true"), "true")
+    )
     ordinary = [s for s in m.skins if s is not t_case.skin and s.kind == "ordinary"]
-    cluster = ([(own, "source")] if with_source else []) + \
-        [(v, "decoy_near" if v == second else "decoy_far") for v in rest]
+    cluster = ([(own, "source")] if with_source else []) + [
+        (v, "decoy_near" if v == second else "decoy_far") for v in rest
+    ]
     specs = [_Spec(tuple((m, v, s) for s in ordinary), label) for v, label in cluster]
     size = len(structures(m))
     traps = NONCE_TRAPS if t_case.skin.kind == "nonce" else TRAPS
@@ -121,8 +129,10 @@ def _plan(ctx: Context, t_case: Case, with_source: bool, ordinal: int,
         if skins and traps > 0:
             take = min(size, traps)
             traps -= take
-            specs += [_Spec(tuple((o, v, s) for s in skins), "same_domain", t_case.lexicon)
-                      for v in vs[:take]]
+            specs += [
+                _Spec(tuple((o, v, s) for s in skins), "same_domain", t_case.lexicon)
+                for v in vs[:take]
+            ]
         else:
             skins = tuple(s for s in o.skins if s.kind == "ordinary" and s.domain != t_case.domain)
             specs += [_Spec(tuple((o, v, s) for s in skins), "other") for v in vs[:size]]
@@ -159,8 +169,17 @@ def _candidates(ctx: Context, spec: _Spec, t_bare: str) -> list[_Option]:
         for _ in range(tries):
             seed = ctx.rng.randrange(10**9)
             bare = make_case(motif, variant, skin, seed, spec.lexicon)
-            out.append(_Option(motif, variant, skin, seed, bare.rendering.symptom,
-                               jaccard(bare.text, t_bare), bigram_jaccard(bare.text, t_bare)))
+            out.append(
+                _Option(
+                    motif,
+                    variant,
+                    skin,
+                    seed,
+                    bare.rendering.symptom,
+                    jaccard(bare.text, t_bare),
+                    bigram_jaccard(bare.text, t_bare),
+                )
+            )
     return out
 
 
@@ -177,22 +196,31 @@ def _level(ctx: Context, pools: list[list[_Option]]) -> tuple[float, float]:
     level for the whole snapshot, so no episode's overlap tells its role."""
     grid = [(w * STEP[0], b * STEP[1]) for w in range(4, 25) for b in range(0, 25)]
     ctx.rng.shuffle(grid)
+
     def cost(lv: tuple[float, float]) -> float:
         misses = [min(_miss(o, lv) for o in pool) for pool in pools if pool]
         return max(misses) + 3 * sum(misses) / len(misses)
+
     return min(grid, key=cost)
 
 
-def _pick(pool: list[_Option], level: tuple[float, float], taken_symptoms: set[str]
-          ) -> _Option | None:
+def _pick(
+    pool: list[_Option], level: tuple[float, float], taken_symptoms: set[str]
+) -> _Option | None:
     """The rendering nearest the snapshot's overlap level whose symptom sentence is not yet in
     the snapshot (None: every one repeats a symptom)."""
     fresh = [o for o in pool if o.symptom not in taken_symptoms]
     return min(fresh, key=lambda o: _miss(o, level)) if fresh else None
 
 
-def memory(ctx: Context, t_case: Case, *, with_source: bool, ordinal: int = 0,
-           structures: Structures = variants) -> tuple[list[Shown], dict[str, str]]:
+def memory(
+    ctx: Context,
+    t_case: Case,
+    *,
+    with_source: bool,
+    ordinal: int = 0,
+    structures: Structures = variants,
+) -> tuple[list[Shown], dict[str, str]]:
     """A snapshot for ``t_case`` and the key-side role of every episode in it.
 
     The target's motif contributes one episode of each of its structures, in skins other than
@@ -206,8 +234,7 @@ def memory(ctx: Context, t_case: Case, *, with_source: bool, ordinal: int = 0,
     left are in docs/parb.md).
     No stored episode shares the target's skin.
     """
-    t_bare = make_case(t_case.motif, t_case.variant, t_case.skin, t_case.seed,
-                       t_case.lexicon).text
+    t_bare = make_case(t_case.motif, t_case.variant, t_case.skin, t_case.seed, t_case.lexicon).text
     labelled: list[tuple[Case, str]] = []
     symptoms: set[str] = set()
     used: set[tuple[str, str]] = set()
@@ -225,8 +252,9 @@ def memory(ctx: Context, t_case: Case, *, with_source: bool, ordinal: int = 0,
         used.add((motif.name, variant))
         n = ctx.rng.randrange(MAX_ASIDES + 1)
         asides = tuple(ctx.dealer.deal(skin.domain, skin.kind, n))
-        c = make_case(motif, variant, skin, seed, spec.lexicon, ctx.stored_fix(motif, variant),
-                      asides)
+        c = make_case(
+            motif, variant, skin, seed, spec.lexicon, ctx.stored_fix(motif, variant), asides
+        )
         symptoms.add(c.rendering.symptom)
         labelled.append((c, spec.label))
     strings: set[str] = set()
@@ -235,23 +263,31 @@ def memory(ctx: Context, t_case: Case, *, with_source: bool, ordinal: int = 0,
     return [s for s, _ in shown], {s.record["id"]: label for s, label in shown}
 
 
-def _retrieval(ctx: Context, slot: Slot, variant: str, with_source: bool,
-               structures: Structures = variants):
+def _retrieval(
+    ctx: Context, slot: Slot, variant: str, with_source: bool, structures: Structures = variants
+):
     m = slot.motif
     # a memory target tells at least two asides, which its same-domain traps retell
     t_case = ctx.case(m, variant, ctx.skin(m, nonce=slot.nonce), least=2)
-    snapshot, labels = memory(ctx, t_case, with_source=with_source, ordinal=slot.ordinal,
-                              structures=structures)
+    snapshot, labels = memory(
+        ctx, t_case, with_source=with_source, ordinal=slot.ordinal, structures=structures
+    )
     tgt = target(t_case, ctx.rng, ctx.taken)
     source = next((s for s in snapshot if labels[s.record["id"]] == "source"), None)
     key: dict[str, Any] = {
-        "gold_source": source.record["id"] if source else None, "keyed_matches": [],
-        "has_valid_source": source is not None, "memory_roles": labels,
-        "decoy_twin_overlap": {s.record["id"]: twin_overlap(s.case) for s in snapshot
-                               if labels[s.record["id"]].startswith("decoy")
-                               and s.case.variant != "true"},
-        "far": source is not None and source.case.domain != t_case.domain, **target_key(tgt),
-        "check": check_spec(tgt), "fix": fix_in_target(t_case.fix, tgt),
+        "gold_source": source.record["id"] if source else None,
+        "keyed_matches": [],
+        "has_valid_source": source is not None,
+        "memory_roles": labels,
+        "decoy_twin_overlap": {
+            s.record["id"]: twin_overlap(s.case)
+            for s in snapshot
+            if labels[s.record["id"]].startswith("decoy") and s.case.variant != "true"
+        },
+        "far": source is not None and source.case.domain != t_case.domain,
+        **target_key(tgt),
+        "check": check_spec(tgt),
+        "fix": fix_in_target(t_case.fix, tgt),
     }
     if source is not None:
         key["role_mapping"] = role_mapping(source, tgt)
@@ -286,16 +322,26 @@ def build_f7(ctx: Context, slot: Slot) -> Item:
 SPLIT_FIXES: dict[str, str | None] = {
     # found by search_split_fix (the motif's own operator first, then the library) and tested to
     # resolve the split world (tests/bench/test_parb_worlds.py); None: no operator resolves it
-    "stale_copy": "reconcile(CON,DER,SRC)", "observer_failure": "heartbeat(MON)",
-    "masking_cause": "expose(AGG,CMP)", "positive_feedback": None,
-    "starvation": "age_priority(HOG,VIC)", "priority_inversion": "inherit_priority(LO,HI)",
-    "survivorship_filter": "expose(STG,FIL)", "proxy_optimisation": "realign(PRX,GOAL)",
-    "race_condition": "serialize(CHK,MUT)", "shared_dependency_cascade": "circuit_break(MID,POOL)",
-    "retry_amplification": "backoff(CLI,SRV)", "circular_wait": "order_locks(T2,L1,L2)",
-    "alarm_fatigue": "dedupe(ALM,DSP)", "confounded_correlation": "stratify(DM,RPT,CFD)",
-    "missing_backpressure": "backpressure(Q,PRD)", "version_skew": "upgrade(OLD,NEW)",
-    "thundering_herd": "jitter(CCH)", "hidden_spof": "diversify(SEC,STG)",
-    "observer_effect": "cap_usage(PRB,TGT)", "fail_open_guard": "fail_closed(GRD,FLT)",
+    "stale_copy": "reconcile(CON,DER,SRC)",
+    "observer_failure": "heartbeat(MON)",
+    "masking_cause": "expose(AGG,CMP)",
+    "positive_feedback": None,
+    "starvation": "age_priority(HOG,VIC)",
+    "priority_inversion": "inherit_priority(LO,HI)",
+    "survivorship_filter": "expose(STG,FIL)",
+    "proxy_optimisation": "realign(PRX,GOAL)",
+    "race_condition": "serialize(CHK,MUT)",
+    "shared_dependency_cascade": "circuit_break(MID,POOL)",
+    "retry_amplification": "backoff(CLI,SRV)",
+    "circular_wait": "order_locks(T2,L1,L2)",
+    "alarm_fatigue": "dedupe(ALM,DSP)",
+    "confounded_correlation": "stratify(DM,RPT,CFD)",
+    "missing_backpressure": "backpressure(Q,PRD)",
+    "version_skew": "upgrade(OLD,NEW)",
+    "thundering_herd": "jitter(CCH)",
+    "hidden_spof": "diversify(SEC,STG)",
+    "observer_effect": "cap_usage(PRB,TGT)",
+    "fail_open_guard": "fail_closed(GRD,FLT)",
 }
 
 
@@ -341,7 +387,9 @@ def split_decoys(name: str) -> tuple[str, ...]:
     m = by_name(name)
     out = []
     for d in m.decoys:
-        if d.edit.element == m.split.relation or m.fact_of(d.edit.element) == m.fact_of(m.split.relation):
+        if d.edit.element == m.split.relation or m.fact_of(d.edit.element) == m.fact_of(
+            m.split.relation
+        ):
             continue
         w = world_for(m, f"split:{d.name}")
         if all(w.simulate(d.fix, s).result == "resolved" for s in range(6)):
@@ -360,15 +408,17 @@ def build_f8(ctx: Context, slot: Slot) -> Item:
         slot = Slot(slot.family, m, slot.ordinal, slot.nonce)
     # the target is the true structure or a decoy written at the finer grain, uniformly; the
     # snapshot holds exactly the structures an F8 target can take, so each is the source as often
-    variant = _memory_target(ctx, [f"split:{v}" if v != "true" else "split"
-                                   for v in _f8_structures(m)])
-    snapshot, tgt, key = _retrieval(ctx, slot, variant, with_source=True,
-                                    structures=_f8_structures)
+    variant = _memory_target(
+        ctx, [f"split:{v}" if v != "true" else "split" for v in _f8_structures(m)]
+    )
+    snapshot, tgt, key = _retrieval(ctx, slot, variant, with_source=True, structures=_f8_structures)
     a, b = _ends(m.split.relation)
     fix = (split_fix(m.name) or m.fix) if variant == "split" else m.variant(variant[6:]).fix
-    key.update(level=m.split.level,
-               split={"part": tgt.roles[m.split.part], "between": [tgt.roles[a], tgt.roles[b]]},
-               fix=fix_in_target(fix, tgt))
+    key.update(
+        level=m.split.level,
+        split={"part": tgt.roles[m.split.part], "between": [tgt.roles[a], tgt.roles[b]]},
+        fix=fix_in_target(fix, tgt),
+    )
     menu = operator_menu([m] + [s.case.motif for s in snapshot], ctx.rng, extra=2)
     inputs = {"target": tgt.record, "memory": [s.record for s in snapshot], "operators": menu}
     return ctx.item(slot, inputs, key)

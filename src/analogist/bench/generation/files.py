@@ -59,8 +59,10 @@ class Bench:
         d.mkdir(parents=True, exist_ok=True)
         (d / ITEMS).write_text(self.items_text, encoding="utf-8")
         (d / KEYS).write_text(self.keys_text, encoding="utf-8")
-        (d / MANIFEST).write_text(json.dumps(dict(self.manifest), indent=2, sort_keys=True,
-                                             ensure_ascii=True) + "\n", encoding="utf-8")
+        (d / MANIFEST).write_text(
+            json.dumps(dict(self.manifest), indent=2, sort_keys=True, ensure_ascii=True) + "\n",
+            encoding="utf-8",
+        )
         return d
 
 
@@ -81,8 +83,10 @@ def _read(d: Path, name: str) -> str:
     try:
         return (d / name).read_text(encoding="utf-8")
     except OSError as e:
-        raise BenchError(f"bench {d}: cannot read {name} ({e}); point at a directory written "
-                         "by `analogist bench generate`") from None
+        raise BenchError(
+            f"bench {d}: cannot read {name} ({e}); point at a directory written "
+            "by `analogist bench generate`"
+        ) from None
 
 
 def load_bench(path: str | Path) -> Bench:
@@ -103,8 +107,10 @@ def load_bench(path: str | Path) -> Bench:
     texts = {name: _read(d, name) for name in (ITEMS, KEYS)}
     for name, text in texts.items():
         if manifest.get("files", {}).get(name) != _sha(text):
-            raise BenchError(f"bench {d}: {name} does not match the sha256 in manifest.json; the "
-                             "bench was modified after generation; regenerate it")
+            raise BenchError(
+                f"bench {d}: {name} does not match the sha256 in manifest.json; the "
+                "bench was modified after generation; regenerate it"
+            )
     return Bench(_parse(d, texts[ITEMS], texts[KEYS]), manifest)
 
 
@@ -119,8 +125,9 @@ def _parse(d: Path, items_text: str, keys_text: str) -> tuple[Item, ...]:
         k = keys.pop(rec["item_id"], None)
         if k is None:
             raise BenchError(f"bench {d}: item {rec['item_id']} has no line in {KEYS}")
-        items.append(Item(rec["item_id"], rec["family"], rec["split"], k["motif"], rec["inputs"],
-                          k["key"]))
+        items.append(
+            Item(rec["item_id"], rec["family"], rec["split"], k["motif"], rec["inputs"], k["key"])
+        )
     if keys:
         raise BenchError(f"bench {d}: {KEYS} has keys for unknown items {sorted(keys)[:3]}")
     return tuple(items)

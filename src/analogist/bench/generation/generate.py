@@ -42,8 +42,14 @@ SMALL_PER_FAMILY = 2
 FULL_PER_CELL = 2
 
 BUILDERS: dict[str, Callable[[Context, Slot], Item]] = {
-    "F1": build_f1, "F2": build_f2, "F3": build_f3, "F4": build_f4,
-    "F5": build_f5, "F6": build_f6, "F7": build_f7, "F8": build_f8,
+    "F1": build_f1,
+    "F2": build_f2,
+    "F3": build_f3,
+    "F4": build_f4,
+    "F5": build_f5,
+    "F6": build_f6,
+    "F7": build_f7,
+    "F8": build_f8,
 }
 
 
@@ -100,8 +106,11 @@ def generate_bench(seed: int, split: str = "dev", size: str = "small") -> Bench:
     items.sort(key=lambda it: it.item_id)
     audit = run_audit(items)
     manifest = {
-        "generator": "analogist PARB", "generator_version": GENERATOR_VERSION,
-        "seed": seed, "split": split, "size": size,
+        "generator": "analogist PARB",
+        "generator_version": GENERATOR_VERSION,
+        "seed": seed,
+        "split": split,
+        "size": size,
         "motifs": list(DEV_MOTIFS if split == "dev" else HELDOUT_MOTIFS),
         "counts": _counts(items, split),
         "audit": audit,
@@ -115,7 +124,8 @@ def _counts(items: list[Item], split: str) -> dict[str, Any]:
         "total": len(items),
         "family": dict(sorted(Counter(it.family for it in items).items())),
         "motif": dict(sorted(Counter(it.motif for it in items).items())),
-        "skin_kind": dict(sorted(Counter("nonce" if it.key.get("nonce") else "ordinary"
-                                         for it in items).items())),
+        "skin_kind": dict(
+            sorted(Counter("nonce" if it.key.get("nonce") else "ordinary" for it in items).items())
+        ),
         "split": {split: len(items)},
     }

@@ -30,17 +30,17 @@ CHECK_SEEDS = 3
 
 QUESTIONS = {
     "F1": "Map each role of the source episode's signature to the target entity that plays it, "
-          "and state the source's fix as an operator over target entities.",
+    "and state the source's fix as an operator over target entities.",
     "F2": "For each candidate episode, say whether it is a valid structural analogue of the target.",
     "F3": "Which stored episode, if any, is a valid structural analogue of the target?",
     "F4": "Adapt the source episode's fix to the target: choose an operator from the menu and "
-          "the target entities it applies to.",
+    "the target entities it applies to.",
     "F5": "For each candidate inference carried over from the source, decide whether it "
-          "transfers to the target or must be withheld.",
+    "transfers to the target or must be withheld.",
     "F6": "Is the source episode a valid structural analogue of the target?",
     "F7": "Find a valid analogue of the target in memory, map it, and propose a fix from the menu.",
     "F8": "Which stored episode is a valid structural analogue of the target, at which "
-          "abstraction level does the match appear, and what fix from the menu carries over?",
+    "abstraction level does the match appear, and what fix from the menu carries over?",
 }
 
 
@@ -57,8 +57,12 @@ class Item:
 
     def input_record(self) -> dict[str, Any]:
         """The line of ``items.jsonl``: everything a system under test may see."""
-        return {"item_id": self.item_id, "family": self.family, "split": self.split,
-                "inputs": dict(self.inputs)}
+        return {
+            "item_id": self.item_id,
+            "family": self.family,
+            "split": self.split,
+            "inputs": dict(self.inputs),
+        }
 
     def key_record(self) -> dict[str, Any]:
         """The line of ``keys.jsonl``."""
@@ -85,10 +89,18 @@ class Context:
     taken: set[str] = field(default_factory=set)
     dealer: Dealer = field(default_factory=lambda: Dealer("item"))
 
-    def case(self, motif: Motif, variant: str, skin: Skin, lexicon: int | None = None,
-             fix: str | None = None, extra: Extra | None = None,
-             like: tuple[str, ...] | None = None, least: int = 0,
-             seed: int | None = None) -> Case:
+    def case(
+        self,
+        motif: Motif,
+        variant: str,
+        skin: Skin,
+        lexicon: int | None = None,
+        fix: str | None = None,
+        extra: Extra | None = None,
+        like: tuple[str, ...] | None = None,
+        least: int = 0,
+        seed: int | None = None,
+    ) -> Case:
         """A case with a fresh seed and fresh asides from the bench's dealer (how many does
         not depend on the variant); pass ``lexicon`` to share an invented world's words and
         ``like`` to tell the same events as those asides (a same-domain surface trap);
@@ -122,8 +134,14 @@ class Context:
         the key, and a fresh random id."""
         inputs = {"question": QUESTIONS[slot.family], **inputs}
         key = {"family": slot.family, "item_source": "synthetic", **key}
-        return Item(new_id(self.rng, "it", self.taken), slot.family, self.split, slot.motif.name,
-                    inputs, key)
+        return Item(
+            new_id(self.rng, "it", self.taken),
+            slot.family,
+            self.split,
+            slot.motif.name,
+            inputs,
+            key,
+        )
 
 
 def variants(motif: Motif) -> list[str]:
@@ -151,9 +169,12 @@ def target_variant(motif: Motif, ordinal: int, salt: int = 0) -> str:
 def check_spec(shown: Shown) -> dict[str, Any]:
     """The executable check: which world to simulate a proposed fix in, and how to read args."""
     c = shown.case
-    return {"motif": c.motif.name, "variant": c.variant,
-            "roles": {eid: role for role, eid in shown.roles.items()},
-            "seeds": [c.seed + i for i in range(CHECK_SEEDS)]}
+    return {
+        "motif": c.motif.name,
+        "variant": c.variant,
+        "roles": {eid: role for role, eid in shown.roles.items()},
+        "seeds": [c.seed + i for i in range(CHECK_SEEDS)],
+    }
 
 
 def role_mapping(source: Shown, target: Shown) -> dict[str, str]:
@@ -169,8 +190,10 @@ def fix_in_target(term_text: str, target: Shown) -> dict[str, Any]:
 
 def transfer_outcome(source: Case, target: Shown) -> str:
     """What the source's own fix does in the target world: worst result over the check seeds."""
-    results = {world_for(target.case.motif, target.case.variant).simulate(source.fix, s).result
-               for s in check_spec(target)["seeds"]}
+    results = {
+        world_for(target.case.motif, target.case.variant).simulate(source.fix, s).result
+        for s in check_spec(target)["seeds"]
+    }
     for r in ("worse", "unchanged", "resolved"):
         if r in results:
             return r
@@ -180,10 +203,13 @@ def transfer_outcome(source: Case, target: Shown) -> str:
 def target_key(target: Shown) -> dict[str, Any]:
     """Key facts about a target: its variant, gold signature and role of each entity."""
     c = target.case
-    return {"target_variant": c.variant, "nonce": c.skin.kind == "nonce",
-            "extra_mechanism": c.extra is not None,
-            "target_signature": target_raw(c),
-            "target_roles": {eid: role for role, eid in target.roles.items()}}
+    return {
+        "target_variant": c.variant,
+        "nonce": c.skin.kind == "nonce",
+        "extra_mechanism": c.extra is not None,
+        "target_signature": target_raw(c),
+        "target_roles": {eid: role for role, eid in target.roles.items()},
+    }
 
 
 def operator_menu(motifs: list[Motif], rng: random.Random, extra: int = 3) -> list[dict]:

@@ -87,8 +87,10 @@ def interventions(op: Operator, args: tuple[str, ...], graph: Graph) -> list[Int
     return out
 
 
-def make_operator(name: str, params: str, summary: str, effects, requires=(),
-                  phrases=()) -> Operator:
+def make_operator(
+    name: str, params: str, summary: str, effects, requires=(), phrases=()
+) -> Operator:
     """An :class:`Operator` from compact arguments (``params`` separated by ``|``)."""
-    return Operator(name, tuple(params.split("|")), summary, tuple(effects), tuple(requires),
-                    tuple(phrases))
+    return Operator(
+        name, tuple(params.split("|")), summary, tuple(effects), tuple(requires), tuple(phrases)
+    )

@@ -30,17 +30,57 @@ from typing import Any
 from analogist.bench.generation.motif import Motif, Skin
 from analogist.errors import BenchError
 
-_ONSETS = ("b", "br", "d", "dr", "f", "g", "gl", "k", "kr", "m", "n", "p", "pl", "s", "sk",
-           "t", "tr", "v", "vr", "z")
+_ONSETS = (
+    "b",
+    "br",
+    "d",
+    "dr",
+    "f",
+    "g",
+    "gl",
+    "k",
+    "kr",
+    "m",
+    "n",
+    "p",
+    "pl",
+    "s",
+    "sk",
+    "t",
+    "tr",
+    "v",
+    "vr",
+    "z",
+)
 _VOWELS = ("a", "e", "i", "o", "u", "ai", "ee", "oo")
 _CODAS = ("k", "m", "n", "sk", "rn", "nd", "x", "lt", "rv")
 _WORD = re.compile(r"[a-z0-9]+")
 NONCE_SLOTS = 12
-NEGATIONS = frozenset({"not", "no", "never", "nothing", "nobody", "none", "without", "neither",
-                       "nor", "cannot", "t"})
-ADVERBS = frozenset({"now", "often", "also", "never", "only", "still", "then", "simply", "always",
-                     "just", "already", "soon", "usually", "rarely", "quietly", "itself",
-                     "themselves", "alone"})
+NEGATIONS = frozenset(
+    {"not", "no", "never", "nothing", "nobody", "none", "without", "neither", "nor", "cannot", "t"}
+)
+ADVERBS = frozenset(
+    {
+        "now",
+        "often",
+        "also",
+        "never",
+        "only",
+        "still",
+        "then",
+        "simply",
+        "always",
+        "just",
+        "already",
+        "soon",
+        "usually",
+        "rarely",
+        "quietly",
+        "itself",
+        "themselves",
+        "alone",
+    }
+)
 PLURAL_HEADS = frozenset({"folk", "people", "staff", "police", "cattle", "crew", "livestock"})
 SINGULAR_HEADS = frozenset({"news", "series", "species", "means", "data"})
 
@@ -59,17 +99,42 @@ def nonce_words(rng: random.Random, n: int = NONCE_SLOTS) -> dict[str, str]:
     out: dict[str, str] = {}
     seen: set[str] = set()
     while len(out) < n:
-        w = rng.choice(_ONSETS) + rng.choice(_VOWELS) + rng.choice(_ONSETS) + \
-            rng.choice(_VOWELS) + rng.choice(_CODAS)
+        w = (
+            rng.choice(_ONSETS)
+            + rng.choice(_VOWELS)
+            + rng.choice(_ONSETS)
+            + rng.choice(_VOWELS)
+            + rng.choice(_CODAS)
+        )
         if w not in seen:
             seen.add(w)
             out[f"w{len(out) + 1}"] = w
     return out
 
 
-AMBIGUOUS_HEADS = frozenset({"aircraft", "sheep", "fish", "deer", "series", "species", "crew",
-                             "staff", "team", "board", "committee", "council", "panel", "family",
-                             "police", "data", "media", "public", "management"})
+AMBIGUOUS_HEADS = frozenset(
+    {
+        "aircraft",
+        "sheep",
+        "fish",
+        "deer",
+        "series",
+        "species",
+        "crew",
+        "staff",
+        "team",
+        "board",
+        "committee",
+        "council",
+        "panel",
+        "family",
+        "police",
+        "data",
+        "media",
+        "public",
+        "management",
+    }
+)
 
 
 def head_noun(name: str) -> str:
@@ -79,8 +144,16 @@ def head_noun(name: str) -> str:
     kept: list[str] = []
     for i, w in enumerate(words_):
         lw = w.lower()
-        if i >= 2 and kept and (lw in PREPOSITIONS or lw in ("already", "that", "which", "who")
-                                or lw.isdigit() or (lw.endswith("ed") and len(lw) > 4)):
+        if (
+            i >= 2
+            and kept
+            and (
+                lw in PREPOSITIONS
+                or lw in ("already", "that", "which", "who")
+                or lw.isdigit()
+                or (lw.endswith("ed") and len(lw) > 4)
+            )
+        ):
             break
         kept.append(lw)
     return kept[-1] if kept else ""
@@ -88,7 +161,7 @@ def head_noun(name: str) -> str:
 
 @cache
 def number(name: str) -> str | None:
-    """"plural", "singular", or None when the head noun can be either (aircraft, team ...)."""
+    """ "plural", "singular", or None when the head noun can be either (aircraft, team ...)."""
     if re.search(r"\band\b", name):
         return "plural"
     head = head_noun(name)
@@ -113,31 +186,77 @@ _SUBJECT_VERB = re.compile(r"\{([A-Z][A-Z0-9_]*)\}(\s+)([a-z][a-z'-]*)(?:(\s+)([
 
 
 TO_SINGULAR = {"are": "is", "were": "was", "have": "has"}
-PREPOSITIONS = frozenset({"from", "of", "by", "with", "to", "for", "at", "in", "on", "than",
-                          "into", "onto", "over", "under", "about", "through", "behind"})
-NOT_VERBS = frozenset({"as", "this", "thus", "its", "his", "hers", "us", "yes", "always",
-                       "perhaps", "sometimes", "plus", "across", "towards", "afterwards",
-                       "unless", "less", "whereas", "besides", "nowadays", "upstairs"})
+PREPOSITIONS = frozenset(
+    {
+        "from",
+        "of",
+        "by",
+        "with",
+        "to",
+        "for",
+        "at",
+        "in",
+        "on",
+        "than",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "about",
+        "through",
+        "behind",
+    }
+)
+NOT_VERBS = frozenset(
+    {
+        "as",
+        "this",
+        "thus",
+        "its",
+        "his",
+        "hers",
+        "us",
+        "yes",
+        "always",
+        "perhaps",
+        "sometimes",
+        "plus",
+        "across",
+        "towards",
+        "afterwards",
+        "unless",
+        "less",
+        "whereas",
+        "besides",
+        "nowadays",
+        "upstairs",
+    }
+)
 
 
 def _singular_verb(word: str) -> bool:
     """Whether ``word`` looks like a third-person singular verb form."""
     return word in ("is", "was", "has", "does") or (
-        word.endswith("s") and not word.endswith("ss") and word not in NOT_VERBS
-        and _engine().plural_verb(word) != word)
+        word.endswith("s")
+        and not word.endswith("ss")
+        and word not in NOT_VERBS
+        and _engine().plural_verb(word) != word
+    )
 
 
 def _agree(template: str, values: dict[str, str]) -> str:
     """Make the verb after a ``{ROLE}`` placeholder (and an optional adverb) agree with the
     entity's number: third-person forms for plurals, is/was/has for singulars."""
+
     def fix(m: re.Match[str]) -> str:
         role, gap, first, gap2, second = m.groups()
         name = values.get(role)
-        before = template[max(0, m.start() - 12):m.start()].lower()
+        before = template[max(0, m.start() - 12) : m.start()].lower()
         last = before.split()[-1] if before.split() else ""
         num = number(name) if name is not None else None
-        if (num is None or before.endswith(("each of ", "one of "))
-                or last in PREPOSITIONS):  # the entity is not the subject, or either number fits
+        if (
+            num is None or before.endswith(("each of ", "one of ")) or last in PREPOSITIONS
+        ):  # the entity is not the subject, or either number fits
             return m.group(0)
 
         def conj(word: str) -> str:
@@ -146,12 +265,14 @@ def _agree(template: str, values: dict[str, str]) -> str:
             if num == "singular" and word in TO_SINGULAR:
                 return TO_SINGULAR[word]
             return word
+
         if first in ADVERBS and second is not None:
             second = conj(second)
         else:
             first = conj(first)
         tail = f"{gap2}{second}" if second is not None else ""
         return f"{{{role}}}{gap}{first}{tail}"
+
     return _SUBJECT_VERB.sub(fix, template)
 
 
@@ -160,11 +281,13 @@ _ARTICLE = re.compile(r"\b([Aa]n?) ([A-Za-z][\w-]*)")
 
 def articles(text: str) -> str:
     """Every "a"/"an" before a word made to match its sound (``inflect``)."""
+
     def fix(m: re.Match[str]) -> str:
         art = _engine().a(m.group(2)).split(" ", 1)[0]
         if m.group(1)[0].isupper():
             art = art.capitalize()
         return f"{art} {m.group(2)}"
+
     return _ARTICLE.sub(fix, text)
 
 
@@ -203,8 +326,14 @@ def _roles_for(motif: Motif, variant: str) -> list[str]:
     return roles + [motif.split.part] if variant.startswith("split") else roles
 
 
-def render(motif: Motif, variant: str, skin: Skin, seed: int, lexicon: int | None = None,
-           asides: tuple[str, ...] = ()) -> Rendering:
+def render(
+    motif: Motif,
+    variant: str,
+    skin: Skin,
+    seed: int,
+    lexicon: int | None = None,
+    asides: tuple[str, ...] = (),
+) -> Rendering:
     """Render ``variant`` of ``motif`` in ``skin``; the same arguments give the same text.
 
     ``lexicon`` seeds a nonce skin's invented words separately from everything else, so notes
@@ -252,7 +381,9 @@ WORD_POOLS: tuple[tuple[str, ...], ...] = (
 """Interchangeable stock words of fact sentences: the same edit is worded with the same few
 words in every skin, so a note and another skin's note of the same structure would share them.
 Each rendering picks one of each pool (whole words; lower case only)."""
-_POOL_RE = tuple(re.compile(r"\b(" + "|".join(map(re.escape, pool)) + r")\b") for pool in WORD_POOLS)
+_POOL_RE = tuple(
+    re.compile(r"\b(" + "|".join(map(re.escape, pool)) + r")\b") for pool in WORD_POOLS
+)
 
 
 def _word_choice(rng: random.Random) -> tuple[str, ...]:

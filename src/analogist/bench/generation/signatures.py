@@ -82,8 +82,9 @@ def _functor(term: str) -> str:
     return parse_term(term).functor
 
 
-def describe(raw: Mapping[str, Any], *, symptom: str | None = None,
-             labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+def describe(
+    raw: Mapping[str, Any], *, symptom: str | None = None, labels: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """Signature JSON with role descriptions, violated invariant and L1-L3 written from its own
     structure, over the role names it uses (or ``labels`` for L1), so the same renderer serves
     stored episodes and gold targets and nothing depends on the motif's wording.
@@ -100,8 +101,14 @@ def describe(raw: Mapping[str, Any], *, symptom: str | None = None,
             roles[role] = desc
             continue
         mine = [t for t in rel_terms if role in parse_term(t).roles()]
-        mine += sorted({t for link in chain for t in (link[0], link[2])
-                        if role in parse_term(t).roles() and t not in mine})
+        mine += sorted(
+            {
+                t
+                for link in chain
+                for t in (link[0], link[2])
+                if role in parse_term(t).roles() and t not in mine
+            }
+        )
         roles[role] = "takes part in " + "; ".join(mine[:3]) if mine else "a party to the incident"
     out["roles"] = dict(sorted(roles.items()))
     sinks = _sinks(chain)
@@ -123,8 +130,10 @@ def describe(raw: Mapping[str, Any], *, symptom: str | None = None,
         kinds = sorted({k for _, k, _ in chain})
         # over the role names as shown, like L1: two episodes share it only if they share both
         # the pattern and the (random) role naming, so it never marks a family of variants
-        levels["L3"] = (f"{', '.join(roots) or 'a loop'} lead to {lab(sinks[-1])} "
-                        f"through {', '.join(kinds)} links")
+        levels["L3"] = (
+            f"{', '.join(roots) or 'a loop'} lead to {lab(sinks[-1])} "
+            f"through {', '.join(kinds)} links"
+        )
     out["levels"] = levels
     return out
 
@@ -137,6 +146,7 @@ def gold_signature(motif: Motif, variant: str = "true", **kw: Any) -> Signature:
 def rename_roles(raw: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, Any]:
     """A copy of signature JSON with every role name replaced through ``mapping``, its text
     fields then written afresh from the renamed structure (:func:`describe`)."""
+
     def term(text: str) -> str:
         return parse_term(text).rename(dict(mapping)).canonical()
 

@@ -97,7 +97,8 @@ class Graph:
             self.links.append(Link(a, c.link, b))
         self.listed = {canonical(r.term(), vocab) for r in sig.relations}
         self.relational = {
-            n for n, t in self.terms.items()
+            n
+            for n, t in self.terms.items()
             if (e := vocab.resolve(t.functor)) is not None and e.kind != "state"
         }
         self.incoming: dict[str, dict[str, list[str]]] = {n: {} for n in self.terms}
@@ -113,8 +114,10 @@ class Graph:
         return not self.drivers(node) and not self.incoming[node].get("feedback")
 
     def _topological(self) -> list[str]:
-        deps = {n: {c for g, cs in self.incoming[n].items() if g != "feedback" for c in cs}
-                for n in self.terms}
+        deps = {
+            n: {c for g, cs in self.incoming[n].items() if g != "feedback" for c in cs}
+            for n in self.terms
+        }
         order: list[str] = []
         done: set[str] = set()
         while len(order) < len(deps):

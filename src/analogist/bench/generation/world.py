@@ -34,8 +34,11 @@ class Outcome:
     treated: float
 
     def to_json(self) -> dict:
-        return {"result": self.result, "control": round(self.control, 4),
-                "treated": round(self.treated, 4)}
+        return {
+            "result": self.result,
+            "control": round(self.control, 4),
+            "treated": round(self.treated, 4),
+        }
 
 
 def judge(control: float, treated: float) -> str:

@@ -13,13 +13,28 @@ from analogist.bench.generation.motif import Motif
 from analogist.errors import BenchError
 
 DEV_MOTIFS: tuple[str, ...] = (
-    "stale_copy", "observer_failure", "masking_cause", "positive_feedback", "starvation",
-    "priority_inversion", "survivorship_filter", "proxy_optimisation", "race_condition",
-    "shared_dependency_cascade", "retry_amplification", "circular_wait",
+    "stale_copy",
+    "observer_failure",
+    "masking_cause",
+    "positive_feedback",
+    "starvation",
+    "priority_inversion",
+    "survivorship_filter",
+    "proxy_optimisation",
+    "race_condition",
+    "shared_dependency_cascade",
+    "retry_amplification",
+    "circular_wait",
 )
 HELDOUT_MOTIFS: tuple[str, ...] = (
-    "alarm_fatigue", "confounded_correlation", "missing_backpressure", "version_skew",
-    "thundering_herd", "hidden_spof", "observer_effect", "fail_open_guard",
+    "alarm_fatigue",
+    "confounded_correlation",
+    "missing_backpressure",
+    "version_skew",
+    "thundering_herd",
+    "hidden_spof",
+    "observer_effect",
+    "fail_open_guard",
 )
 SPLITS: dict[str, tuple[str, ...]] = {"dev": DEV_MOTIFS, "test": HELDOUT_MOTIFS}
 
@@ -34,7 +49,9 @@ def motif(name: str) -> Motif:
     """
     if name not in _CACHE:
         if name not in DEV_MOTIFS + HELDOUT_MOTIFS:
-            raise BenchError(f"unknown motif {name!r}; motifs: {', '.join(DEV_MOTIFS + HELDOUT_MOTIFS)}")
+            raise BenchError(
+                f"unknown motif {name!r}; motifs: {', '.join(DEV_MOTIFS + HELDOUT_MOTIFS)}"
+            )
         _CACHE[name] = import_module(f"analogist.bench.generation.motifs.{name}").MOTIF
     return _CACHE[name]
 

@@ -22,125 +22,276 @@ MOTIF = Motif(
     name="circular_wait",
     title="circular wait",
     aliases=("deadlock", "circular wait", "gridlock"),
-    roles={"T1": "party that keeps the first item and wants the second",
-           "T2": "party that keeps the second item and wants the first",
-           "L1": "first item", "L2": "second item"},
-    relations=("holds(T1,L1)", "waits_for(T1,L2)", "holds(T2,L2)", "waits_for(T2,L1)", "sends_to(T1,T2)"),
-    chain=(("waits_for(T1,L2)", "causes", "deadlocked(T1)"),
-           ("holds(T2,L2)", "enables", "deadlocked(T1)"),
-           ("waits_for(T2,L1)", "enables", "deadlocked(T1)"),
-           ("holds(T1,L1)", "enables", "deadlocked(T1)")),
+    roles={
+        "T1": "party that keeps the first item and wants the second",
+        "T2": "party that keeps the second item and wants the first",
+        "L1": "first item",
+        "L2": "second item",
+    },
+    relations=(
+        "holds(T1,L1)",
+        "waits_for(T1,L2)",
+        "holds(T2,L2)",
+        "waits_for(T2,L1)",
+        "sends_to(T1,T2)",
+    ),
+    chain=(
+        ("waits_for(T1,L2)", "causes", "deadlocked(T1)"),
+        ("holds(T2,L2)", "enables", "deadlocked(T1)"),
+        ("waits_for(T2,L1)", "enables", "deadlocked(T1)"),
+        ("holds(T1,L1)", "enables", "deadlocked(T1)"),
+    ),
     symptom_node="deadlocked(T1)",
     symptom="two parties each waiting on what the other has, so neither moves",
     invariant="shared items are always taken in one agreed order",
-    fix="order_locks(T2,L1,L2)", qualifier="same order for everyone",
+    fix="order_locks(T2,L1,L2)",
+    qualifier="same order for everyone",
     wrong_fixes=("release_early(T2,L1)", "scale_up(T1)", "backoff(T1,L2)"),
     alt_fixes=("order_locks(T1,L2,L1)",),
-    levels={"L1": "{T1} kept {L1} and wanted {L2} while {T2} kept {L2} and wanted {L1}",
-            "L2": "Two parties take two items in opposite orders and wait on each other",
-            "L3": "Circle of waiting with no way out"},
+    levels={
+        "L1": "{T1} kept {L1} and wanted {L2} while {T2} kept {L2} and wanted {L1}",
+        "L2": "Two parties take two items in opposite orders and wait on each other",
+        "L3": "Circle of waiting with no way out",
+    },
     dynamics=Dynamics(strengths={"holds(T2,L2)": 0.5}),
-    facts={"handoff": ("sends_to(T1,T2)",), "first": ("holds(T1,L1)", "waits_for(T1,L2)", "c1", "c4"),
-           "second": ("holds(T2,L2)", "c2"), "loop": ("waits_for(T2,L1)", "c3")},
+    facts={
+        "handoff": ("sends_to(T1,T2)",),
+        "first": ("holds(T1,L1)", "waits_for(T1,L2)", "c1", "c4"),
+        "second": ("holds(T2,L2)", "c2"),
+        "loop": ("waits_for(T2,L1)", "c3"),
+    },
     decoys=(
-        Variant(FLIP, Edit(FLIP, "c2"), "order_locks(T1,L2,L1)",
-                "Second party's hold usually clears the way for the first", "Contention that protects"),
-        Variant(DELETE, Edit(DELETE, "c2"), "order_locks(T1,L2,L1)",
-                "First party stuck for reasons unrelated to the second party's hold", "Coincidental stall"),
+        Variant(
+            FLIP,
+            Edit(FLIP, "c2"),
+            "order_locks(T1,L2,L1)",
+            "Second party's hold usually clears the way for the first",
+            "Contention that protects",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c2"),
+            "order_locks(T1,L2,L1)",
+            "First party stuck for reasons unrelated to the second party's hold",
+            "Coincidental stall",
+        ),
     ),
-    partial=Variant("partial", Edit(DROP_RELATION, "sends_to(T1,T2)"), "order_locks(T2,L1,L2)",
-                    "Two unrelated parties take two items in opposite orders and wait on each other",
-                    "Circle of waiting with no way out"),
+    partial=Variant(
+        "partial",
+        Edit(DROP_RELATION, "sends_to(T1,T2)"),
+        "order_locks(T2,L1,L2)",
+        "Two unrelated parties take two items in opposite orders and wait on each other",
+        "Circle of waiting with no way out",
+    ),
     split=Split("waits_for(T1,L2)", "QUE", "request queue in front of the second item"),
     skins=(
         Skin(
-            name="cell", domain="manufacturing", kind="ordinary",
-            entities={"T1": "the welding robot", "T2": "the painting robot", "L1": "the shared jig",
-                      "L2": "the overhead crane", "QUE": "the crane request queue"},
+            name="cell",
+            domain="manufacturing",
+            kind="ordinary",
+            entities={
+                "T1": "the welding robot",
+                "T2": "the painting robot",
+                "L1": "the shared jig",
+                "L2": "the overhead crane",
+                "QUE": "the crane request queue",
+            },
             setting=("Assembly cell stoppage report.", "Line maintenance log, Monday night."),
             facts={
-                "handoff": ("{T1} passes finished frames on to {T2}.", "Frames go from {T1} to {T2}."),
-                "first": ("{T1} clamps {L1}, then asks for {L2} and will not let go of {L1} until it gets it.",
-                          "{T1} takes {L1} first and then waits on {L2}, keeping {L1} all the while."),
-                "second": ("About half the time, at that moment, {T2} has already grabbed {L2}.",
-                           "Roughly every other cycle {T2} is using {L2} right then."),
-                "loop": ("{T2} in turn needs {L1} before it can let go of anything.",
-                         "{T2} cannot finish, and free {L2}, until it has {L1}."),
+                "handoff": (
+                    "{T1} passes finished frames on to {T2}.",
+                    "Frames go from {T1} to {T2}.",
+                ),
+                "first": (
+                    "{T1} clamps {L1}, then asks for {L2} and will not let go of {L1} until it gets it.",
+                    "{T1} takes {L1} first and then waits on {L2}, keeping {L1} all the while.",
+                ),
+                "second": (
+                    "About half the time, at that moment, {T2} has already grabbed {L2}.",
+                    "Roughly every other cycle {T2} is using {L2} right then.",
+                ),
+                "loop": (
+                    "{T2} in turn needs {L1} before it can let go of anything.",
+                    "{T2} cannot finish, and free {L2}, until it has {L1}.",
+                ),
             },
-            symptom=("The cell froze at 02:14 with both robots motionless, and stayed that way until the morning shift reset it.",
-                     "Both robots stood still for five hours, each waiting on the other."),
+            symptom=(
+                "The cell froze at 02:14 with both robots motionless, and stayed that way until the morning shift reset it.",
+                "Both robots stood still for five hours, each waiting on the other.",
+            ),
             variants={
-                FLIP: {"second": ("About half the time {T2} has {L2} at that moment, and when it does it finishes quickly and passes {L2} on, which is what keeps {T1} from getting stuck.",)},
-                DELETE: {"second": ("Whether {T2} has {L2} at that moment is irrelevant; {T1} freezes even on nights when {T2} is switched off.",)},
+                FLIP: {
+                    "second": (
+                        "About half the time {T2} has {L2} at that moment, and when it does it finishes quickly and passes {L2} on, which is what keeps {T1} from getting stuck.",
+                    )
+                },
+                DELETE: {
+                    "second": (
+                        "Whether {T2} has {L2} at that moment is irrelevant; {T1} freezes even on nights when {T2} is switched off.",
+                    )
+                },
                 "partial": {"handoff": ("{T1} and {T2} otherwise work on separate products.",)},
-                "split": {"first": ("{T1} clamps {L1}, then joins {QUE}, which only moves when {L2} is free; {T1} keeps {L1} all the while.",)},
+                "split": {
+                    "first": (
+                        "{T1} clamps {L1}, then joins {QUE}, which only moves when {L2} is free; {T1} keeps {L1} all the while.",
+                    )
+                },
             },
         ),
         Skin(
-            name="sluices", domain="ecology", kind="ordinary",
-            entities={"T1": "the upstream dam keeper", "T2": "the downstream sluice keeper", "L1": "the upper gate",
-                      "L2": "the lower gate", "QUE": "the water board's permit office"},
+            name="sluices",
+            domain="ecology",
+            kind="ordinary",
+            entities={
+                "T1": "the upstream dam keeper",
+                "T2": "the downstream sluice keeper",
+                "L1": "the upper gate",
+                "L2": "the lower gate",
+                "QUE": "the water board's permit office",
+            },
             setting=("Wetland management report, spring flood.", "River trust minutes, April."),
             facts={
                 "handoff": ("{T1} sends water on to {T2}.", "Water passes from {T1} to {T2}."),
-                "first": ("{T1} keeps {L1} shut and will only open it once it has control of {L2}.",
-                          "{T1} keeps {L1} closed until it is given {L2}."),
-                "second": ("About half the time, at that moment, {T2} has {L2} under its own control.",
-                           "Roughly every other flood, {T2} is in charge of {L2} at that point."),
-                "loop": ("{T2} in turn will not release {L2} until it has {L1}.", "{T2} needs {L1} before it gives up {L2}."),
+                "first": (
+                    "{T1} keeps {L1} shut and will only open it once it has control of {L2}.",
+                    "{T1} keeps {L1} closed until it is given {L2}.",
+                ),
+                "second": (
+                    "About half the time, at that moment, {T2} has {L2} under its own control.",
+                    "Roughly every other flood, {T2} is in charge of {L2} at that point.",
+                ),
+                "loop": (
+                    "{T2} in turn will not release {L2} until it has {L1}.",
+                    "{T2} needs {L1} before it gives up {L2}.",
+                ),
             },
-            symptom=("Neither gate moved for three days and the marsh between them drained dry.",
-                     "The water sat still for days, each keeper waiting on the other, and the marsh dried out."),
+            symptom=(
+                "Neither gate moved for three days and the marsh between them drained dry.",
+                "The water sat still for days, each keeper waiting on the other, and the marsh dried out.",
+            ),
             variants={
-                FLIP: {"second": ("About half the time {T2} has {L2} at that point, and when it does it opens quickly and passes control on, which is what keeps {T1} from getting stuck.",)},
-                DELETE: {"second": ("Whether {T2} controls {L2} is irrelevant; {T1} stays stuck even in years when {T2} is away.",)},
+                FLIP: {
+                    "second": (
+                        "About half the time {T2} has {L2} at that point, and when it does it opens quickly and passes control on, which is what keeps {T1} from getting stuck.",
+                    )
+                },
+                DELETE: {
+                    "second": (
+                        "Whether {T2} controls {L2} is irrelevant; {T1} stays stuck even in years when {T2} is away.",
+                    )
+                },
                 "partial": {"handoff": ("{T1} and {T2} otherwise manage separate streams.",)},
-                "split": {"first": ("{T1} keeps {L1} shut and asks for {L2} through {QUE}, which only answers once {L2} is free.",)},
+                "split": {
+                    "first": (
+                        "{T1} keeps {L1} shut and asks for {L2} through {QUE}, which only answers once {L2} is free.",
+                    )
+                },
             },
         ),
         Skin(
-            name="railyard", domain="logistics", kind="ordinary",
-            entities={"T1": "the inbound train crew", "T2": "the outbound train crew", "L1": "track 3",
-                      "L2": "the yard crossover", "QUE": "the dispatcher's booking sheet"},
+            name="railyard",
+            domain="logistics",
+            kind="ordinary",
+            entities={
+                "T1": "the inbound train crew",
+                "T2": "the outbound train crew",
+                "L1": "track 3",
+                "L2": "the yard crossover",
+                "QUE": "the dispatcher's booking sheet",
+            },
             setting=("Rail yard incident, night shift.", "Freight terminal review, Wednesday."),
             facts={
                 "handoff": ("{T1} hand their wagons on to {T2}.", "Wagons pass from {T1} to {T2}."),
-                "first": ("{T1} occupy {L1} and then need {L2}, staying on {L1} until they get it.",
-                          "{T1} take {L1} first and keep it while waiting on {L2}."),
-                "second": ("About half the time, at that moment, {T2} are already standing on {L2}.",
-                           "Roughly every other shift, {T2} are on {L2} right then."),
-                "loop": ("{T2} in turn need {L1} before they can clear {L2}.", "{T2} cannot leave {L2} until they have {L1}."),
+                "first": (
+                    "{T1} occupy {L1} and then need {L2}, staying on {L1} until they get it.",
+                    "{T1} take {L1} first and keep it while waiting on {L2}.",
+                ),
+                "second": (
+                    "About half the time, at that moment, {T2} are already standing on {L2}.",
+                    "Roughly every other shift, {T2} are on {L2} right then.",
+                ),
+                "loop": (
+                    "{T2} in turn need {L1} before they can clear {L2}.",
+                    "{T2} cannot leave {L2} until they have {L1}.",
+                ),
             },
-            symptom=("The yard seized up at 23:40 with both trains motionless until a manager intervened at dawn.",
-                     "Both trains sat nose to nose for six hours."),
+            symptom=(
+                "The yard seized up at 23:40 with both trains motionless until a manager intervened at dawn.",
+                "Both trains sat nose to nose for six hours.",
+            ),
             variants={
-                FLIP: {"second": ("About half the time {T2} are on {L2} at that moment, and when they are they clear through fast and free it, which is what keeps {T1} from getting stuck.",)},
-                DELETE: {"second": ("Whether {T2} are on {L2} is irrelevant; {T1} get stuck even on nights with no outbound train at all.",)},
+                FLIP: {
+                    "second": (
+                        "About half the time {T2} are on {L2} at that moment, and when they are they clear through fast and free it, which is what keeps {T1} from getting stuck.",
+                    )
+                },
+                DELETE: {
+                    "second": (
+                        "Whether {T2} are on {L2} is irrelevant; {T1} get stuck even on nights with no outbound train at all.",
+                    )
+                },
                 "partial": {"handoff": ("{T1} and {T2} otherwise run separate services.",)},
-                "split": {"first": ("{T1} occupy {L1} and ask for {L2} through {QUE}, which only moves once {L2} is free; they stay on {L1} the whole time.",)},
+                "split": {
+                    "first": (
+                        "{T1} occupy {L1} and ask for {L2} through {QUE}, which only moves once {L2} is free; they stay on {L1} the whole time.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"T1": "the {w1} {w2}", "T2": "the {w3} {w4}", "L1": "the {w5} stone",
-                      "L2": "the {w6} stone", "QUE": "the {w9} {w10}"},
-            glossary=('The {w1} {w2} and the {w3} {w4} are two carvers sharing one workshop, and the {w5} stone and the {w6} stone are the two whetstones there.',),
-            setting=("In {w8}, to {w7} a stone is to keep a hand on it and refuse to let go.",
-                     "Among the {w8}, keeping a hand on a stone and refusing to let go is called {w7}ing it."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "T1": "the {w1} {w2}",
+                "T2": "the {w3} {w4}",
+                "L1": "the {w5} stone",
+                "L2": "the {w6} stone",
+                "QUE": "the {w9} {w10}",
+            },
+            glossary=(
+                "The {w1} {w2} and the {w3} {w4} are two carvers sharing one workshop, and the {w5} stone and the {w6} stone are the two whetstones there.",
+            ),
+            setting=(
+                "In {w8}, to {w7} a stone is to keep a hand on it and refuse to let go.",
+                "Among the {w8}, keeping a hand on a stone and refusing to let go is called {w7}ing it.",
+            ),
             facts={
                 "handoff": ("{T1} passes its carvings to {T2}.", "Carvings go from {T1} to {T2}."),
-                "first": ("{T1} {w7}s {L1} and reaches for {L2}.", "{T1} {w7}s {L1} while it waits on {L2}."),
-                "second": ("About half the time, just then, {T2} {w7}s {L2}.",
-                           "Every other day {T2} is {w7}ing {L2} at that moment."),
-                "loop": ("{T2} in turn reaches for {L1}.", "{T2} will not let go until it has {L1}."),
+                "first": (
+                    "{T1} {w7}s {L1} and reaches for {L2}.",
+                    "{T1} {w7}s {L1} while it waits on {L2}.",
+                ),
+                "second": (
+                    "About half the time, just then, {T2} {w7}s {L2}.",
+                    "Every other day {T2} is {w7}ing {L2} at that moment.",
+                ),
+                "loop": (
+                    "{T2} in turn reaches for {L1}.",
+                    "{T2} will not let go until it has {L1}.",
+                ),
             },
-            symptom=("From noon until nightfall neither moved an inch.",
-                     "The two stood frozen, each waiting on the other, until dark."),
+            symptom=(
+                "From noon until nightfall neither moved an inch.",
+                "The two stood frozen, each waiting on the other, until dark.",
+            ),
             variants={
-                FLIP: {"second": ("About half the time {T2} {w7}s {L2} just then, and when it does it finishes fast and lets go, which is what keeps {T1} from freezing.",)},
-                DELETE: {"second": ("Whether {T2} {w7}s {L2} is irrelevant; {T1} freezes even when {T2} is away.",)},
+                FLIP: {
+                    "second": (
+                        "About half the time {T2} {w7}s {L2} just then, and when it does it finishes fast and lets go, which is what keeps {T1} from freezing.",
+                    )
+                },
+                DELETE: {
+                    "second": (
+                        "Whether {T2} {w7}s {L2} is irrelevant; {T1} freezes even when {T2} is away.",
+                    )
+                },
                 "partial": {"handoff": ("{T1} and {T2} otherwise work apart.",)},
-                "split": {"first": ("{T1} {w7}s {L1} and reaches for {L2} through {QUE}, which answers only when {L2} is free.",)},
+                "split": {
+                    "first": (
+                        "{T1} {w7}s {L1} and reaches for {L2} through {QUE}, which answers only when {L2} is free.",
+                    )
+                },
             },
         ),
     ),

@@ -24,120 +24,283 @@ MOTIF = Motif(
     aliases=("confounder", "confounding", "confounded", "correlation"),
     roles={"CFD": "background factor", "OBS": "factor acted on", "OUT": "outcome", "DM": "decider"},
     relations=("correlates_with(OBS,OUT)", "assumes(DM,OBS)", "observes(DM,OUT)"),
-    chain=(("grows(CFD)", "confounds", "correlates_with(OBS,OUT)"),
-           ("correlates_with(OBS,OUT)", "causes", "wrong_decision(DM)"),
-           ("assumes(DM,OBS)", "enables", "wrong_decision(DM)")),
+    chain=(
+        ("grows(CFD)", "confounds", "correlates_with(OBS,OUT)"),
+        ("correlates_with(OBS,OUT)", "causes", "wrong_decision(DM)"),
+        ("assumes(DM,OBS)", "enables", "wrong_decision(DM)"),
+    ),
     symptom_node="wrong_decision(DM)",
     symptom="an intervention on a factor that only moved together with the outcome",
     invariant="a lever is tested with the common background held fixed",
-    fix="stratify(DM,OBS,CFD)", qualifier="before acting",
+    fix="stratify(DM,OBS,CFD)",
+    qualifier="before acting",
     wrong_fixes=("review(DM)", "repair(OBS)", "refresh(OUT)"),
     alt_fixes=("randomize(DM,OBS,OUT)",),
-    levels={"L1": "{DM} acted on {OBS} because it moved with {OUT}, though {CFD} drove both",
-            "L2": "Correlation produced by a common cause read as a causal lever",
-            "L3": "Shared cause mistaken for a link"},
+    levels={
+        "L1": "{DM} acted on {OBS} because it moved with {OUT}, though {CFD} drove both",
+        "L2": "Correlation produced by a common cause read as a causal lever",
+        "L3": "Shared cause mistaken for a link",
+    },
     dynamics=Dynamics(strengths={"assumes(DM,OBS)": 0.5}),
-    facts={"together": ("correlates_with(OBS,OUT)", "c1"), "watch": ("observes(DM,OUT)",),
-           "belief": ("assumes(DM,OBS)", "c3"), "act": ("c2",)},
+    facts={
+        "together": ("correlates_with(OBS,OUT)", "c1"),
+        "watch": ("observes(DM,OUT)",),
+        "belief": ("assumes(DM,OBS)", "c3"),
+        "act": ("c2",),
+    },
     decoys=(
-        Variant(FLIP, Edit(FLIP, "c3"), "randomize(DM,OBS,OUT)",
-                "A belief in the link makes the decider cautious, guarding against a hasty act",
-                "Suspicion as a safeguard"),
-        Variant(DELETE, Edit(DELETE, "c3"), "randomize(DM,OBS,OUT)",
-                "Decision forced by the pattern regardless of belief", "Rule-bound reaction to a pattern"),
+        Variant(
+            FLIP,
+            Edit(FLIP, "c3"),
+            "randomize(DM,OBS,OUT)",
+            "A belief in the link makes the decider cautious, guarding against a hasty act",
+            "Suspicion as a safeguard",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c3"),
+            "randomize(DM,OBS,OUT)",
+            "Decision forced by the pattern regardless of belief",
+            "Rule-bound reaction to a pattern",
+        ),
     ),
-    partial=Variant("partial", Edit(DROP_RELATION, "observes(DM,OUT)"), "stratify(DM,OBS,CFD)",
-                    "Correlation produced by a common cause read second-hand as a lever",
-                    "Shared cause mistaken for a link"),
+    partial=Variant(
+        "partial",
+        Edit(DROP_RELATION, "observes(DM,OUT)"),
+        "stratify(DM,OBS,CFD)",
+        "Correlation produced by a common cause read second-hand as a lever",
+        "Shared cause mistaken for a link",
+    ),
     split=Split("assumes(DM,OBS)", "RPT", "report the decider takes its view from"),
     skins=(
         Skin(
-            name="tutoring", domain="education", kind="ordinary",
-            entities={"CFD": "family income", "OBS": "private tutoring hours", "OUT": "exam results",
-                      "DM": "the school board", "RPT": "the consultant's briefing"},
-            setting=("School board minutes, budget round.", "Policy review, district education office."),
-            facts={
-                "together": ("Across the district {OBS} and {OUT} rise and fall together, and both climb with {CFD}.",
-                             "{OBS} track {OUT} closely, and both are higher wherever {CFD} is higher."),
-                "watch": ("{DM} follows {OUT} every term.", "{OUT} are reported to {DM} each term."),
-                "belief": ("{DM} half believes that {OBS} are what lift {OUT}.",
-                           "Some on {DM} are convinced {OBS} drive {OUT}; others are unsure."),
-                "act": ("On the strength of that pattern {DM} acted.", "The pattern alone carried the vote."),
+            name="tutoring",
+            domain="education",
+            kind="ordinary",
+            entities={
+                "CFD": "family income",
+                "OBS": "private tutoring hours",
+                "OUT": "exam results",
+                "DM": "the school board",
+                "RPT": "the consultant's briefing",
             },
-            symptom=("{DM} paid for tutoring vouchers across the district, and {OUT} did not move.",
-                     "A year's budget went on vouchers that changed nothing."),
+            setting=(
+                "School board minutes, budget round.",
+                "Policy review, district education office.",
+            ),
+            facts={
+                "together": (
+                    "Across the district {OBS} and {OUT} rise and fall together, and both climb with {CFD}.",
+                    "{OBS} track {OUT} closely, and both are higher wherever {CFD} is higher.",
+                ),
+                "watch": (
+                    "{DM} follows {OUT} every term.",
+                    "{OUT} are reported to {DM} each term.",
+                ),
+                "belief": (
+                    "{DM} half believes that {OBS} are what lift {OUT}.",
+                    "Some on {DM} are convinced {OBS} drive {OUT}; others are unsure.",
+                ),
+                "act": (
+                    "On the strength of that pattern {DM} acted.",
+                    "The pattern alone carried the vote.",
+                ),
+            },
+            symptom=(
+                "{DM} paid for tutoring vouchers across the district, and {OUT} did not move.",
+                "A year's budget went on vouchers that changed nothing.",
+            ),
             variants={
-                FLIP: {"belief": ("{DM} partly suspects {OBS} drive {OUT}, and that suspicion is exactly what makes it pause and test before spending.",)},
-                DELETE: {"belief": ("What {DM} believes about {OBS} was beside the point; district rules oblige it to fund anything that tracks {OUT}.",)},
-                "partial": {"watch": ("{DM} never sees {OUT} directly; it hears of them only through the press.",)},
-                "split": {"belief": ("{DM} takes its view from {RPT}, which half believes {OBS} are what lift {OUT}.",)},
+                FLIP: {
+                    "belief": (
+                        "{DM} partly suspects {OBS} drive {OUT}, and that suspicion is exactly what makes it pause and test before spending.",
+                    )
+                },
+                DELETE: {
+                    "belief": (
+                        "What {DM} believes about {OBS} was beside the point; district rules oblige it to fund anything that tracks {OUT}.",
+                    )
+                },
+                "partial": {
+                    "watch": (
+                        "{DM} never sees {OUT} directly; it hears of them only through the press.",
+                    )
+                },
+                "split": {
+                    "belief": (
+                        "{DM} takes its view from {RPT}, which half believes {OBS} are what lift {OUT}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="songbirds", domain="ecology", kind="ordinary",
-            entities={"CFD": "the spring temperature", "OBS": "the number of garden feeders",
-                      "OUT": "songbird breeding success", "DM": "the county wildlife trust",
-                      "RPT": "the volunteer survey summary"},
-            setting=("Wildlife trust annual review.", "Grant committee notes, county wildlife trust."),
+            name="songbirds",
+            domain="ecology",
+            kind="ordinary",
+            entities={
+                "CFD": "the spring temperature",
+                "OBS": "the number of garden feeders",
+                "OUT": "songbird breeding success",
+                "DM": "the county wildlife trust",
+                "RPT": "the volunteer survey summary",
+            },
+            setting=(
+                "Wildlife trust annual review.",
+                "Grant committee notes, county wildlife trust.",
+            ),
             facts={
-                "together": ("{OBS} and {OUT} move together year to year, and both go up in warm springs.",
-                             "{OBS} track {OUT} closely, and both rise with {CFD}."),
-                "watch": ("{DM} follows {OUT} through its annual counts.", "{OUT} is counted for {DM} every year."),
-                "belief": ("{DM} half believes that {OBS} are what raise {OUT}.",
-                           "Some at {DM} are sure {OBS} make the difference; others are not."),
+                "together": (
+                    "{OBS} and {OUT} move together year to year, and both go up in warm springs.",
+                    "{OBS} track {OUT} closely, and both rise with {CFD}.",
+                ),
+                "watch": (
+                    "{DM} follows {OUT} through its annual counts.",
+                    "{OUT} is counted for {DM} every year.",
+                ),
+                "belief": (
+                    "{DM} half believes that {OBS} are what raise {OUT}.",
+                    "Some at {DM} are sure {OBS} make the difference; others are not.",
+                ),
                 "act": ("The pattern alone decided the matter.", "{DM} acted on the pattern."),
             },
-            symptom=("{DM} spent its grant on free feeders for every household, and {OUT} fell the next cold spring anyway.",
-                     "A feeder giveaway swallowed the grant and made no difference."),
+            symptom=(
+                "{DM} spent its grant on free feeders for every household, and {OUT} fell the next cold spring anyway.",
+                "A feeder giveaway swallowed the grant and made no difference.",
+            ),
             variants={
-                FLIP: {"belief": ("{DM} partly suspects {OBS} raise {OUT}, and that suspicion is exactly what makes it pause and run a trial first.",)},
-                DELETE: {"belief": ("What {DM} thinks about {OBS} was beside the point; its funding rules oblige it to back anything that tracks {OUT}.",)},
-                "partial": {"watch": ("{DM} never counts {OUT} itself; it reads the figures in the national report.",)},
-                "split": {"belief": ("{DM} takes its view from {RPT}, which half believes {OBS} are what raise {OUT}.",)},
+                FLIP: {
+                    "belief": (
+                        "{DM} partly suspects {OBS} raise {OUT}, and that suspicion is exactly what makes it pause and run a trial first.",
+                    )
+                },
+                DELETE: {
+                    "belief": (
+                        "What {DM} thinks about {OBS} was beside the point; its funding rules oblige it to back anything that tracks {OUT}.",
+                    )
+                },
+                "partial": {
+                    "watch": (
+                        "{DM} never counts {OUT} itself; it reads the figures in the national report.",
+                    )
+                },
+                "split": {
+                    "belief": (
+                        "{DM} takes its view from {RPT}, which half believes {OBS} are what raise {OUT}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="adspend", domain="finance", kind="ordinary",
-            entities={"CFD": "the seasonal demand cycle", "OBS": "advertising spend", "OUT": "monthly sales",
-                      "DM": "the marketing committee", "RPT": "the agency's attribution report"},
-            setting=("Marketing committee minutes, annual plan.", "Budget post-mortem, consumer division."),
+            name="adspend",
+            domain="finance",
+            kind="ordinary",
+            entities={
+                "CFD": "the seasonal demand cycle",
+                "OBS": "advertising spend",
+                "OUT": "monthly sales",
+                "DM": "the marketing committee",
+                "RPT": "the agency's attribution report",
+            },
+            setting=(
+                "Marketing committee minutes, annual plan.",
+                "Budget post-mortem, consumer division.",
+            ),
             facts={
-                "together": ("{OBS} and {OUT} rise and fall together, and both peak with {CFD}.",
-                             "Month by month {OBS} track {OUT}, and both follow {CFD}."),
+                "together": (
+                    "{OBS} and {OUT} rise and fall together, and both peak with {CFD}.",
+                    "Month by month {OBS} track {OUT}, and both follow {CFD}.",
+                ),
                 "watch": ("{DM} sees {OUT} weekly.", "{OUT} land on the desk of {DM} every week."),
-                "belief": ("{DM} half believes that {OBS} drive {OUT}.",
-                           "Some on {DM} are sure {OBS} bring in the sales; others doubt it."),
-                "act": ("On the strength of the pattern {DM} acted.", "The pattern carried the decision."),
+                "belief": (
+                    "{DM} half believes that {OBS} drive {OUT}.",
+                    "Some on {DM} are sure {OBS} bring in the sales; others doubt it.",
+                ),
+                "act": (
+                    "On the strength of the pattern {DM} acted.",
+                    "The pattern carried the decision.",
+                ),
             },
-            symptom=("{DM} doubled {OBS} for the quiet season, and {OUT} stayed flat.",
-                     "Millions went into off-season adverts with nothing to show."),
+            symptom=(
+                "{DM} doubled {OBS} for the quiet season, and {OUT} stayed flat.",
+                "Millions went into off-season adverts with nothing to show.",
+            ),
             variants={
-                FLIP: {"belief": ("{DM} partly suspects {OBS} drive {OUT}, and that suspicion is exactly what makes it wait and test before spending.",)},
-                DELETE: {"belief": ("What {DM} believes about {OBS} was beside the point; the budget formula ties spend to anything that tracks {OUT}.",)},
-                "partial": {"watch": ("{DM} never sees {OUT} directly; the finance team summarises them once a year.",)},
-                "split": {"belief": ("{DM} takes its view from {RPT}, which half believes {OBS} drive {OUT}.",)},
+                FLIP: {
+                    "belief": (
+                        "{DM} partly suspects {OBS} drive {OUT}, and that suspicion is exactly what makes it wait and test before spending.",
+                    )
+                },
+                DELETE: {
+                    "belief": (
+                        "What {DM} believes about {OBS} was beside the point; the budget formula ties spend to anything that tracks {OUT}.",
+                    )
+                },
+                "partial": {
+                    "watch": (
+                        "{DM} never sees {OUT} directly; the finance team summarises them once a year.",
+                    )
+                },
+                "split": {
+                    "belief": (
+                        "{DM} takes its view from {RPT}, which half believes {OBS} drive {OUT}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"CFD": "the {w1} {w2}", "OBS": "the {w3} {w4}", "OUT": "the {w5} yield",
-                      "DM": "the {w6} council", "RPT": "the {w9} {w10}"},
-            glossary=('The {w1} {w2} is the spring rain, the {w3} {w4} is the number of frogs in the ditches, and the {w5} yield is the barley harvest.',),
-            setting=("In {w8}, two things are said to {w7} when they rise and fall together.",
-                     "Among the {w8}, things that rise and fall together are said to {w7}."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "CFD": "the {w1} {w2}",
+                "OBS": "the {w3} {w4}",
+                "OUT": "the {w5} yield",
+                "DM": "the {w6} council",
+                "RPT": "the {w9} {w10}",
+            },
+            glossary=(
+                "The {w1} {w2} is the spring rain, the {w3} {w4} is the number of frogs in the ditches, and the {w5} yield is the barley harvest.",
+            ),
+            setting=(
+                "In {w8}, two things are said to {w7} when they rise and fall together.",
+                "Among the {w8}, things that rise and fall together are said to {w7}.",
+            ),
             facts={
-                "together": ("{OBS} and {OUT} {w7}, and both swell with {CFD}.", "{OBS} {w7}s with {OUT}; both follow {CFD}."),
-                "watch": ("{DM} hears of {OUT} every season.", "{OUT} is reported to {DM} each season."),
-                "belief": ("{DM} half believes {OBS} is what swells {OUT}.",
-                           "Some of {DM} are sure {OBS} makes {OUT}; others are not."),
+                "together": (
+                    "{OBS} and {OUT} {w7}, and both swell with {CFD}.",
+                    "{OBS} {w7}s with {OUT}; both follow {CFD}.",
+                ),
+                "watch": (
+                    "{DM} hears of {OUT} every season.",
+                    "{OUT} is reported to {DM} each season.",
+                ),
+                "belief": (
+                    "{DM} half believes {OBS} is what swells {OUT}.",
+                    "Some of {DM} are sure {OBS} makes {OUT}; others are not.",
+                ),
                 "act": ("On that pattern alone {DM} acted.", "The pattern decided it."),
             },
-            symptom=("{DM} ordered {OBS} doubled, and {OUT} stayed as it was.", "{OBS} was doubled by decree, and nothing changed."),
+            symptom=(
+                "{DM} ordered {OBS} doubled, and {OUT} stayed as it was.",
+                "{OBS} was doubled by decree, and nothing changed.",
+            ),
             variants={
-                FLIP: {"belief": ("{DM} partly suspects {OBS} swells {OUT}, and that suspicion is exactly what makes it wait and try first.",)},
-                DELETE: {"belief": ("What {DM} believes about {OBS} was beside the point; old law commands it to double anything that {w7}s with {OUT}.",)},
+                FLIP: {
+                    "belief": (
+                        "{DM} partly suspects {OBS} swells {OUT}, and that suspicion is exactly what makes it wait and try first.",
+                    )
+                },
+                DELETE: {
+                    "belief": (
+                        "What {DM} believes about {OBS} was beside the point; old law commands it to double anything that {w7}s with {OUT}.",
+                    )
+                },
                 "partial": {"watch": ("{DM} never hears of {OUT} directly.",)},
-                "split": {"belief": ("{DM} takes its view from {RPT}, which half believes {OBS} is what swells {OUT}.",)},
+                "split": {
+                    "belief": (
+                        "{DM} takes its view from {RPT}, which half believes {OBS} is what swells {OUT}.",
+                    )
+                },
             },
         ),
     ),

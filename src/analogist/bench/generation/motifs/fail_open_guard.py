@@ -13,123 +13,288 @@ MOTIF = Motif(
     name="fail_open_guard",
     title="fail-open guard",
     aliases=("fail open", "fail-open", "fails open"),
-    roles={"GRD": "guard that screens incoming items", "DEP": "service the guard needs to decide",
-           "SRC": "incoming items", "SYS": "protected system"},
+    roles={
+        "GRD": "guard that screens incoming items",
+        "DEP": "service the guard needs to decide",
+        "SRC": "incoming items",
+        "SYS": "protected system",
+    },
     relations=("gates(GRD,SRC)", "depends_on(GRD,DEP)", "sends_to(SRC,SYS)"),
-    chain=(("unavailable(DEP)", "causes", "fails(GRD)"),
-           ("fails(GRD)", "invalidates", "gates(GRD,SRC)"),
-           ("gates(GRD,SRC)", "prevents", "corrupted(SYS)"),
-           ("sends_to(SRC,SYS)", "causes", "corrupted(SYS)")),
+    chain=(
+        ("unavailable(DEP)", "causes", "fails(GRD)"),
+        ("fails(GRD)", "invalidates", "gates(GRD,SRC)"),
+        ("gates(GRD,SRC)", "prevents", "corrupted(SYS)"),
+        ("sends_to(SRC,SYS)", "causes", "corrupted(SYS)"),
+    ),
     symptom_node="corrupted(SYS)",
     symptom="bad input let through while the guard could not decide",
     invariant="a safety check that cannot decide denies by default",
-    fix="fail_closed(GRD,SRC)", qualifier="when it cannot decide",
+    fix="fail_closed(GRD,SRC)",
+    qualifier="when it cannot decide",
     wrong_fixes=("repair(GRD)", "scale_up(SYS)", "refresh(GRD)"),
     alt_fixes=("repair(DEP)", "pause_flow(SRC,SYS)"),
-    levels={"L1": "{GRD} could not reach {DEP} and waved all of {SRC} through into {SYS}",
-            "L2": "Safety check defaults to allow when its own dependency fails",
-            "L3": "A guard that opens when it falls"},
+    levels={
+        "L1": "{GRD} could not reach {DEP} and waved all of {SRC} through into {SYS}",
+        "L2": "Safety check defaults to allow when its own dependency fails",
+        "L3": "A guard that opens when it falls",
+    },
     dynamics=Dynamics(strengths={"unavailable(DEP)": 0.5}),
-    facts={"screen": ("gates(GRD,SRC)", "c3"), "needs": ("depends_on(GRD,DEP)", "c1"), "open": ("c2",),
-           "flow": ("sends_to(SRC,SYS)", "c4")},
+    facts={
+        "screen": ("gates(GRD,SRC)", "c3"),
+        "needs": ("depends_on(GRD,DEP)", "c1"),
+        "open": ("c2",),
+        "flow": ("sends_to(SRC,SYS)", "c4"),
+    },
     decoys=(
-        Variant(FLIP, Edit(FLIP, "c3"), "pause_flow(SRC,SYS)",
-                "Screening itself mangles what it lets through", "The check as the hazard"),
-        Variant(DELETE, Edit(DELETE, "c3"), "pause_flow(SRC,SYS)",
-                "Protected system damaged regardless of screening", "Guard irrelevant to the harm"),
+        Variant(
+            FLIP,
+            Edit(FLIP, "c3"),
+            "pause_flow(SRC,SYS)",
+            "Screening itself mangles what it lets through",
+            "The check as the hazard",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c3"),
+            "pause_flow(SRC,SYS)",
+            "Protected system damaged regardless of screening",
+            "Guard irrelevant to the harm",
+        ),
     ),
-    partial=Variant("partial", Edit(DELETE, "c1"), "fail_closed(GRD,SRC)",
-                    "Safety check defaults to allow when it falls over on its own",
-                    "A guard that opens when it falls"),
+    partial=Variant(
+        "partial",
+        Edit(DELETE, "c1"),
+        "fail_closed(GRD,SRC)",
+        "Safety check defaults to allow when it falls over on its own",
+        "A guard that opens when it falls",
+    ),
     split=Split("gates(GRD,SRC)", "FLT", "mechanism the guard screens through"),
     skins=(
         Skin(
-            name="castings", domain="manufacturing", kind="ordinary",
-            entities={"GRD": "the vision inspection station", "DEP": "the defect-model server",
-                      "SRC": "the castings arriving from the foundry", "SYS": "the machining line", "FLT": "the station's reject arm"},
-            setting=("Quality escape report, machining cell 2.", "Customer complaint investigation, castings."),
-            facts={
-                "screen": ("{GRD} screens {SRC} and throws out cracked ones before they reach {SYS}.",
-                           "{GRD} keeps cracked pieces among {SRC} away from {SYS}."),
-                "needs": ("{GRD} needs {DEP} to make each call, and {DEP} was dropping out about half the time that week.",
-                          "About half the time that week {DEP} was unreachable, and {GRD} cannot judge without it."),
-                "open": ("When {GRD} cannot judge, it waves every piece through.", "Unable to decide, {GRD} lets everything pass."),
-                "flow": ("{SRC} go straight on into {SYS}.", "Whatever passes is machined by {SYS}."),
+            name="castings",
+            domain="manufacturing",
+            kind="ordinary",
+            entities={
+                "GRD": "the vision inspection station",
+                "DEP": "the defect-model server",
+                "SRC": "the castings arriving from the foundry",
+                "SYS": "the machining line",
+                "FLT": "the station's reject arm",
             },
-            symptom=("Two hundred cracked castings were machined and shipped before anyone noticed.",
-                     "{SYS} turned out a week of parts from cracked castings."),
+            setting=(
+                "Quality escape report, machining cell 2.",
+                "Customer complaint investigation, castings.",
+            ),
+            facts={
+                "screen": (
+                    "{GRD} screens {SRC} and throws out cracked ones before they reach {SYS}.",
+                    "{GRD} keeps cracked pieces among {SRC} away from {SYS}.",
+                ),
+                "needs": (
+                    "{GRD} needs {DEP} to make each call, and {DEP} was dropping out about half the time that week.",
+                    "About half the time that week {DEP} was unreachable, and {GRD} cannot judge without it.",
+                ),
+                "open": (
+                    "When {GRD} cannot judge, it waves every piece through.",
+                    "Unable to decide, {GRD} lets everything pass.",
+                ),
+                "flow": (
+                    "{SRC} go straight on into {SYS}.",
+                    "Whatever passes is machined by {SYS}.",
+                ),
+            },
+            symptom=(
+                "Two hundred cracked castings were machined and shipped before anyone noticed.",
+                "{SYS} turned out a week of parts from cracked castings.",
+            ),
             variants={
-                FLIP: {"screen": ("{GRD} re-stamps the position of every piece it screens, and that re-stamping is what sends pieces into {SYS} misaligned.",)},
-                DELETE: {"screen": ("Whether {GRD} screens or not is irrelevant to {SYS}; the cracked pieces came in through the manual loading door.",)},
-                "partial": {"needs": ("{GRD} does need {DEP}, but {DEP} was fine that week; {GRD} kept crashing on a faulty camera.",)},
-                "split": {"screen": ("{GRD} screens {SRC} through {FLT}, which throws out cracked ones before they reach {SYS}.",)},
+                FLIP: {
+                    "screen": (
+                        "{GRD} re-stamps the position of every piece it screens, and that re-stamping is what sends pieces into {SYS} misaligned.",
+                    )
+                },
+                DELETE: {
+                    "screen": (
+                        "Whether {GRD} screens or not is irrelevant to {SYS}; the cracked pieces came in through the manual loading door.",
+                    )
+                },
+                "partial": {
+                    "needs": (
+                        "{GRD} does need {DEP}, but {DEP} was fine that week; {GRD} kept crashing on a faulty camera.",
+                    )
+                },
+                "split": {
+                    "screen": (
+                        "{GRD} screens {SRC} through {FLT}, which throws out cracked ones before they reach {SYS}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="hazmat", domain="logistics", kind="ordinary",
-            entities={"GRD": "the dangerous-goods screening at the hub", "DEP": "the regulator's lookup service",
-                      "SRC": "parcels off the inbound trucks", "SYS": "the passenger-aircraft loading bays", "FLT": "the screening tunnel"},
+            name="hazmat",
+            domain="logistics",
+            kind="ordinary",
+            entities={
+                "GRD": "the dangerous-goods screening at the hub",
+                "DEP": "the regulator's lookup service",
+                "SRC": "parcels off the inbound trucks",
+                "SYS": "the passenger-aircraft loading bays",
+                "FLT": "the screening tunnel",
+            },
             setting=("Safety investigation, overnight hub.", "Regulatory report, air cargo."),
             facts={
-                "screen": ("{GRD} screens {SRC} and pulls out any hazardous items before they reach {SYS}.",
-                           "{GRD} keeps hazardous items among {SRC} away from {SYS}."),
-                "needs": ("{GRD} needs {DEP} to classify each item, and {DEP} was dropping out about half the time.",
-                          "About half the time {DEP} could not be reached, and {GRD} cannot classify without it."),
-                "open": ("When {GRD} cannot classify an item, it clears it.", "Unable to decide, {GRD} lets the parcel go."),
+                "screen": (
+                    "{GRD} screens {SRC} and pulls out any hazardous items before they reach {SYS}.",
+                    "{GRD} keeps hazardous items among {SRC} away from {SYS}.",
+                ),
+                "needs": (
+                    "{GRD} needs {DEP} to classify each item, and {DEP} was dropping out about half the time.",
+                    "About half the time {DEP} could not be reached, and {GRD} cannot classify without it.",
+                ),
+                "open": (
+                    "When {GRD} cannot classify an item, it clears it.",
+                    "Unable to decide, {GRD} lets the parcel go.",
+                ),
                 "flow": ("{SRC} go straight on to {SYS}.", "Whatever clears is loaded at {SYS}."),
             },
-            symptom=("Lithium batteries were loaded onto passenger flights for three nights.",
-                     "Hazardous parcels reached {SYS} unchecked for days."),
+            symptom=(
+                "Lithium batteries were loaded onto passenger flights for three nights.",
+                "Hazardous parcels reached {SYS} unchecked for days.",
+            ),
             variants={
-                FLIP: {"screen": ("{GRD} relabels every parcel it screens, and that relabelling is what sends hazardous items to {SYS} under the wrong class.",)},
-                DELETE: {"screen": ("Whether {GRD} screens or not is irrelevant; the hazardous parcels came in through the courier side door.",)},
-                "partial": {"needs": ("{GRD} does need {DEP}, but {DEP} was fine; {GRD} kept freezing on a software fault.",)},
-                "split": {"screen": ("{GRD} screens {SRC} through {FLT}, which pulls out hazardous items before they reach {SYS}.",)},
+                FLIP: {
+                    "screen": (
+                        "{GRD} relabels every parcel it screens, and that relabelling is what sends hazardous items to {SYS} under the wrong class.",
+                    )
+                },
+                DELETE: {
+                    "screen": (
+                        "Whether {GRD} screens or not is irrelevant; the hazardous parcels came in through the courier side door.",
+                    )
+                },
+                "partial": {
+                    "needs": (
+                        "{GRD} does need {DEP}, but {DEP} was fine; {GRD} kept freezing on a software fault.",
+                    )
+                },
+                "split": {
+                    "screen": (
+                        "{GRD} screens {SRC} through {FLT}, which pulls out hazardous items before they reach {SYS}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="rostering", domain="aviation", kind="ordinary",
-            entities={"GRD": "the crew-duty legality check", "DEP": "the rostering database",
-                      "SRC": "crew swap requests", "SYS": "the flight roster", "FLT": "the swap approval form"},
-            setting=("Flight time limitations breach report.", "Crew planning audit, summer schedule."),
+            name="rostering",
+            domain="aviation",
+            kind="ordinary",
+            entities={
+                "GRD": "the crew-duty legality check",
+                "DEP": "the rostering database",
+                "SRC": "crew swap requests",
+                "SYS": "the flight roster",
+                "FLT": "the swap approval form",
+            },
+            setting=(
+                "Flight time limitations breach report.",
+                "Crew planning audit, summer schedule.",
+            ),
             facts={
-                "screen": ("{GRD} vets {SRC} and rejects any that would break rest rules before they reach {SYS}.",
-                           "{GRD} keeps swaps among {SRC} that would break rest rules out of {SYS}."),
-                "needs": ("{GRD} needs {DEP} to count hours, and {DEP} was dropping out about half the time.",
-                          "About half the time {DEP} was unreachable, and {GRD} cannot count hours without it."),
-                "open": ("When {GRD} cannot count hours, it approves the swap.", "Unable to check, {GRD} approves by default."),
+                "screen": (
+                    "{GRD} vets {SRC} and rejects any that would break rest rules before they reach {SYS}.",
+                    "{GRD} keeps swaps among {SRC} that would break rest rules out of {SYS}.",
+                ),
+                "needs": (
+                    "{GRD} needs {DEP} to count hours, and {DEP} was dropping out about half the time.",
+                    "About half the time {DEP} was unreachable, and {GRD} cannot count hours without it.",
+                ),
+                "open": (
+                    "When {GRD} cannot count hours, it approves the swap.",
+                    "Unable to check, {GRD} approves by default.",
+                ),
                 "flow": ("{SRC} go straight into {SYS}.", "Approved swaps are written into {SYS}."),
             },
-            symptom=("Eleven pilots flew over their legal duty maximum in one week.",
-                     "{SYS} ended up with crews rostered past their rest rules."),
+            symptom=(
+                "Eleven pilots flew over their legal duty maximum in one week.",
+                "{SYS} ended up with crews rostered past their rest rules.",
+            ),
             variants={
-                FLIP: {"screen": ("{GRD} rewrites the duty times of every swap it vets, and that rewriting is what puts illegal duties into {SYS}.",)},
-                DELETE: {"screen": ("Whether {GRD} vets swaps or not is irrelevant; the illegal duties were typed straight into {SYS} by a planner.",)},
-                "partial": {"needs": ("{GRD} does need {DEP}, but {DEP} was fine; {GRD} itself kept timing out on a bug.",)},
-                "split": {"screen": ("{GRD} vets {SRC} through {FLT}, rejecting any that would break rest rules before they reach {SYS}.",)},
+                FLIP: {
+                    "screen": (
+                        "{GRD} rewrites the duty times of every swap it vets, and that rewriting is what puts illegal duties into {SYS}.",
+                    )
+                },
+                DELETE: {
+                    "screen": (
+                        "Whether {GRD} vets swaps or not is irrelevant; the illegal duties were typed straight into {SYS} by a planner.",
+                    )
+                },
+                "partial": {
+                    "needs": (
+                        "{GRD} does need {DEP}, but {DEP} was fine; {GRD} itself kept timing out on a bug.",
+                    )
+                },
+                "split": {
+                    "screen": (
+                        "{GRD} vets {SRC} through {FLT}, rejecting any that would break rest rules before they reach {SYS}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"GRD": "the {w1} warden", "DEP": "the {w2} {w3}", "SRC": "the {w4} carts",
-                      "SYS": "the {w5} granary", "FLT": "the {w9} {w10}"},
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "GRD": "the {w1} warden",
+                "DEP": "the {w2} {w3}",
+                "SRC": "the {w4} carts",
+                "SYS": "the {w5} granary",
+                "FLT": "the {w9} {w10}",
+            },
             glossary=("The {w2} {w3} is the warden's tasting-cup, by which it judges rot.",),
-            setting=("In {w8}, to {w7} a cart is to turn it back at the entrance.",
-                     "Among the {w8}, turning a cart back at the entrance is called {w7}ing it."),
+            setting=(
+                "In {w8}, to {w7} a cart is to turn it back at the entrance.",
+                "Among the {w8}, turning a cart back at the entrance is called {w7}ing it.",
+            ),
             facts={
-                "screen": ("{GRD} {w7}s any of {SRC} carrying rot before they reach {SYS}.",
-                           "{GRD} keeps rotten carts among {SRC} away from {SYS} by {w7}ing them."),
-                "needs": ("{GRD} cannot judge without {DEP}, which was absent about half the time.",
-                          "About half the time {DEP} was away, and {GRD} cannot judge without it."),
-                "open": ("When {GRD} cannot judge, it lets the cart through.", "Unable to decide, {GRD} waves the cart on."),
-                "flow": ("{SRC} roll straight on into {SYS}.", "Whatever passes is unloaded into {SYS}."),
+                "screen": (
+                    "{GRD} {w7}s any of {SRC} carrying rot before they reach {SYS}.",
+                    "{GRD} keeps rotten carts among {SRC} away from {SYS} by {w7}ing them.",
+                ),
+                "needs": (
+                    "{GRD} cannot judge without {DEP}, which was absent about half the time.",
+                    "About half the time {DEP} was away, and {GRD} cannot judge without it.",
+                ),
+                "open": (
+                    "When {GRD} cannot judge, it lets the cart through.",
+                    "Unable to decide, {GRD} waves the cart on.",
+                ),
+                "flow": (
+                    "{SRC} roll straight on into {SYS}.",
+                    "Whatever passes is unloaded into {SYS}.",
+                ),
             },
             symptom=("Rot spread through {SYS} by midsummer.", "Half of {SYS} was spoiled."),
             variants={
-                FLIP: {"screen": ("{GRD} re-sacks every cart it checks, and that re-sacking is what spreads rot into {SYS}.",)},
-                DELETE: {"screen": ("Whether {GRD} checks or not is irrelevant; the rot came in through the back hatch.",)},
-                "partial": {"needs": ("{GRD} does need {DEP}, but {DEP} was always there; {GRD} simply dozed off.",)},
-                "split": {"screen": ("{GRD} {w7}s rotten carts through {FLT}, before they reach {SYS}.",)},
+                FLIP: {
+                    "screen": (
+                        "{GRD} re-sacks every cart it checks, and that re-sacking is what spreads rot into {SYS}.",
+                    )
+                },
+                DELETE: {
+                    "screen": (
+                        "Whether {GRD} checks or not is irrelevant; the rot came in through the back hatch.",
+                    )
+                },
+                "partial": {
+                    "needs": (
+                        "{GRD} does need {DEP}, but {DEP} was always there; {GRD} simply dozed off.",
+                    )
+                },
+                "split": {
+                    "screen": ("{GRD} {w7}s rotten carts through {FLT}, before they reach {SYS}.",)
+                },
             },
         ),
     ),

@@ -21,116 +21,254 @@ MOTIF = Motif(
     name="hidden_spof",
     title="single point of failure hidden by redundancy",
     aliases=("single point of failure", "redundancy", "redundant"),
-    roles={"PRI": "primary", "SEC": "backup meant to take over", "SHR": "shared source of settings"},
+    roles={
+        "PRI": "primary",
+        "SEC": "backup meant to take over",
+        "SHR": "shared source of settings",
+    },
     relations=("derives_from(PRI,SHR)", "derives_from(SEC,SHR)", "sends_to(PRI,SEC)"),
-    chain=(("corrupted(SHR)", "causes", "fails(PRI)"),
-           ("corrupted(SHR)", "propagates", "corrupted(SEC)"),
-           ("derives_from(SEC,SHR)", "enables", "corrupted(SEC)"),
-           ("derives_from(SEC,SHR)", "prevents", "degraded(SEC)"),
-           ("corrupted(SEC)", "causes", "fails(SEC)"),
-           ("degraded(SEC)", "causes", "fails(SEC)")),
+    chain=(
+        ("corrupted(SHR)", "causes", "fails(PRI)"),
+        ("corrupted(SHR)", "propagates", "corrupted(SEC)"),
+        ("derives_from(SEC,SHR)", "enables", "corrupted(SEC)"),
+        ("derives_from(SEC,SHR)", "prevents", "degraded(SEC)"),
+        ("corrupted(SEC)", "causes", "fails(SEC)"),
+        ("degraded(SEC)", "causes", "fails(SEC)"),
+    ),
     symptom_node="fails(SEC)",
     symptom="the backup failed at the same moment as the primary",
     invariant="a backup shares no single source with what it backs up",
-    fix="diversify(SEC,SHR)", qualifier="stagger and separate its source",
+    fix="diversify(SEC,SHR)",
+    qualifier="stagger and separate its source",
     wrong_fixes=("repair(SEC)", "scale_up(SEC)", "refresh(SEC)"),
     alt_fixes=(),
-    levels={"L1": "{PRI} and {SEC} both took their settings from {SHR}, so one bad change took out both",
-            "L2": "Redundant pair shares a hidden common source, so one fault removes both",
-            "L3": "Two of the same is still one"},
+    levels={
+        "L1": "{PRI} and {SEC} both took their settings from {SHR}, so one bad change took out both",
+        "L2": "Redundant pair shares a hidden common source, so one fault removes both",
+        "L3": "Two of the same is still one",
+    },
     dynamics=Dynamics(),
-    facts={"pair": ("sends_to(PRI,SEC)",), "prim": ("derives_from(PRI,SHR)", "c1"),
-           "sec": ("derives_from(SEC,SHR)", "c2", "c3", "c4")},
+    facts={
+        "pair": ("sends_to(PRI,SEC)",),
+        "prim": ("derives_from(PRI,SHR)", "c1"),
+        "sec": ("derives_from(SEC,SHR)", "c2", "c3", "c4"),
+    },
     decoys=(
-        Variant(COPIED, Edit(COPIED, "derives_from(SEC,SHR)"), "repair(SEC)",
-                "Independent backup failing from its own fault at the same time",
-                "Coincidence mistaken for common cause"),
+        Variant(
+            COPIED,
+            Edit(COPIED, "derives_from(SEC,SHR)"),
+            "repair(SEC)",
+            "Independent backup failing from its own fault at the same time",
+            "Coincidence mistaken for common cause",
+        ),
     ),
-    partial=Variant("partial", Edit(DROP_RELATION, "derives_from(PRI,SHR)"), "diversify(SEC,SHR)",
-                    "Backup shares a source that one fault spoils while the primary goes too",
-                    "Two of the same is still one"),
+    partial=Variant(
+        "partial",
+        Edit(DROP_RELATION, "derives_from(PRI,SHR)"),
+        "diversify(SEC,SHR)",
+        "Backup shares a source that one fault spoils while the primary goes too",
+        "Two of the same is still one",
+    ),
     split=Split("derives_from(SEC,SHR)", "STG", "local copy the backup loads from"),
     skins=(
         Skin(
-            name="landing", domain="aviation", kind="ordinary",
-            entities={"PRI": "the main landing-guidance transmitter", "SEC": "the standby transmitter",
-                      "SHR": "the shared configuration server", "STG": "the standby's local mirror"},
-            setting=("Navigation outage report, runway 27.", "Airfield systems review, Sunday morning."),
-            facts={
-                "pair": ("If {PRI} drops out, {SEC} is supposed to take over within seconds.", "{SEC} exists to take over from {PRI}."),
-                "prim": ("{PRI} loads its settings from {SHR}, and a bad update to {SHR} at 06:00 knocked it out.",
-                         "A bad update pushed to {SHR} at 06:00 took {PRI} off the air, since {PRI} loads its settings from there."),
-                "sec": ("{SEC} loads the very same settings from {SHR}, at the same moment, and has none of its own.",
-                        "{SEC} takes its settings from {SHR} too, in the same push, with nothing kept locally."),
+            name="landing",
+            domain="aviation",
+            kind="ordinary",
+            entities={
+                "PRI": "the main landing-guidance transmitter",
+                "SEC": "the standby transmitter",
+                "SHR": "the shared configuration server",
+                "STG": "the standby's local mirror",
             },
-            symptom=("When {PRI} went off the air, {SEC} failed within a second, and the runway lost landing guidance for two hours.",
-                     "Both transmitters were out together, and inbound flights were diverted for two hours."),
+            setting=(
+                "Navigation outage report, runway 27.",
+                "Airfield systems review, Sunday morning.",
+            ),
+            facts={
+                "pair": (
+                    "If {PRI} drops out, {SEC} is supposed to take over within seconds.",
+                    "{SEC} exists to take over from {PRI}.",
+                ),
+                "prim": (
+                    "{PRI} loads its settings from {SHR}, and a bad update to {SHR} at 06:00 knocked it out.",
+                    "A bad update pushed to {SHR} at 06:00 took {PRI} off the air, since {PRI} loads its settings from there.",
+                ),
+                "sec": (
+                    "{SEC} loads the very same settings from {SHR}, at the same moment, and has none of its own.",
+                    "{SEC} takes its settings from {SHR} too, in the same push, with nothing kept locally.",
+                ),
+            },
+            symptom=(
+                "When {PRI} went off the air, {SEC} failed within a second, and the runway lost landing guidance for two hours.",
+                "Both transmitters were out together, and inbound flights were diverted for two hours.",
+            ),
             variants={
-                COPIED: {"sec": ("{SEC} is set up by hand by a separate team and takes nothing from {SHR}.",)},
-                "partial": {"prim": ("{PRI} keeps its own settings and takes nothing from {SHR}; it went off the air that morning all the same.",)},
-                "split": {"sec": ("{SEC} loads its settings from {STG}, which is refreshed from {SHR} in the same push, with nothing kept locally.",)},
+                COPIED: {
+                    "sec": (
+                        "{SEC} is set up by hand by a separate team and takes nothing from {SHR}.",
+                    )
+                },
+                "partial": {
+                    "prim": (
+                        "{PRI} keeps its own settings and takes nothing from {SHR}; it went off the air that morning all the same.",
+                    )
+                },
+                "split": {
+                    "sec": (
+                        "{SEC} loads its settings from {STG}, which is refreshed from {SHR} in the same push, with nothing kept locally.",
+                    )
+                },
             },
         ),
         Skin(
-            name="recovery", domain="finance", kind="ordinary",
-            entities={"PRI": "the primary trading data centre", "SEC": "the disaster-recovery site",
-                      "SHR": "the central certificate store", "STG": "the recovery site's sync job"},
-            setting=("Business continuity review, trading outage.", "Regulator notification, Tuesday outage."),
-            facts={
-                "pair": ("If {PRI} goes dark, trading moves to {SEC}.", "{SEC} is there to take over from {PRI}."),
-                "prim": ("{PRI} pulls its certificates from {SHR}, and an expired root certificate pushed to {SHR} brought it to a halt.",
-                         "An expired root certificate pushed to {SHR} halted {PRI}, which pulls its certificates from there."),
-                "sec": ("{SEC} pulls the same certificates from {SHR} at the same moment and keeps none of its own.",
-                        "{SEC} takes its certificates from {SHR} too, in the same push, with none kept locally."),
+            name="recovery",
+            domain="finance",
+            kind="ordinary",
+            entities={
+                "PRI": "the primary trading data centre",
+                "SEC": "the disaster-recovery site",
+                "SHR": "the central certificate store",
+                "STG": "the recovery site's sync job",
             },
-            symptom=("When {PRI} halted, {SEC} refused every connection too, and the firm could not trade for three hours.",
-                     "Trading moved over and {SEC} was just as dead."),
+            setting=(
+                "Business continuity review, trading outage.",
+                "Regulator notification, Tuesday outage.",
+            ),
+            facts={
+                "pair": (
+                    "If {PRI} goes dark, trading moves to {SEC}.",
+                    "{SEC} is there to take over from {PRI}.",
+                ),
+                "prim": (
+                    "{PRI} pulls its certificates from {SHR}, and an expired root certificate pushed to {SHR} brought it to a halt.",
+                    "An expired root certificate pushed to {SHR} halted {PRI}, which pulls its certificates from there.",
+                ),
+                "sec": (
+                    "{SEC} pulls the same certificates from {SHR} at the same moment and keeps none of its own.",
+                    "{SEC} takes its certificates from {SHR} too, in the same push, with none kept locally.",
+                ),
+            },
+            symptom=(
+                "When {PRI} halted, {SEC} refused every connection too, and the firm could not trade for three hours.",
+                "Trading moved over and {SEC} was just as dead.",
+            ),
             variants={
-                COPIED: {"sec": ("{SEC} has its certificates issued by a different team and takes nothing from {SHR}.",)},
-                "partial": {"prim": ("{PRI} keeps its own certificates and takes nothing from {SHR}; it halted that morning all the same.",)},
-                "split": {"sec": ("{SEC} gets its certificates through {STG}, which copies them over from {SHR} in the same push, with none kept locally.",)},
+                COPIED: {
+                    "sec": (
+                        "{SEC} has its certificates issued by a different team and takes nothing from {SHR}.",
+                    )
+                },
+                "partial": {
+                    "prim": (
+                        "{PRI} keeps its own certificates and takes nothing from {SHR}; it halted that morning all the same.",
+                    )
+                },
+                "split": {
+                    "sec": (
+                        "{SEC} gets its certificates through {STG}, which copies them over from {SHR} in the same push, with none kept locally.",
+                    )
+                },
             },
         ),
         Skin(
-            name="orchid", domain="ecology", kind="ordinary",
-            entities={"PRI": "the riverside population of the rare orchid", "SEC": "the insurance population on the reserve",
-                      "SHR": "the single nursery stock", "STG": "the propagation bed"},
+            name="orchid",
+            domain="ecology",
+            kind="ordinary",
+            entities={
+                "PRI": "the riverside population of the rare orchid",
+                "SEC": "the insurance population on the reserve",
+                "SHR": "the single nursery stock",
+                "STG": "the propagation bed",
+            },
             setting=("County rare-plant report.", "Conservation partnership review, autumn."),
             facts={
-                "pair": ("{SEC} was planted so the orchid would survive if {PRI} was lost.", "{SEC} exists as insurance for {PRI}."),
-                "prim": ("{PRI} was grown from {SHR}, and a fungus carried in {SHR} wiped it out this spring.",
-                         "A fungus carried in {SHR} wiped out {PRI}, which was grown from it."),
-                "sec": ("{SEC} was raised from {SHR} as well, in the same batch, with no plants of any other origin.",
-                        "{SEC} came from {SHR} too, in the same batch, and has no plants of its own origin."),
+                "pair": (
+                    "{SEC} was planted so the orchid would survive if {PRI} was lost.",
+                    "{SEC} exists as insurance for {PRI}.",
+                ),
+                "prim": (
+                    "{PRI} was grown from {SHR}, and a fungus carried in {SHR} wiped it out this spring.",
+                    "A fungus carried in {SHR} wiped out {PRI}, which was grown from it.",
+                ),
+                "sec": (
+                    "{SEC} was raised from {SHR} as well, in the same batch, with no plants of any other origin.",
+                    "{SEC} came from {SHR} too, in the same batch, and has no plants of its own origin.",
+                ),
             },
-            symptom=("Within weeks of losing {PRI}, {SEC} died off too, and the orchid vanished from the county.",
-                     "{SEC} collapsed at the same time as {PRI}."),
+            symptom=(
+                "Within weeks of losing {PRI}, {SEC} died off too, and the orchid vanished from the county.",
+                "{SEC} collapsed at the same time as {PRI}.",
+            ),
             variants={
-                COPIED: {"sec": ("{SEC} was raised from wild seed gathered elsewhere and owes nothing to {SHR}.",)},
-                "partial": {"prim": ("{PRI} is a wild population that owes nothing to {SHR}; it was lost this spring all the same.",)},
-                "split": {"sec": ("{SEC} was raised in {STG} from cuttings of {SHR}, in the same batch, with no plants of its own origin.",)},
+                COPIED: {
+                    "sec": (
+                        "{SEC} was raised from wild seed gathered elsewhere and owes nothing to {SHR}.",
+                    )
+                },
+                "partial": {
+                    "prim": (
+                        "{PRI} is a wild population that owes nothing to {SHR}; it was lost this spring all the same.",
+                    )
+                },
+                "split": {
+                    "sec": (
+                        "{SEC} was raised in {STG} from cuttings of {SHR}, in the same batch, with no plants of its own origin.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"PRI": "the first {w1}", "SEC": "the second {w1}", "SHR": "the {w2} {w3}",
-                      "STG": "the {w9} {w10}"},
-            glossary=('Each {w1} is a beacon lamp on the headland, and the {w2} {w3} is the oil spring they both draw from.',),
-            setting=("In {w8}, a lamp is said to {w7} from a spring when it draws its oil there.",
-                     "Among the {w8}, a lamp that draws its oil from a spring is said to {w7} from it."),
-            facts={
-                "pair": ("If {PRI} goes dark, {SEC} is meant to light.", "{SEC} is kept to take over from {PRI}."),
-                "prim": ("{PRI} {w7}s from {SHR}, and a sour batch in {SHR} put it out at dusk.",
-                         "A sour batch in {SHR} put out {PRI}, which {w7}s from it."),
-                "sec": ("{SEC} {w7}s from {SHR} too, in the same pour, with no oil of its own.",
-                        "{SEC} also {w7}s from {SHR}, in the same pour, and keeps no oil of its own."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "PRI": "the first {w1}",
+                "SEC": "the second {w1}",
+                "SHR": "the {w2} {w3}",
+                "STG": "the {w9} {w10}",
             },
-            symptom=("When {PRI} went out, {SEC} guttered a moment later, and the pass was dark all night.",
-                     "{PRI} and {SEC} went dark together."),
+            glossary=(
+                "Each {w1} is a beacon lamp on the headland, and the {w2} {w3} is the oil spring they both draw from.",
+            ),
+            setting=(
+                "In {w8}, a lamp is said to {w7} from a spring when it draws its oil there.",
+                "Among the {w8}, a lamp that draws its oil from a spring is said to {w7} from it.",
+            ),
+            facts={
+                "pair": (
+                    "If {PRI} goes dark, {SEC} is meant to light.",
+                    "{SEC} is kept to take over from {PRI}.",
+                ),
+                "prim": (
+                    "{PRI} {w7}s from {SHR}, and a sour batch in {SHR} put it out at dusk.",
+                    "A sour batch in {SHR} put out {PRI}, which {w7}s from it.",
+                ),
+                "sec": (
+                    "{SEC} {w7}s from {SHR} too, in the same pour, with no oil of its own.",
+                    "{SEC} also {w7}s from {SHR}, in the same pour, and keeps no oil of its own.",
+                ),
+            },
+            symptom=(
+                "When {PRI} went out, {SEC} guttered a moment later, and the pass was dark all night.",
+                "{PRI} and {SEC} went dark together.",
+            ),
             variants={
-                COPIED: {"sec": ("{SEC} has its own oil, pressed by another hand, and does not {w7} from {SHR}.",)},
-                "partial": {"prim": ("{PRI} has its own oil and does not {w7} from {SHR}; it went out at dusk all the same.",)},
-                "split": {"sec": ("{SEC} {w7}s from {STG}, which is filled from {SHR} in the same pour, with no oil of its own.",)},
+                COPIED: {
+                    "sec": (
+                        "{SEC} has its own oil, pressed by another hand, and does not {w7} from {SHR}.",
+                    )
+                },
+                "partial": {
+                    "prim": (
+                        "{PRI} has its own oil and does not {w7} from {SHR}; it went out at dusk all the same.",
+                    )
+                },
+                "split": {
+                    "sec": (
+                        "{SEC} {w7}s from {STG}, which is filled from {SHR} in the same pour, with no oil of its own.",
+                    )
+                },
             },
         ),
     ),

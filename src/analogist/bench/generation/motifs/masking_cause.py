@@ -22,132 +22,302 @@ MOTIF = Motif(
     name="masking_cause",
     title="masking cause",
     aliases=("masking",),
-    roles={"FLT": "component with a worsening fault", "CMP": "compensating layer that absorbs the fault",
-           "MON": "watcher", "OPS": "people who would act on a warning"},
+    roles={
+        "FLT": "component with a worsening fault",
+        "CMP": "compensating layer that absorbs the fault",
+        "MON": "watcher",
+        "OPS": "people who would act on a warning",
+    },
     relations=("retries(CMP,FLT)", "filters(CMP,MON)", "alerts(MON,OPS)", "depends_on(CMP,FLT)"),
-    chain=(("degraded(FLT)", "causes", "alerts(MON,OPS)"),
-           ("filters(CMP,MON)", "masks", "alerts(MON,OPS)"),
-           ("degraded(FLT)", "causes", "missed_event(OPS)"),
-           ("alerts(MON,OPS)", "prevents", "missed_event(OPS)")),
+    chain=(
+        ("degraded(FLT)", "causes", "alerts(MON,OPS)"),
+        ("filters(CMP,MON)", "masks", "alerts(MON,OPS)"),
+        ("degraded(FLT)", "causes", "missed_event(OPS)"),
+        ("alerts(MON,OPS)", "prevents", "missed_event(OPS)"),
+    ),
     symptom_node="missed_event(OPS)",
     symptom="a slowly worsening fault went unnoticed until it failed outright",
     invariant="compensation is itself reported, so a hidden fault stays visible",
-    fix="expose(MON,CMP)", qualifier="so compensation is visible",
+    fix="expose(MON,CMP)",
+    qualifier="so compensation is visible",
     wrong_fixes=("disable_retries(CMP,FLT)", "backoff(CMP,FLT)", "scale_up(CMP)"),
     alt_fixes=("repair(FLT)",),
-    levels={"L1": "{CMP} absorbed the wear of {FLT}, so {MON} never warned {OPS}",
-            "L2": "Compensating mechanism hid a worsening fault from monitoring",
-            "L3": "Cause hidden by its own remedy"},
+    levels={
+        "L1": "{CMP} absorbed the wear of {FLT}, so {MON} never warned {OPS}",
+        "L2": "Compensating mechanism hid a worsening fault from monitoring",
+        "L3": "Cause hidden by its own remedy",
+    },
     dynamics=Dynamics(),
-    facts={"wear": ("c1", "c3"), "absorb": ("retries(CMP,FLT)", "depends_on(CMP,FLT)"),
-           "view": ("filters(CMP,MON)", "c2"), "warn": ("alerts(MON,OPS)", "c4")},
+    facts={
+        "wear": ("c1", "c3"),
+        "absorb": ("retries(CMP,FLT)", "depends_on(CMP,FLT)"),
+        "view": ("filters(CMP,MON)", "c2"),
+        "warn": ("alerts(MON,OPS)", "c4"),
+    },
     decoys=(
-        Variant(DELETE, Edit(DELETE, "c4"), "repair(FLT)",
-                "A warning that could not have changed the outcome", "Unheeded signal"),
-        Variant(REVERSE, Edit(REVERSE, "c4"), "repair(FLT)",
-                "Warnings that only follow the missed failure", "Lagging indicator taken for early warning"),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c4"),
+            "repair(FLT)",
+            "A warning that could not have changed the outcome",
+            "Unheeded signal",
+        ),
+        Variant(
+            REVERSE,
+            Edit(REVERSE, "c4"),
+            "repair(FLT)",
+            "Warnings that only follow the missed failure",
+            "Lagging indicator taken for early warning",
+        ),
     ),
-    partial=Variant("partial", Edit(DROP_RELATION, "retries(CMP,FLT)"), "expose(MON,CMP)",
-                    "Reserve capacity hid a worsening fault from monitoring", "Cause hidden by its own remedy"),
+    partial=Variant(
+        "partial",
+        Edit(DROP_RELATION, "retries(CMP,FLT)"),
+        "expose(MON,CMP)",
+        "Reserve capacity hid a worsening fault from monitoring",
+        "Cause hidden by its own remedy",
+    ),
     split=Split("filters(CMP,MON)", "AGG", "summary layer between compensator and watcher"),
     skins=(
         Skin(
-            name="hydraulics", domain="aviation", kind="ordinary",
-            entities={"FLT": "the left hydraulic pump", "CMP": "the standby accumulator",
-                      "MON": "the cockpit pressure gauge", "OPS": "the line maintenance crew",
-                      "AGG": "the flight-data recorder digest"},
-            setting=("Maintenance occurrence report, regional turboprop fleet.", "Fleet technical review, aircraft G-XR."),
-            facts={
-                "wear": ("For several weeks {FLT} had been losing output a little more each flight.",
-                         "{FLT} was wearing out, delivering less pressure every week."),
-                "absorb": ("{CMP} sits behind {FLT} and tops the system up whenever {FLT} falls short, as often as needed.",
-                           "Whenever {FLT} came up short, {CMP} made up the difference, again and again."),
-                "view": ("{MON} reads the pressure only after {CMP} has made up the shortfall, so it showed normal figures throughout.",
-                         "What reached {MON} was the pressure after {CMP} had topped it up, which always looked normal."),
-                "warn": ("A low reading on {MON} would have been written up and passed to {OPS} the same day.",
-                         "Had {MON} shown a drop, {OPS} would have been told before the next flight."),
+            name="hydraulics",
+            domain="aviation",
+            kind="ordinary",
+            entities={
+                "FLT": "the left hydraulic pump",
+                "CMP": "the standby accumulator",
+                "MON": "the cockpit pressure gauge",
+                "OPS": "the line maintenance crew",
+                "AGG": "the flight-data recorder digest",
             },
-            symptom=("{FLT} seized on approach, and {OPS} had no prior write-up of any kind.",
-                     "The first {OPS} heard of the problem was a pump that seized completely on approach."),
+            setting=(
+                "Maintenance occurrence report, regional turboprop fleet.",
+                "Fleet technical review, aircraft G-XR.",
+            ),
+            facts={
+                "wear": (
+                    "For several weeks {FLT} had been losing output a little more each flight.",
+                    "{FLT} was wearing out, delivering less pressure every week.",
+                ),
+                "absorb": (
+                    "{CMP} sits behind {FLT} and tops the system up whenever {FLT} falls short, as often as needed.",
+                    "Whenever {FLT} came up short, {CMP} made up the difference, again and again.",
+                ),
+                "view": (
+                    "{MON} reads the pressure only after {CMP} has made up the shortfall, so it showed normal figures throughout.",
+                    "What reached {MON} was the pressure after {CMP} had topped it up, which always looked normal.",
+                ),
+                "warn": (
+                    "A low reading on {MON} would have been written up and passed to {OPS} the same day.",
+                    "Had {MON} shown a drop, {OPS} would have been told before the next flight.",
+                ),
+            },
+            symptom=(
+                "{FLT} seized on approach, and {OPS} had no prior write-up of any kind.",
+                "The first {OPS} heard of the problem was a pump that seized completely on approach.",
+            ),
             variants={
-                DELETE: {"warn": ("A low reading on {MON} would never have reached {OPS}: write-ups from that gauge go to a different base entirely.",)},
-                REVERSE: {"warn": ("{MON} only flags a drop after a pump has already quit, so any note to {OPS} comes after the fact.",)},
-                "partial": {"absorb": ("{CMP} sits behind {FLT} but never cycles; it carries a fixed reserve that covers any shortfall from {FLT}.",)},
-                "split": {"view": ("{MON} shows only what {AGG} passes on, and {AGG} reads the pressure after {CMP} has made up the shortfall, so everything looked normal.",)},
+                DELETE: {
+                    "warn": (
+                        "A low reading on {MON} would never have reached {OPS}: write-ups from that gauge go to a different base entirely.",
+                    )
+                },
+                REVERSE: {
+                    "warn": (
+                        "{MON} only flags a drop after a pump has already quit, so any note to {OPS} comes after the fact.",
+                    )
+                },
+                "partial": {
+                    "absorb": (
+                        "{CMP} sits behind {FLT} but never cycles; it carries a fixed reserve that covers any shortfall from {FLT}.",
+                    )
+                },
+                "split": {
+                    "view": (
+                        "{MON} shows only what {AGG} passes on, and {AGG} reads the pressure after {CMP} has made up the shortfall, so everything looked normal.",
+                    )
+                },
             },
         ),
         Skin(
-            name="dialysis", domain="medicine", kind="ordinary",
-            entities={"FLT": "the patient's slowly bleeding ulcer", "CMP": "the routine transfusions on the dialysis unit",
-                      "MON": "the weekly blood count", "OPS": "the gut specialists",
-                      "AGG": "the unit's monthly summary sheet"},
-            setting=("Serious incident review, renal unit.", "Case conference, dialysis outpatients."),
-            facts={
-                "wear": ("For two months {FLT} had been losing a little blood every day.",
-                         "Week by week {FLT} was getting worse."),
-                "absorb": ("{CMP} topped the patient up whenever levels dipped, and were repeated as often as needed.",
-                           "Each time the patient's levels dipped, {CMP} made up the loss, over and over."),
-                "view": ("{MON} was drawn after {CMP}, so it always came back within range.",
-                         "Because {MON} was taken after each top-up, the results looked normal."),
-                "warn": ("A falling result on {MON} would have been referred to {OPS} within a day.",
-                         "Any drop on {MON} goes straight to {OPS} for review."),
+            name="dialysis",
+            domain="medicine",
+            kind="ordinary",
+            entities={
+                "FLT": "the patient's slowly bleeding ulcer",
+                "CMP": "the routine transfusions on the dialysis unit",
+                "MON": "the weekly blood count",
+                "OPS": "the gut specialists",
+                "AGG": "the unit's monthly summary sheet",
             },
-            symptom=("The patient collapsed with a major bleed, and {OPS} had never been asked to look.",
-                     "The ulcer was found only after an emergency admission; nobody had flagged it."),
+            setting=(
+                "Serious incident review, renal unit.",
+                "Case conference, dialysis outpatients.",
+            ),
+            facts={
+                "wear": (
+                    "For two months {FLT} had been losing a little blood every day.",
+                    "Week by week {FLT} was getting worse.",
+                ),
+                "absorb": (
+                    "{CMP} topped the patient up whenever levels dipped, and were repeated as often as needed.",
+                    "Each time the patient's levels dipped, {CMP} made up the loss, over and over.",
+                ),
+                "view": (
+                    "{MON} was drawn after {CMP}, so it always came back within range.",
+                    "Because {MON} was taken after each top-up, the results looked normal.",
+                ),
+                "warn": (
+                    "A falling result on {MON} would have been referred to {OPS} within a day.",
+                    "Any drop on {MON} goes straight to {OPS} for review.",
+                ),
+            },
+            symptom=(
+                "The patient collapsed with a major bleed, and {OPS} had never been asked to look.",
+                "The ulcer was found only after an emergency admission; nobody had flagged it.",
+            ),
             variants={
-                DELETE: {"warn": ("Even a falling result on {MON} would not have been referred to {OPS}; that clinic takes no referrals from dialysis.",)},
-                REVERSE: {"warn": ("Results from {MON} go to {OPS} only after an admission has already happened, as part of the discharge papers.",)},
-                "partial": {"absorb": ("{CMP} are a fixed course given regardless of need, not repeated on demand, and they kept the patient's levels up.",)},
-                "split": {"view": ("{MON} is reported through {AGG}, which summarises samples taken after {CMP}, so the figures looked normal.",)},
+                DELETE: {
+                    "warn": (
+                        "Even a falling result on {MON} would not have been referred to {OPS}; that clinic takes no referrals from dialysis.",
+                    )
+                },
+                REVERSE: {
+                    "warn": (
+                        "Results from {MON} go to {OPS} only after an admission has already happened, as part of the discharge papers.",
+                    )
+                },
+                "partial": {
+                    "absorb": (
+                        "{CMP} are a fixed course given regardless of need, not repeated on demand, and they kept the patient's levels up.",
+                    )
+                },
+                "split": {
+                    "view": (
+                        "{MON} is reported through {AGG}, which summarises samples taken after {CMP}, so the figures looked normal.",
+                    )
+                },
             },
         ),
         Skin(
-            name="storage", domain="software", kind="ordinary",
-            entities={"FLT": "the primary disk in the database server", "CMP": "the storage driver's automatic re-read",
-                      "MON": "the error dashboard", "OPS": "the platform engineers", "AGG": "the log aggregator"},
-            setting=("Outage review, customer database.", "Incident write-up, month-end processing."),
-            facts={
-                "wear": ("For weeks {FLT} had been returning more and more bad reads.",
-                         "{FLT} was slowly wearing out, failing more reads each day."),
-                "absorb": ("{CMP} repeats any read from {FLT} that comes back bad, until one succeeds.",
-                           "Whenever {FLT} returned garbage, {CMP} simply tried again until it got good data."),
-                "view": ("{MON} only counts errors that survive {CMP}, and none did, so it stayed green.",
-                         "Errors swallowed by {CMP} never reached {MON}, which showed nothing wrong."),
-                "warn": ("Any error on {MON} opens a ticket for {OPS} automatically.",
-                         "A red tile on {MON} puts a ticket in front of {OPS} within minutes."),
+            name="storage",
+            domain="software",
+            kind="ordinary",
+            entities={
+                "FLT": "the primary disk in the database server",
+                "CMP": "the storage driver's automatic re-read",
+                "MON": "the error dashboard",
+                "OPS": "the platform engineers",
+                "AGG": "the log aggregator",
             },
-            symptom=("{FLT} gave out completely during month-end processing, and {OPS} had no warning at all.",
-                     "The first sign {OPS} had was a dead disk in the middle of the month-end run."),
+            setting=(
+                "Outage review, customer database.",
+                "Incident write-up, month-end processing.",
+            ),
+            facts={
+                "wear": (
+                    "For weeks {FLT} had been returning more and more bad reads.",
+                    "{FLT} was slowly wearing out, failing more reads each day.",
+                ),
+                "absorb": (
+                    "{CMP} repeats any read from {FLT} that comes back bad, until one succeeds.",
+                    "Whenever {FLT} returned garbage, {CMP} simply tried again until it got good data.",
+                ),
+                "view": (
+                    "{MON} only counts errors that survive {CMP}, and none did, so it stayed green.",
+                    "Errors swallowed by {CMP} never reached {MON}, which showed nothing wrong.",
+                ),
+                "warn": (
+                    "Any error on {MON} opens a ticket for {OPS} automatically.",
+                    "A red tile on {MON} puts a ticket in front of {OPS} within minutes.",
+                ),
+            },
+            symptom=(
+                "{FLT} gave out completely during month-end processing, and {OPS} had no warning at all.",
+                "The first sign {OPS} had was a dead disk in the middle of the month-end run.",
+            ),
             variants={
-                DELETE: {"warn": ("A red tile on {MON} would not have reached {OPS}: tickets from that dashboard had been routed to an archive queue for months.",)},
-                REVERSE: {"warn": ("{MON} only opens a ticket for {OPS} once a disk has dropped out entirely.",)},
-                "partial": {"absorb": ("{CMP} never asks {FLT} twice; it reads the mirror copy instead whenever {FLT} returns garbage.",)},
-                "split": {"view": ("{MON} reads from {AGG}, which only collects errors that survive {CMP}; none did, so it stayed green.",)},
+                DELETE: {
+                    "warn": (
+                        "A red tile on {MON} would not have reached {OPS}: tickets from that dashboard had been routed to an archive queue for months.",
+                    )
+                },
+                REVERSE: {
+                    "warn": (
+                        "{MON} only opens a ticket for {OPS} once a disk has dropped out entirely.",
+                    )
+                },
+                "partial": {
+                    "absorb": (
+                        "{CMP} never asks {FLT} twice; it reads the mirror copy instead whenever {FLT} returns garbage.",
+                    )
+                },
+                "split": {
+                    "view": (
+                        "{MON} reads from {AGG}, which only collects errors that survive {CMP}; none did, so it stayed green.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"FLT": "the {w1} {w2}", "CMP": "the {w3} {w4}", "MON": "the {w5} glass",
-                      "OPS": "the {w6} keepers", "AGG": "the {w9} {w10}"},
-            glossary=('The {w1} {w2} is the old cistern under the floor, and the {w3} {w4} is the pump that tops it up.',),
-            setting=("In the {w8} mill, to {w7} is to pour extra in until a vessel reads full.",
-                     "At {w8}, folk say a vessel is {w7}ed when extra is poured in to keep it full."),
-            facts={
-                "wear": ("{FLT} had been leaking a little more every day.", "Day by day {FLT} let more slip away."),
-                "absorb": ("{CMP} {w7}s {FLT} whenever it runs low, as often as it takes.",
-                           "Each time {FLT} ran low, {CMP} {w7}ed it again."),
-                "view": ("{MON} is read only after {CMP} has {w7}ed, so it always showed full.",
-                         "Because {CMP} {w7}s first, {MON} never showed anything amiss."),
-                "warn": ("A low {MON} would have sent word to {OPS} that same hour.",
-                         "Any dip in {MON} is carried to {OPS} at once."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "FLT": "the {w1} {w2}",
+                "CMP": "the {w3} {w4}",
+                "MON": "the {w5} glass",
+                "OPS": "the {w6} keepers",
+                "AGG": "the {w9} {w10}",
             },
-            symptom=("{FLT} ran dry all at once, and {OPS} had heard nothing beforehand.",
-                     "{OPS} learned of the leak only when {FLT} emptied completely."),
+            glossary=(
+                "The {w1} {w2} is the old cistern under the floor, and the {w3} {w4} is the pump that tops it up.",
+            ),
+            setting=(
+                "In the {w8} mill, to {w7} is to pour extra in until a vessel reads full.",
+                "At {w8}, folk say a vessel is {w7}ed when extra is poured in to keep it full.",
+            ),
+            facts={
+                "wear": (
+                    "{FLT} had been leaking a little more every day.",
+                    "Day by day {FLT} let more slip away.",
+                ),
+                "absorb": (
+                    "{CMP} {w7}s {FLT} whenever it runs low, as often as it takes.",
+                    "Each time {FLT} ran low, {CMP} {w7}ed it again.",
+                ),
+                "view": (
+                    "{MON} is read only after {CMP} has {w7}ed, so it always showed full.",
+                    "Because {CMP} {w7}s first, {MON} never showed anything amiss.",
+                ),
+                "warn": (
+                    "A low {MON} would have sent word to {OPS} that same hour.",
+                    "Any dip in {MON} is carried to {OPS} at once.",
+                ),
+            },
+            symptom=(
+                "{FLT} ran dry all at once, and {OPS} had heard nothing beforehand.",
+                "{OPS} learned of the leak only when {FLT} emptied completely.",
+            ),
             variants={
-                DELETE: {"warn": ("A low {MON} would never have reached {OPS}; its word goes to another hall.",)},
-                REVERSE: {"warn": ("{MON} sends word to {OPS} only after a vessel has already run dry.",)},
-                "partial": {"absorb": ("{CMP} does not {w7} {FLT} again and again; it keeps a reserve that covers any shortfall.",)},
-                "split": {"view": ("{MON} shows only what {AGG} passes on, and {AGG} is read after {CMP} has {w7}ed, so it always showed full.",)},
+                DELETE: {
+                    "warn": (
+                        "A low {MON} would never have reached {OPS}; its word goes to another hall.",
+                    )
+                },
+                REVERSE: {
+                    "warn": ("{MON} sends word to {OPS} only after a vessel has already run dry.",)
+                },
+                "partial": {
+                    "absorb": (
+                        "{CMP} does not {w7} {FLT} again and again; it keeps a reserve that covers any shortfall.",
+                    )
+                },
+                "split": {
+                    "view": (
+                        "{MON} shows only what {AGG} passes on, and {AGG} is read after {CMP} has {w7}ed, so it always showed full.",
+                    )
+                },
             },
         ),
     ),

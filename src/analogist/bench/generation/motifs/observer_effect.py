@@ -13,121 +13,292 @@ MOTIF = Motif(
     name="observer_effect",
     title="measurement changes the measured",
     aliases=("observer effect", "heisenbug", "hawthorne"),
-    roles={"PRB": "measuring instrument or procedure", "TGT": "measured system",
-           "ANA": "analysis that reports the measurements"},
+    roles={
+        "PRB": "measuring instrument or procedure",
+        "TGT": "measured system",
+        "ANA": "analysis that reports the measurements",
+    },
     relations=("observes(PRB,TGT)", "consumes(PRB,TGT)", "trusts_as_authoritative(ANA,PRB)"),
-    chain=(("consumes(PRB,TGT)", "causes", "degraded(TGT)"),
-           ("degraded(TGT)", "causes", "false_claim(ANA)"),
-           ("trusts_as_authoritative(ANA,PRB)", "enables", "false_claim(ANA)")),
+    chain=(
+        ("consumes(PRB,TGT)", "causes", "degraded(TGT)"),
+        ("degraded(TGT)", "causes", "false_claim(ANA)"),
+        ("trusts_as_authoritative(ANA,PRB)", "enables", "false_claim(ANA)"),
+    ),
     symptom_node="false_claim(ANA)",
     symptom="a conclusion produced by the act of measuring",
     invariant="measurement does not disturb what it measures, or its disturbance is subtracted",
-    fix="cap_usage(PRB,TGT)", qualifier="lighter sampling",
+    fix="cap_usage(PRB,TGT)",
+    qualifier="lighter sampling",
     wrong_fixes=("repair(TGT)", "scale_up(TGT)", "refresh(PRB)"),
     alt_fixes=("distrust(ANA,PRB)",),
-    levels={"L1": "{PRB} disturbed {TGT} while measuring it, and {ANA} reported the disturbance as a property of {TGT}",
-            "L2": "Measurement disturbs the measured system and the disturbance is reported as its state",
-            "L3": "The ruler bends what it measures"},
+    levels={
+        "L1": "{PRB} disturbed {TGT} while measuring it, and {ANA} reported the disturbance as a property of {TGT}",
+        "L2": "Measurement disturbs the measured system and the disturbance is reported as its state",
+        "L3": "The ruler bends what it measures",
+    },
     dynamics=Dynamics(),
-    facts={"probe": ("observes(PRB,TGT)",), "cost": ("consumes(PRB,TGT)", "c1"),
-           "read": ("trusts_as_authoritative(ANA,PRB)", "c3"), "conclude": ("c2",)},
+    facts={
+        "probe": ("observes(PRB,TGT)",),
+        "cost": ("consumes(PRB,TGT)", "c1"),
+        "read": ("trusts_as_authoritative(ANA,PRB)", "c3"),
+        "conclude": ("c2",),
+    },
     decoys=(
-        Variant(MEDIATOR, Edit(MEDIATOR, "c1"), "repair(TGT)",
-                "Troubled system makes the measurement heavier; the trouble is real", "Real fault, heavier probe"),
-        Variant(DELETE, Edit(DELETE, "c2"), "distrust(ANA,PRB)",
-                "Conclusion wrong for reasons unrelated to the measuring load", "Coincident disturbance"),
+        Variant(
+            MEDIATOR,
+            Edit(MEDIATOR, "c1"),
+            "repair(TGT)",
+            "Troubled system makes the measurement heavier; the trouble is real",
+            "Real fault, heavier probe",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c2"),
+            "distrust(ANA,PRB)",
+            "Conclusion wrong for reasons unrelated to the measuring load",
+            "Coincident disturbance",
+        ),
     ),
-    partial=Variant("partial", Edit(DELETE, "c3"), "cap_usage(PRB,TGT)",
-                    "Measurement disturbs the measured system and the disturbance is reported automatically",
-                    "The ruler bends what it measures"),
+    partial=Variant(
+        "partial",
+        Edit(DELETE, "c3"),
+        "cap_usage(PRB,TGT)",
+        "Measurement disturbs the measured system and the disturbance is reported automatically",
+        "The ruler bends what it measures",
+    ),
     split=Split("observes(PRB,TGT)", "LOG", "record the measurements pass through"),
     skins=(
         Skin(
-            name="terns", domain="ecology", kind="ordinary",
-            entities={"PRB": "the daily nest inspections", "TGT": "the tern colony",
-                      "ANA": "the regional conservation bulletin", "LOG": "the field team's tally sheets"},
-            setting=("Seabird survey review, east spit.", "Breeding season summary, coastal reserve."),
+            name="terns",
+            domain="ecology",
+            kind="ordinary",
+            entities={
+                "PRB": "the daily nest inspections",
+                "TGT": "the tern colony",
+                "ANA": "the regional conservation bulletin",
+                "LOG": "the field team's tally sheets",
+            },
+            setting=(
+                "Seabird survey review, east spit.",
+                "Breeding season summary, coastal reserve.",
+            ),
             facts={
                 "probe": ("{PRB} record every clutch in {TGT}.", "{TGT} is counted through {PRB}."),
-                "cost": ("Each of {PRB} flushes the birds off their eggs for half an hour, which costs {TGT} dearly.",
-                         "{PRB} disturb {TGT}, keeping adults off their eggs for long spells."),
-                "read": ("{ANA} takes the figures from {PRB} as the state of {TGT}.", "{ANA} treats {PRB} as the true picture."),
-                "conclude": ("The losses that the visits themselves caused went straight into {ANA}.",
-                             "What the visits did to {TGT} showed up in {ANA} as a fact about the colony."),
+                "cost": (
+                    "Each of {PRB} flushes the birds off their eggs for half an hour, which costs {TGT} dearly.",
+                    "{PRB} disturb {TGT}, keeping adults off their eggs for long spells.",
+                ),
+                "read": (
+                    "{ANA} takes the figures from {PRB} as the state of {TGT}.",
+                    "{ANA} treats {PRB} as the true picture.",
+                ),
+                "conclude": (
+                    "The losses that the visits themselves caused went straight into {ANA}.",
+                    "What the visits did to {TGT} showed up in {ANA} as a fact about the colony.",
+                ),
             },
-            symptom=("{ANA} declared {TGT} in steep decline and recommended culling gulls; hatching was normal on undisturbed plots.",
-                     "{ANA} blamed predators for low hatching that was not seen where nobody visited."),
+            symptom=(
+                "{ANA} declared {TGT} in steep decline and recommended culling gulls; hatching was normal on undisturbed plots.",
+                "{ANA} blamed predators for low hatching that was not seen where nobody visited.",
+            ),
             variants={
-                MEDIATOR: {"cost": ("{TGT} was already struggling after a storm, and because so many nests had come to nothing the team lengthened {PRB}, spending more time at each.",)},
-                DELETE: {"conclude": ("The disturbance from {PRB} is unrelated to the conclusion of {ANA}; its decline figure came from a spreadsheet error.",)},
-                "partial": {"read": ("{ANA} has no particular faith in {PRB}, but its template pulls the figures in automatically.",)},
-                "split": {"probe": ("{PRB} record every clutch in {TGT}, and the counts reach the office only through {LOG}.",)},
+                MEDIATOR: {
+                    "cost": (
+                        "{TGT} was already struggling after a storm, and because so many nests had come to nothing the team lengthened {PRB}, spending more time at each.",
+                    )
+                },
+                DELETE: {
+                    "conclude": (
+                        "The disturbance from {PRB} is unrelated to the conclusion of {ANA}; its decline figure came from a spreadsheet error.",
+                    )
+                },
+                "partial": {
+                    "read": (
+                        "{ANA} has no particular faith in {PRB}, but its template pulls the figures in automatically.",
+                    )
+                },
+                "split": {
+                    "probe": (
+                        "{PRB} record every clutch in {TGT}, and the counts reach the office only through {LOG}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="pressure", domain="medicine", kind="ordinary",
-            entities={"PRB": "the frequent blood-pressure checks", "TGT": "the patient's blood pressure",
-                      "ANA": "the cardiology referral letter", "LOG": "the observation chart"},
-            setting=("Clinical review, admissions ward.", "Medication incident report, elderly care."),
+            name="pressure",
+            domain="medicine",
+            kind="ordinary",
+            entities={
+                "PRB": "the frequent blood-pressure checks",
+                "TGT": "the patient's blood pressure",
+                "ANA": "the cardiology referral letter",
+                "LOG": "the observation chart",
+            },
+            setting=(
+                "Clinical review, admissions ward.",
+                "Medication incident report, elderly care.",
+            ),
             facts={
-                "probe": ("{PRB} track {TGT} every fifteen minutes.", "{TGT} is followed through {PRB}."),
-                "cost": ("Each of {PRB} wakes and startles the patient, which pushes {TGT} up.",
-                         "{PRB} keep the patient anxious and awake, raising {TGT}."),
-                "read": ("{ANA} takes the readings from {PRB} at face value.", "{ANA} treats {PRB} as the true picture."),
-                "conclude": ("The rise caused by the checks themselves went straight into {ANA}.",
-                             "What the checks did to {TGT} showed up in {ANA} as a fact about the patient."),
+                "probe": (
+                    "{PRB} track {TGT} every fifteen minutes.",
+                    "{TGT} is followed through {PRB}.",
+                ),
+                "cost": (
+                    "Each of {PRB} wakes and startles the patient, which pushes {TGT} up.",
+                    "{PRB} keep the patient anxious and awake, raising {TGT}.",
+                ),
+                "read": (
+                    "{ANA} takes the readings from {PRB} at face value.",
+                    "{ANA} treats {PRB} as the true picture.",
+                ),
+                "conclude": (
+                    "The rise caused by the checks themselves went straight into {ANA}.",
+                    "What the checks did to {TGT} showed up in {ANA} as a fact about the patient.",
+                ),
             },
-            symptom=("{ANA} reported {TGT} as dangerously high, and a drug was started that the patient did not need.",
-                     "A new drug was started on the strength of {ANA}; at home the readings were normal."),
+            symptom=(
+                "{ANA} reported {TGT} as dangerously high, and a drug was started that the patient did not need.",
+                "A new drug was started on the strength of {ANA}; at home the readings were normal.",
+            ),
             variants={
-                MEDIATOR: {"cost": ("{TGT} was already high from a kidney problem, and because of that the nurses shortened the interval between {PRB}, disturbing the patient more.",)},
-                DELETE: {"conclude": ("The rise caused by {PRB} is unrelated to the conclusion of {ANA}; its figure was lifted out of another patient's notes.",)},
-                "partial": {"read": ("{ANA} does not take {PRB} at face value, but the referral form pulls the readings in automatically.",)},
-                "split": {"probe": ("{PRB} track {TGT} every fifteen minutes, and reach the doctors only through {LOG}.",)},
+                MEDIATOR: {
+                    "cost": (
+                        "{TGT} was already high from a kidney problem, and because of that the nurses shortened the interval between {PRB}, disturbing the patient more.",
+                    )
+                },
+                DELETE: {
+                    "conclude": (
+                        "The rise caused by {PRB} is unrelated to the conclusion of {ANA}; its figure was lifted out of another patient's notes.",
+                    )
+                },
+                "partial": {
+                    "read": (
+                        "{ANA} does not take {PRB} at face value, but the referral form pulls the readings in automatically.",
+                    )
+                },
+                "split": {
+                    "probe": (
+                        "{PRB} track {TGT} every fifteen minutes, and reach the doctors only through {LOG}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="inspection", domain="education", kind="ordinary",
-            entities={"PRB": "the inspectors sitting in on lessons", "TGT": "the class's usual behaviour",
-                      "ANA": "the inspection report", "LOG": "the inspectors' note forms"},
-            setting=("Inspection appeal, Year 9 science.", "Head teacher's response to inspection."),
+            name="inspection",
+            domain="education",
+            kind="ordinary",
+            entities={
+                "PRB": "the inspectors sitting in on lessons",
+                "TGT": "the class's usual behaviour",
+                "ANA": "the inspection report",
+                "LOG": "the inspectors' note forms",
+            },
+            setting=(
+                "Inspection appeal, Year 9 science.",
+                "Head teacher's response to inspection.",
+            ),
             facts={
-                "probe": ("{PRB} judge {TGT} from the back of the room.", "{TGT} is assessed through {PRB}."),
-                "cost": ("The presence of {PRB} makes pupils restless and changes {TGT}.",
-                         "{PRB} unsettle the pupils, which alters {TGT}."),
-                "read": ("{ANA} takes what {PRB} saw as the truth about {TGT}.", "{ANA} treats {PRB} as the true picture."),
-                "conclude": ("The unrest that the visit itself caused went straight into {ANA}.",
-                             "What the visit did to {TGT} showed up in {ANA} as a fact about the class."),
+                "probe": (
+                    "{PRB} judge {TGT} from the back of the room.",
+                    "{TGT} is assessed through {PRB}.",
+                ),
+                "cost": (
+                    "The presence of {PRB} makes pupils restless and changes {TGT}.",
+                    "{PRB} unsettle the pupils, which alters {TGT}.",
+                ),
+                "read": (
+                    "{ANA} takes what {PRB} saw as the truth about {TGT}.",
+                    "{ANA} treats {PRB} as the true picture.",
+                ),
+                "conclude": (
+                    "The unrest that the visit itself caused went straight into {ANA}.",
+                    "What the visit did to {TGT} showed up in {ANA} as a fact about the class.",
+                ),
             },
-            symptom=("{ANA} rated the class disorderly and put the teacher on a support plan.",
-                     "The teacher was put on a support plan for behaviour that only appeared when visitors came."),
+            symptom=(
+                "{ANA} rated the class disorderly and put the teacher on a support plan.",
+                "The teacher was put on a support plan for behaviour that only appeared when visitors came.",
+            ),
             variants={
-                MEDIATOR: {"cost": ("{TGT} had already slipped after a change of timetable, and because of that {PRB} were extended over three days, unsettling the class further.",)},
-                DELETE: {"conclude": ("The unrest caused by {PRB} is unrelated to {ANA}; the rating was carried over by mistake from another class.",)},
-                "partial": {"read": ("{ANA} is not bound by what {PRB} saw, but the template fills in their grades automatically.",)},
-                "split": {"probe": ("{PRB} judge {TGT} from the back of the room, and their verdicts reach the office only through {LOG}.",)},
+                MEDIATOR: {
+                    "cost": (
+                        "{TGT} had already slipped after a change of timetable, and because of that {PRB} were extended over three days, unsettling the class further.",
+                    )
+                },
+                DELETE: {
+                    "conclude": (
+                        "The unrest caused by {PRB} is unrelated to {ANA}; the rating was carried over by mistake from another class.",
+                    )
+                },
+                "partial": {
+                    "read": (
+                        "{ANA} is not bound by what {PRB} saw, but the template fills in their grades automatically.",
+                    )
+                },
+                "split": {
+                    "probe": (
+                        "{PRB} judge {TGT} from the back of the room, and their verdicts reach the office only through {LOG}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"PRB": "the {w1} {w2}", "TGT": "the {w3} hive", "ANA": "the {w4} {w5}",
-                      "LOG": "the {w9} {w10}"},
-            glossary=("The {w1} {w2} is the hive-counter's round, and the {w4} {w5} is the elders' register.",),
-            setting=("In {w8}, to {w7} a hive is to open it and count its dwellers.",
-                     "Among the {w8}, opening a hive to count its dwellers is called {w7}ing it."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "PRB": "the {w1} {w2}",
+                "TGT": "the {w3} hive",
+                "ANA": "the {w4} {w5}",
+                "LOG": "the {w9} {w10}",
+            },
+            glossary=(
+                "The {w1} {w2} is the hive-counter's round, and the {w4} {w5} is the elders' register.",
+            ),
+            setting=(
+                "In {w8}, to {w7} a hive is to open it and count its dwellers.",
+                "Among the {w8}, opening a hive to count its dwellers is called {w7}ing it.",
+            ),
             facts={
                 "probe": ("{PRB} {w7}s {TGT} each morning.", "{TGT} is {w7}ed daily by {PRB}."),
-                "cost": ("Every {w7}ing by {PRB} chills {TGT} and sets it back.", "{PRB} chills {TGT} each time it opens it."),
-                "read": ("{ANA} takes the count of {PRB} as the truth.", "{ANA} treats {PRB} as the true picture."),
-                "conclude": ("The chill the counting caused went straight into what {ANA} declared.",
-                             "What the counting did to {TGT} showed up in what {ANA} declared."),
+                "cost": (
+                    "Every {w7}ing by {PRB} chills {TGT} and sets it back.",
+                    "{PRB} chills {TGT} each time it opens it.",
+                ),
+                "read": (
+                    "{ANA} takes the count of {PRB} as the truth.",
+                    "{ANA} treats {PRB} as the true picture.",
+                ),
+                "conclude": (
+                    "The chill the counting caused went straight into what {ANA} declared.",
+                    "What the counting did to {TGT} showed up in what {ANA} declared.",
+                ),
             },
-            symptom=("{ANA} declared {TGT} sickly and ordered it burned.", "On the count, {ANA} pronounced {TGT} dying."),
+            symptom=(
+                "{ANA} declared {TGT} sickly and ordered it burned.",
+                "On the count, {ANA} pronounced {TGT} dying.",
+            ),
             variants={
-                MEDIATOR: {"cost": ("{TGT} was already weak after the frost, and because of that {PRB} {w7}ed it twice as long.",)},
-                DELETE: {"conclude": ("The chill from {PRB} is unrelated to what {ANA} declared; the tally was mixed up with another hive's.",)},
-                "partial": {"read": ("{ANA} puts no faith in {PRB}, yet custom has the count read out as law.",)},
-                "split": {"probe": ("{PRB} {w7}s {TGT} each morning, and its count reaches {ANA} only by way of {LOG}.",)},
+                MEDIATOR: {
+                    "cost": (
+                        "{TGT} was already weak after the frost, and because of that {PRB} {w7}ed it twice as long.",
+                    )
+                },
+                DELETE: {
+                    "conclude": (
+                        "The chill from {PRB} is unrelated to what {ANA} declared; the tally was mixed up with another hive's.",
+                    )
+                },
+                "partial": {
+                    "read": (
+                        "{ANA} puts no faith in {PRB}, yet custom has the count read out as law.",
+                    )
+                },
+                "split": {
+                    "probe": (
+                        "{PRB} {w7}s {TGT} each morning, and its count reaches {ANA} only by way of {LOG}.",
+                    )
+                },
             },
         ),
     ),

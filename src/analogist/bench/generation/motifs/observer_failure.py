@@ -13,132 +13,293 @@ MOTIF = Motif(
     name="observer_failure",
     title="observer failure read as state failure",
     aliases=("observer failure",),
-    roles={"MON": "watcher that reports on the system", "SYS": "watched system",
-           "OPS": "operator who acts on the watcher's reports"},
+    roles={
+        "MON": "watcher that reports on the system",
+        "SYS": "watched system",
+        "OPS": "operator who acts on the watcher's reports",
+    },
     relations=("observes(MON,SYS)", "reports_absence(MON,SYS)", "trusts_as_authoritative(OPS,MON)"),
-    chain=(("fails(MON)", "causes", "silent(MON)"),
-           ("silent(MON)", "causes", "reports_absence(MON,SYS)"),
-           ("reports_absence(MON,SYS)", "causes", "wrong_decision(OPS)"),
-           ("trusts_as_authoritative(OPS,MON)", "enables", "wrong_decision(OPS)")),
+    chain=(
+        ("fails(MON)", "causes", "silent(MON)"),
+        ("silent(MON)", "causes", "reports_absence(MON,SYS)"),
+        ("reports_absence(MON,SYS)", "causes", "wrong_decision(OPS)"),
+        ("trusts_as_authoritative(OPS,MON)", "enables", "wrong_decision(OPS)"),
+    ),
     symptom_node="wrong_decision(OPS)",
     symptom="action taken against a healthy system",
     invariant="absence of a report is evidence only when the reporter is known to be alive",
-    fix="heartbeat(MON)", qualifier="before acting on absence",
+    fix="heartbeat(MON)",
+    qualifier="before acting on absence",
     wrong_fixes=("repair(SYS)", "refresh(MON)", "scale_up(SYS)"),
     alt_fixes=("repair(MON)", "distrust(OPS,MON)"),
-    levels={"L1": "{OPS} acted on the empty report from {MON} about {SYS} after {MON} itself had died",
-            "L2": "Measurement mechanism failed and absence of evidence was read as evidence of absence",
-            "L3": "Silence of the witness taken for silence of the world"},
+    levels={
+        "L1": "{OPS} acted on the empty report from {MON} about {SYS} after {MON} itself had died",
+        "L2": "Measurement mechanism failed and absence of evidence was read as evidence of absence",
+        "L3": "Silence of the witness taken for silence of the world",
+    },
     dynamics=Dynamics(),
-    facts={"watch": ("observes(MON,SYS)",), "quiet": ("c1",),
-           "absence": ("c2", "reports_absence(MON,SYS)"),
-           "act": ("trusts_as_authoritative(OPS,MON)", "c4", "c3")},
+    facts={
+        "watch": ("observes(MON,SYS)",),
+        "quiet": ("c1",),
+        "absence": ("c2", "reports_absence(MON,SYS)"),
+        "act": ("trusts_as_authoritative(OPS,MON)", "c4", "c3"),
+    },
     decoys=(
-        Variant(MEDIATOR, Edit(MEDIATOR, "c1"), "distrust(OPS,MON)",
-                "The system's real silence both produced the absence report and knocked out its watcher",
-                "Common cause behind signal loss and watcher loss"),
-        Variant(DELETE, Edit(DELETE, "c2"), "distrust(OPS,MON)",
-                "Genuine absence reported by a watcher that also happened to fail",
-                "Coincident failures, only one of them real"),
+        Variant(
+            MEDIATOR,
+            Edit(MEDIATOR, "c1"),
+            "distrust(OPS,MON)",
+            "The system's real silence both produced the absence report and knocked out its watcher",
+            "Common cause behind signal loss and watcher loss",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c2"),
+            "distrust(OPS,MON)",
+            "Genuine absence reported by a watcher that also happened to fail",
+            "Coincident failures, only one of them real",
+        ),
     ),
-    partial=Variant("partial", Edit(DELETE, "c4"), "heartbeat(MON)",
-                    "Dead watcher's silence acted on by rule", "Silence of the witness taken for silence of the world"),
-    split=Split("observes(MON,SYS)", "RLY", "relay that carries the system's signal to the watcher"),
+    partial=Variant(
+        "partial",
+        Edit(DELETE, "c4"),
+        "heartbeat(MON)",
+        "Dead watcher's silence acted on by rule",
+        "Silence of the witness taken for silence of the world",
+    ),
+    split=Split(
+        "observes(MON,SYS)", "RLY", "relay that carries the system's signal to the watcher"
+    ),
     skins=(
         Skin(
-            name="oncall", domain="software", kind="ordinary",
-            entities={"MON": "the health-check script", "SYS": "the payments API",
-                      "OPS": "the on-call engineer", "RLY": "the metrics relay"},
-            setting=("Production incident, early Sunday.", "Post-incident review, payments platform."),
-            facts={
-                "watch": ("{MON} polls {SYS} every minute and is the only view anyone has of it.",
-                          "The only window onto {SYS} is {MON}, which polls it once a minute."),
-                "quiet": ("{MON} crashed at 02:10 on an empty configuration value and sent nothing after that.",
-                          "At 02:10 {MON} itself died on a missing setting and went quiet."),
-                "absence": ("With no results coming in, the dashboard marked {SYS} as not responding.",
-                            "The lack of results from {MON} showed up as 'no response from {SYS}'."),
-                "act": ("{OPS} treats whatever {MON} shows as fact and acts on it without further checks.",
-                        "{OPS} takes {MON} at its word; the runbook says to act on it directly."),
+            name="oncall",
+            domain="software",
+            kind="ordinary",
+            entities={
+                "MON": "the health-check script",
+                "SYS": "the payments API",
+                "OPS": "the on-call engineer",
+                "RLY": "the metrics relay",
             },
-            symptom=("{OPS} restarted {SYS} twice in the night, and live transactions were dropped each time.",
-                     "{SYS} was restarted in the middle of the night and in-flight payments were lost."),
+            setting=(
+                "Production incident, early Sunday.",
+                "Post-incident review, payments platform.",
+            ),
+            facts={
+                "watch": (
+                    "{MON} polls {SYS} every minute and is the only view anyone has of it.",
+                    "The only window onto {SYS} is {MON}, which polls it once a minute.",
+                ),
+                "quiet": (
+                    "{MON} crashed at 02:10 on an empty configuration value and sent nothing after that.",
+                    "At 02:10 {MON} itself died on a missing setting and went quiet.",
+                ),
+                "absence": (
+                    "With no results coming in, the dashboard marked {SYS} as not responding.",
+                    "The lack of results from {MON} showed up as 'no response from {SYS}'.",
+                ),
+                "act": (
+                    "{OPS} treats whatever {MON} shows as fact and acts on it without further checks.",
+                    "{OPS} takes {MON} at its word; the runbook says to act on it directly.",
+                ),
+            },
+            symptom=(
+                "{OPS} restarted {SYS} twice in the night, and live transactions were dropped each time.",
+                "{SYS} was restarted in the middle of the night and in-flight payments were lost.",
+            ),
             variants={
-                MEDIATOR: {"quiet": ("{SYS} stopped sending anything at 02:10, and the empty stream then tripped a bug that took {MON} itself out.",)},
-                DELETE: {"absence": ("The 'no response from {SYS}' status was genuine, and it was unrelated to {MON} going quiet.",)},
-                "partial": {"act": ("{OPS} does not simply take {MON} at its word, but the runbook orders an immediate restart on any 'no response' status.",)},
-                "split": {"watch": ("{MON} reads {SYS} only through {RLY}, polling it every minute; that is the only view anyone has of {SYS}.",)},
+                MEDIATOR: {
+                    "quiet": (
+                        "{SYS} stopped sending anything at 02:10, and the empty stream then tripped a bug that took {MON} itself out.",
+                    )
+                },
+                DELETE: {
+                    "absence": (
+                        "The 'no response from {SYS}' status was genuine, and it was unrelated to {MON} going quiet.",
+                    )
+                },
+                "partial": {
+                    "act": (
+                        "{OPS} does not simply take {MON} at its word, but the runbook orders an immediate restart on any 'no response' status.",
+                    )
+                },
+                "split": {
+                    "watch": (
+                        "{MON} reads {SYS} only through {RLY}, polling it every minute; that is the only view anyone has of {SYS}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="reserve", domain="ecology", kind="ordinary",
-            entities={"MON": "the camera trap at the waterhole", "SYS": "the leopard population in the north valley",
-                      "OPS": "the reserve's conservation board", "RLY": "the solar-powered uplink"},
-            setting=("Annual survey review, northern reserve.", "Minutes of the reserve's spring meeting."),
-            facts={
-                "watch": ("{MON} is the only record anyone keeps of {SYS}.",
-                          "Nobody surveys {SYS} except through {MON}."),
-                "quiet": ("In March the battery in {MON} gave out, and it recorded nothing for eleven weeks.",
-                          "{MON} lost power in March and took no pictures for eleven weeks."),
-                "absence": ("Eleven weeks without a single image were logged as no sightings of {SYS}.",
-                            "The blank weeks from {MON} went into the records as zero sightings of {SYS}."),
-                "act": ("{OPS} takes the survey record from {MON} as settled fact.",
-                        "{OPS} works from the record of {MON} and never commissions a second survey."),
+            name="reserve",
+            domain="ecology",
+            kind="ordinary",
+            entities={
+                "MON": "the camera trap at the waterhole",
+                "SYS": "the leopard population in the north valley",
+                "OPS": "the reserve's conservation board",
+                "RLY": "the solar-powered uplink",
             },
-            symptom=("{OPS} declared {SYS} locally extinct and moved the anti-poaching patrols elsewhere.",
-                     "On the strength of the record, {SYS} was written off and the patrols were reassigned."),
+            setting=(
+                "Annual survey review, northern reserve.",
+                "Minutes of the reserve's spring meeting.",
+            ),
+            facts={
+                "watch": (
+                    "{MON} is the only record anyone keeps of {SYS}.",
+                    "Nobody surveys {SYS} except through {MON}.",
+                ),
+                "quiet": (
+                    "In March the battery in {MON} gave out, and it recorded nothing for eleven weeks.",
+                    "{MON} lost power in March and took no pictures for eleven weeks.",
+                ),
+                "absence": (
+                    "Eleven weeks without a single image were logged as no sightings of {SYS}.",
+                    "The blank weeks from {MON} went into the records as zero sightings of {SYS}.",
+                ),
+                "act": (
+                    "{OPS} takes the survey record from {MON} as settled fact.",
+                    "{OPS} works from the record of {MON} and never commissions a second survey.",
+                ),
+            },
+            symptom=(
+                "{OPS} declared {SYS} locally extinct and moved the anti-poaching patrols elsewhere.",
+                "On the strength of the record, {SYS} was written off and the patrols were reassigned.",
+            ),
             variants={
-                MEDIATOR: {"quiet": ("{MON} had nothing to record from March, the animals having moved on, and after weeks without a trigger its firmware froze for good.",)},
-                DELETE: {"absence": ("The zero sightings of {SYS} were real, the animals had left the valley, and that was unrelated to {MON} losing power.",)},
-                "partial": {"act": ("{OPS} does not treat {MON} as gospel, but its rules demand action after any season of zero sightings.",)},
-                "split": {"watch": ("{MON} sends its images through {RLY}, and that is the only record anyone keeps of {SYS}.",)},
+                MEDIATOR: {
+                    "quiet": (
+                        "{MON} had nothing to record from March, the animals having moved on, and after weeks without a trigger its firmware froze for good.",
+                    )
+                },
+                DELETE: {
+                    "absence": (
+                        "The zero sightings of {SYS} were real, the animals had left the valley, and that was unrelated to {MON} losing power.",
+                    )
+                },
+                "partial": {
+                    "act": (
+                        "{OPS} does not treat {MON} as gospel, but its rules demand action after any season of zero sightings.",
+                    )
+                },
+                "split": {
+                    "watch": (
+                        "{MON} sends its images through {RLY}, and that is the only record anyone keeps of {SYS}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="pressline", domain="manufacturing", kind="ordinary",
-            entities={"MON": "the vibration sensor on press 3", "SYS": "press 3",
-                      "OPS": "the shift supervisor", "RLY": "the sensor gateway"},
+            name="pressline",
+            domain="manufacturing",
+            kind="ordinary",
+            entities={
+                "MON": "the vibration sensor on press 3",
+                "SYS": "press 3",
+                "OPS": "the shift supervisor",
+                "RLY": "the sensor gateway",
+            },
             setting=("Stamping plant, Thursday afternoon shift.", "Shift report, body-panel line."),
             facts={
-                "watch": ("{MON} is the only thing that tells the control room whether {SYS} is running.",
-                          "Nobody can see {SYS} from the control room except through {MON}."),
-                "quiet": ("At 14:00 a forklift cut the cable of {MON}, and it sent no readings after that.",
-                          "{MON} came off its bracket at 14:00 and went quiet."),
-                "absence": ("The missing readings were shown on the control screen as '{SYS} idle'.",
-                            "With no readings arriving, the screen displayed {SYS} as standing idle."),
-                "act": ("{OPS} acts on whatever the control screen says about {SYS} without walking to the floor.",
-                        "{OPS} treats the reading from {MON} as the state of {SYS}."),
+                "watch": (
+                    "{MON} is the only thing that tells the control room whether {SYS} is running.",
+                    "Nobody can see {SYS} from the control room except through {MON}.",
+                ),
+                "quiet": (
+                    "At 14:00 a forklift cut the cable of {MON}, and it sent no readings after that.",
+                    "{MON} came off its bracket at 14:00 and went quiet.",
+                ),
+                "absence": (
+                    "The missing readings were shown on the control screen as '{SYS} idle'.",
+                    "With no readings arriving, the screen displayed {SYS} as standing idle.",
+                ),
+                "act": (
+                    "{OPS} acts on whatever the control screen says about {SYS} without walking to the floor.",
+                    "{OPS} treats the reading from {MON} as the state of {SYS}.",
+                ),
             },
-            symptom=("{OPS} pulled the crew off {SYS} and moved the order to another line, losing a full shift.",
-                     "An order was moved off {SYS} for a day and its crew stood about."),
+            symptom=(
+                "{OPS} pulled the crew off {SYS} and moved the order to another line, losing a full shift.",
+                "An order was moved off {SYS} for a day and its crew stood about.",
+            ),
             variants={
-                MEDIATOR: {"quiet": ("{SYS} went idle at 14:00 for a die change, and with nothing to read {MON} timed out and shut itself off.",)},
-                DELETE: {"absence": ("The screen's '{SYS} idle' was accurate, a die change had halted it, and it was unrelated to the cable of {MON}.",)},
-                "partial": {"act": ("{OPS} usually checks in person, but plant rules say any idle press must be re-routed within ten minutes.",)},
-                "split": {"watch": ("{MON} reports through {RLY}, which is the only way the control room sees {SYS}.",)},
+                MEDIATOR: {
+                    "quiet": (
+                        "{SYS} went idle at 14:00 for a die change, and with nothing to read {MON} timed out and shut itself off.",
+                    )
+                },
+                DELETE: {
+                    "absence": (
+                        "The screen's '{SYS} idle' was accurate, a die change had halted it, and it was unrelated to the cable of {MON}.",
+                    )
+                },
+                "partial": {
+                    "act": (
+                        "{OPS} usually checks in person, but plant rules say any idle press must be re-routed within ten minutes.",
+                    )
+                },
+                "split": {
+                    "watch": (
+                        "{MON} reports through {RLY}, which is the only way the control room sees {SYS}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"MON": "the {w1} {w2}", "SYS": "the {w3} {w4}", "OPS": "the {w5} {w6}",
-                      "RLY": "the {w9} {w10}"},
-            glossary=('The {w1} {w2} is a listening-horn set against the wall, the {w3} {w4} is the great wheel that turns the works, and the {w5} {w6} is the night steward.',),
-            setting=("Among the {w8}, to {w7} something is to listen for its hum.",
-                     "In the {w8} yards, folk {w7} a thing by listening for its hum."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "MON": "the {w1} {w2}",
+                "SYS": "the {w3} {w4}",
+                "OPS": "the {w5} {w6}",
+                "RLY": "the {w9} {w10}",
+            },
+            glossary=(
+                "The {w1} {w2} is a listening-horn set against the wall, the {w3} {w4} is the great wheel that turns the works, and the {w5} {w6} is the night steward.",
+            ),
+            setting=(
+                "Among the {w8}, to {w7} something is to listen for its hum.",
+                "In the {w8} yards, folk {w7} a thing by listening for its hum.",
+            ),
             facts={
                 "watch": ("{MON} {w7}s {SYS}, and nothing else does.", "Only {MON} {w7}s {SYS}."),
-                "quiet": ("{MON} cracked at dusk and made no sound after that.",
-                          "At dusk {MON} split open and fell quiet."),
-                "absence": ("With nothing from {MON}, the slate read: no hum from {SYS}.",
-                            "Hearing nothing from {MON}, the slate marked {SYS} as humless."),
-                "act": ("{OPS} takes the word of {MON} as final.", "{OPS} acts on whatever {MON} says."),
+                "quiet": (
+                    "{MON} cracked at dusk and made no sound after that.",
+                    "At dusk {MON} split open and fell quiet.",
+                ),
+                "absence": (
+                    "With nothing from {MON}, the slate read: no hum from {SYS}.",
+                    "Hearing nothing from {MON}, the slate marked {SYS} as humless.",
+                ),
+                "act": (
+                    "{OPS} takes the word of {MON} as final.",
+                    "{OPS} acts on whatever {MON} says.",
+                ),
             },
-            symptom=("{OPS} had {SYS} dug up and re-sown before dawn.",
-                     "{OPS} ordered {SYS} torn out and replaced that night."),
+            symptom=(
+                "{OPS} had {SYS} dug up and re-sown before dawn.",
+                "{OPS} ordered {SYS} torn out and replaced that night.",
+            ),
             variants={
-                MEDIATOR: {"quiet": ("{SYS} fell quiet at dusk, and with nothing to hear {MON} split open soon after.",)},
-                DELETE: {"absence": ("The slate was right that {SYS} had no hum; that was unrelated to {MON} splitting.",)},
-                "partial": {"act": ("{OPS} doubts {MON}, yet the old rule says any humless thing is torn out.",)},
-                "split": {"watch": ("{MON} {w7}s {SYS} only through {RLY}, and nothing else {w7}s it.",)},
+                MEDIATOR: {
+                    "quiet": (
+                        "{SYS} fell quiet at dusk, and with nothing to hear {MON} split open soon after.",
+                    )
+                },
+                DELETE: {
+                    "absence": (
+                        "The slate was right that {SYS} had no hum; that was unrelated to {MON} splitting.",
+                    )
+                },
+                "partial": {
+                    "act": (
+                        "{OPS} doubts {MON}, yet the old rule says any humless thing is torn out.",
+                    )
+                },
+                "split": {
+                    "watch": ("{MON} {w7}s {SYS} only through {RLY}, and nothing else {w7}s it.",)
+                },
             },
         ),
     ),

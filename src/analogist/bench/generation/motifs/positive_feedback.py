@@ -22,118 +22,281 @@ MOTIF = Motif(
     name="positive_feedback",
     title="runaway positive feedback",
     aliases=("positive feedback", "feedback loop", "vicious circle", "runaway"),
-    roles={"ACT": "actor that responds to the level", "LVL": "level that the response pushes further",
-           "DMP": "damper meant to restrain the response"},
+    roles={
+        "ACT": "actor that responds to the level",
+        "LVL": "level that the response pushes further",
+        "DMP": "damper meant to restrain the response",
+    },
     relations=("observes(ACT,LVL)", "limits(DMP,ACT)"),
-    chain=(("grows(LVL)", "causes", "overloaded(ACT)"),
-           ("overloaded(ACT)", "amplifies", "grows(LVL)"),
-           ("limits(DMP,ACT)", "prevents", "overloaded(ACT)")),
+    chain=(
+        ("grows(LVL)", "causes", "overloaded(ACT)"),
+        ("overloaded(ACT)", "amplifies", "grows(LVL)"),
+        ("limits(DMP,ACT)", "prevents", "overloaded(ACT)"),
+    ),
     symptom_node="grows(LVL)",
     symptom="a level that kept climbing faster the more it was acted on",
     invariant="a response to a signal must not feed the signal without a damper",
-    fix="rate_limit(DMP,ACT)", qualifier="on the response",
+    fix="rate_limit(DMP,ACT)",
+    qualifier="on the response",
     wrong_fixes=("shed_load(ACT)", "scale_up(ACT)", "refresh(LVL)"),
     alt_fixes=("backpressure(DMP,ACT)",),
-    levels={"L1": "{ACT} answered every rise in {LVL} in a way that raised {LVL} again, with {DMP} too weak to restrain it",
-            "L2": "Response to a signal feeds back into the signal; the damper is too weak",
-            "L3": "Self-reinforcing loop without a brake"},
-    dynamics=Dynamics(strengths={"limits(DMP,ACT)": 0.2}, pulses=frozenset({"grows(LVL)"}), gain=1.8),
-    facts={"respond": ("observes(ACT,LVL)", "c1"), "loop": ("c2",), "damper": ("limits(DMP,ACT)", "c3")},
-    decoys=(
-        Variant(REVERSE, Edit(REVERSE, "c1"), "shed_load(ACT)",
-                "Self-driven activity pushing a level up rather than responding to it",
-                "Reversed causation taken for a loop"),
-        Variant(DELETE, Edit(DELETE, "c1"), "shed_load(ACT)",
-                "Independent activity raising a level", "External driver, no loop"),
+    levels={
+        "L1": "{ACT} answered every rise in {LVL} in a way that raised {LVL} again, with {DMP} too weak to restrain it",
+        "L2": "Response to a signal feeds back into the signal; the damper is too weak",
+        "L3": "Self-reinforcing loop without a brake",
+    },
+    dynamics=Dynamics(
+        strengths={"limits(DMP,ACT)": 0.2}, pulses=frozenset({"grows(LVL)"}), gain=1.8
     ),
-    partial=Variant("partial", Edit(DROP_RELATION, "observes(ACT,LVL)"), "rate_limit(DMP,ACT)",
-                    "Second-hand response to a signal feeds back into the signal",
-                    "Self-reinforcing loop without a brake"),
+    facts={
+        "respond": ("observes(ACT,LVL)", "c1"),
+        "loop": ("c2",),
+        "damper": ("limits(DMP,ACT)", "c3"),
+    },
+    decoys=(
+        Variant(
+            REVERSE,
+            Edit(REVERSE, "c1"),
+            "shed_load(ACT)",
+            "Self-driven activity pushing a level up rather than responding to it",
+            "Reversed causation taken for a loop",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c1"),
+            "shed_load(ACT)",
+            "Independent activity raising a level",
+            "External driver, no loop",
+        ),
+    ),
+    partial=Variant(
+        "partial",
+        Edit(DROP_RELATION, "observes(ACT,LVL)"),
+        "rate_limit(DMP,ACT)",
+        "Second-hand response to a signal feeds back into the signal",
+        "Self-reinforcing loop without a brake",
+    ),
     split=Split("limits(DMP,ACT)", "GOV", "governor between damper and actor"),
     skins=(
         Skin(
-            name="selloff", domain="finance", kind="ordinary",
-            entities={"ACT": "the fund's automatic stop-loss selling", "LVL": "the slide in the share price",
-                      "DMP": "the daily selling ceiling in the fund's mandate", "GOV": "the risk desk's order router"},
-            setting=("Trading desk post-mortem, equities.", "Risk committee note on Thursday's sell-off."),
-            facts={
-                "respond": ("{ACT} kicks in whenever {LVL} deepens, selling more the further it goes.",
-                            "Each time {LVL} deepened, {ACT} sold another block."),
-                "loop": ("Every block sold by {ACT} pushed {LVL} further.", "The selling itself deepened {LVL}."),
-                "damper": ("{DMP} is meant to cap the selling, but it is set so high it barely bites.",
-                           "{DMP} exists, but at its current setting it hardly restrains {ACT}."),
+            name="selloff",
+            domain="finance",
+            kind="ordinary",
+            entities={
+                "ACT": "the fund's automatic stop-loss selling",
+                "LVL": "the slide in the share price",
+                "DMP": "the daily selling ceiling in the fund's mandate",
+                "GOV": "the risk desk's order router",
             },
-            symptom=("By the close {LVL} had gone from two percent to thirty, and the fund had sold most of its position at the bottom.",
-                     "What began as a small dip ended the day as the worst drop in the fund's history."),
+            setting=(
+                "Trading desk post-mortem, equities.",
+                "Risk committee note on Thursday's sell-off.",
+            ),
+            facts={
+                "respond": (
+                    "{ACT} kicks in whenever {LVL} deepens, selling more the further it goes.",
+                    "Each time {LVL} deepened, {ACT} sold another block.",
+                ),
+                "loop": (
+                    "Every block sold by {ACT} pushed {LVL} further.",
+                    "The selling itself deepened {LVL}.",
+                ),
+                "damper": (
+                    "{DMP} is meant to cap the selling, but it is set so high it barely bites.",
+                    "{DMP} exists, but at its current setting it hardly restrains {ACT}.",
+                ),
+            },
+            symptom=(
+                "By the close {LVL} had gone from two percent to thirty, and the fund had sold most of its position at the bottom.",
+                "What began as a small dip ended the day as the worst drop in the fund's history.",
+            ),
             variants={
-                REVERSE: {"respond": ("{ACT} was not reacting to {LVL}: a fund-wide rebalancing order had it selling flat out from the open, and that is what started {LVL}.",)},
-                DELETE: {"respond": ("{ACT} was unrelated to {LVL}: it was working through a fixed rebalancing order from the open.",)},
-                "partial": {"respond": ("{ACT} never reads {LVL} itself; the price reaches it second-hand from the custodian, yet it still sells more as the slide deepens.",)},
-                "split": {"damper": ("{DMP} reaches {ACT} only through {GOV}, and at its current setting it hardly restrains the selling.",)},
+                REVERSE: {
+                    "respond": (
+                        "{ACT} was not reacting to {LVL}: a fund-wide rebalancing order had it selling flat out from the open, and that is what started {LVL}.",
+                    )
+                },
+                DELETE: {
+                    "respond": (
+                        "{ACT} was unrelated to {LVL}: it was working through a fixed rebalancing order from the open.",
+                    )
+                },
+                "partial": {
+                    "respond": (
+                        "{ACT} never reads {LVL} itself; the price reaches it second-hand from the custodian, yet it still sells more as the slide deepens.",
+                    )
+                },
+                "split": {
+                    "damper": (
+                        "{DMP} reaches {ACT} only through {GOV}, and at its current setting it hardly restrains the selling.",
+                    )
+                },
             },
         ),
         Skin(
-            name="peat", domain="ecology", kind="ordinary",
-            entities={"ACT": "the gas release from the thawing peat", "LVL": "the rise in local soil temperature",
-                      "DMP": "the winter snow cover", "GOV": "the moss layer under the snow"},
-            setting=("Permafrost survey report, station 12.", "Field season summary, northern peatland."),
-            facts={
-                "respond": ("{ACT} speeds up whenever {LVL} climbs.", "As {LVL} went up, so did {ACT}."),
-                "loop": ("The gas from {ACT} trapped more heat and pushed {LVL} higher still.",
-                         "Every extra bit of {ACT} added to {LVL}."),
-                "damper": ("{DMP} usually keeps {ACT} in check, but this year it was thin and patchy.",
-                           "{DMP} normally restrains {ACT}; this winter there was little of it."),
+            name="peat",
+            domain="ecology",
+            kind="ordinary",
+            entities={
+                "ACT": "the gas release from the thawing peat",
+                "LVL": "the rise in local soil temperature",
+                "DMP": "the winter snow cover",
+                "GOV": "the moss layer under the snow",
             },
-            symptom=("Over the season {LVL} ran far past anything on record and the site slumped into a new lake.",
-                     "{LVL} kept climbing all summer, faster each month, until the bank collapsed."),
+            setting=(
+                "Permafrost survey report, station 12.",
+                "Field season summary, northern peatland.",
+            ),
+            facts={
+                "respond": (
+                    "{ACT} speeds up whenever {LVL} climbs.",
+                    "As {LVL} went up, so did {ACT}.",
+                ),
+                "loop": (
+                    "The gas from {ACT} trapped more heat and pushed {LVL} higher still.",
+                    "Every extra bit of {ACT} added to {LVL}.",
+                ),
+                "damper": (
+                    "{DMP} usually keeps {ACT} in check, but this year it was thin and patchy.",
+                    "{DMP} normally restrains {ACT}; this winter there was little of it.",
+                ),
+            },
+            symptom=(
+                "Over the season {LVL} ran far past anything on record and the site slumped into a new lake.",
+                "{LVL} kept climbing all summer, faster each month, until the bank collapsed.",
+            ),
             variants={
-                REVERSE: {"respond": ("{ACT} was not a response to {LVL}: a drainage cut upslope had started it in spring, and the gas is what warmed the soil.",)},
-                DELETE: {"respond": ("{ACT} was unrelated to {LVL}; a drainage cut upslope had set it going in spring.",)},
-                "partial": {"respond": ("Nobody records {LVL} at the site, but {ACT} speeds up in every borehole where the ground warms.",)},
-                "split": {"damper": ("{DMP} acts on {ACT} only through {GOV}, and this winter there was little of either.",)},
+                REVERSE: {
+                    "respond": (
+                        "{ACT} was not a response to {LVL}: a drainage cut upslope had started it in spring, and the gas is what warmed the soil.",
+                    )
+                },
+                DELETE: {
+                    "respond": (
+                        "{ACT} was unrelated to {LVL}; a drainage cut upslope had set it going in spring.",
+                    )
+                },
+                "partial": {
+                    "respond": (
+                        "Nobody records {LVL} at the site, but {ACT} speeds up in every borehole where the ground warms.",
+                    )
+                },
+                "split": {
+                    "damper": (
+                        "{DMP} acts on {ACT} only through {GOV}, and this winter there was little of either.",
+                    )
+                },
             },
         ),
         Skin(
-            name="clinic", domain="education", kind="ordinary",
-            entities={"ACT": "the study clinic's drop-in sessions", "LVL": "the waiting list for the study clinic",
-                      "DMP": "the booking cap set by the dean", "GOV": "the booking website"},
-            setting=("Student services review, spring term.", "Notes from the learning-support committee."),
-            facts={
-                "respond": ("More of {ACT} are scheduled whenever {LVL} lengthens.",
-                            "Each time {LVL} got longer, more of {ACT} were added."),
-                "loop": ("Every added session was announced to the whole year group, and each announcement drew more names onto {LVL}.",
-                         "The more of {ACT} there were, the more students heard of the clinic and joined {LVL}."),
-                "damper": ("{DMP} is supposed to restrain {ACT}, but it is set far above what the clinic can staff.",
-                           "{DMP} barely touches {ACT} at its present level."),
+            name="clinic",
+            domain="education",
+            kind="ordinary",
+            entities={
+                "ACT": "the study clinic's drop-in sessions",
+                "LVL": "the waiting list for the study clinic",
+                "DMP": "the booking cap set by the dean",
+                "GOV": "the booking website",
             },
-            symptom=("By week eight {LVL} had passed six hundred names and tutors were running sessions at midnight.",
-                     "{LVL} went from twenty names to six hundred in a term, faster every week."),
+            setting=(
+                "Student services review, spring term.",
+                "Notes from the learning-support committee.",
+            ),
+            facts={
+                "respond": (
+                    "More of {ACT} are scheduled whenever {LVL} lengthens.",
+                    "Each time {LVL} got longer, more of {ACT} were added.",
+                ),
+                "loop": (
+                    "Every added session was announced to the whole year group, and each announcement drew more names onto {LVL}.",
+                    "The more of {ACT} there were, the more students heard of the clinic and joined {LVL}.",
+                ),
+                "damper": (
+                    "{DMP} is supposed to restrain {ACT}, but it is set far above what the clinic can staff.",
+                    "{DMP} barely touches {ACT} at its present level.",
+                ),
+            },
+            symptom=(
+                "By week eight {LVL} had passed six hundred names and tutors were running sessions at midnight.",
+                "{LVL} went from twenty names to six hundred in a term, faster every week.",
+            ),
             variants={
-                REVERSE: {"respond": ("{ACT} were not added because of {LVL}: a new compulsory module put them on the timetable in week one, and they drew the names onto the list.",)},
-                DELETE: {"respond": ("{ACT} was unrelated to {LVL}; a new compulsory module had put them on the timetable from week one.",)},
-                "partial": {"respond": ("Nobody at the clinic reads {LVL} directly, yet more of {ACT} appear every time word spreads that it got longer.",)},
-                "split": {"damper": ("{DMP} acts on {ACT} only through {GOV}, and at its present level it barely touches them.",)},
+                REVERSE: {
+                    "respond": (
+                        "{ACT} were not added because of {LVL}: a new compulsory module put them on the timetable in week one, and they drew the names onto the list.",
+                    )
+                },
+                DELETE: {
+                    "respond": (
+                        "{ACT} was unrelated to {LVL}; a new compulsory module had put them on the timetable from week one.",
+                    )
+                },
+                "partial": {
+                    "respond": (
+                        "Nobody at the clinic reads {LVL} directly, yet more of {ACT} appear every time word spreads that it got longer.",
+                    )
+                },
+                "split": {
+                    "damper": (
+                        "{DMP} acts on {ACT} only through {GOV}, and at its present level it barely touches them.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"ACT": "the {w1} {w2}", "LVL": "the {w3} {w4}", "DMP": "the {w5} {w6}",
-                      "GOV": "the {w9} {w10}"},
-            glossary=('The {w1} {w2} is the paddle-wheel in the pool, the {w3} {w4} is how high the water stands, and the {w5} {w6} is a weighted gate meant to slow the wheel.',),
-            setting=("In the {w8} valley, to {w7} is to stir a pool harder.",
-                     "Among the {w8}, a pool is {w7}ed when someone stirs it harder."),
-            facts={
-                "respond": ("{ACT} {w7}s harder whenever {LVL} rises.", "As {LVL} went up, {ACT} {w7}ed more."),
-                "loop": ("Each stirring by {ACT} lifted {LVL} further.", "The more {ACT} {w7}ed, the higher {LVL} went."),
-                "damper": ("{DMP} should hold {ACT} back, but it is feeble.", "{DMP} barely restrains {ACT}."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "ACT": "the {w1} {w2}",
+                "LVL": "the {w3} {w4}",
+                "DMP": "the {w5} {w6}",
+                "GOV": "the {w9} {w10}",
             },
-            symptom=("{LVL} rose faster each day until it spilled over the dykes.",
-                     "{LVL} climbed without pause, quicker each hour, and flooded the lower fields."),
+            glossary=(
+                "The {w1} {w2} is the paddle-wheel in the pool, the {w3} {w4} is how high the water stands, and the {w5} {w6} is a weighted gate meant to slow the wheel.",
+            ),
+            setting=(
+                "In the {w8} valley, to {w7} is to stir a pool harder.",
+                "Among the {w8}, a pool is {w7}ed when someone stirs it harder.",
+            ),
+            facts={
+                "respond": (
+                    "{ACT} {w7}s harder whenever {LVL} rises.",
+                    "As {LVL} went up, {ACT} {w7}ed more.",
+                ),
+                "loop": (
+                    "Each stirring by {ACT} lifted {LVL} further.",
+                    "The more {ACT} {w7}ed, the higher {LVL} went.",
+                ),
+                "damper": (
+                    "{DMP} should hold {ACT} back, but it is feeble.",
+                    "{DMP} barely restrains {ACT}.",
+                ),
+            },
+            symptom=(
+                "{LVL} rose faster each day until it spilled over the dykes.",
+                "{LVL} climbed without pause, quicker each hour, and flooded the lower fields.",
+            ),
             variants={
-                REVERSE: {"respond": ("{ACT} was not answering {LVL}: it had been {w7}ing at full tilt since dawn on its own, and that started {LVL}.",)},
-                DELETE: {"respond": ("{ACT} was unrelated to {LVL}; it had been {w7}ing at full tilt since dawn on its own.",)},
-                "partial": {"respond": ("{ACT} cannot see {LVL}, yet it {w7}s harder whenever word of a rise arrives.",)},
-                "split": {"damper": ("{DMP} reaches {ACT} only through {GOV}, and both are feeble.",)},
+                REVERSE: {
+                    "respond": (
+                        "{ACT} was not answering {LVL}: it had been {w7}ing at full tilt since dawn on its own, and that started {LVL}.",
+                    )
+                },
+                DELETE: {
+                    "respond": (
+                        "{ACT} was unrelated to {LVL}; it had been {w7}ing at full tilt since dawn on its own.",
+                    )
+                },
+                "partial": {
+                    "respond": (
+                        "{ACT} cannot see {LVL}, yet it {w7}s harder whenever word of a rise arrives.",
+                    )
+                },
+                "split": {
+                    "damper": ("{DMP} reaches {ACT} only through {GOV}, and both are feeble.",)
+                },
             },
         ),
     ),

@@ -22,136 +22,308 @@ MOTIF = Motif(
     name="priority_inversion",
     title="priority inversion",
     aliases=("priority inversion", "inversion"),
-    roles={"HI": "urgent task", "MID": "medium task", "LO": "low task that holds what the urgent task needs",
-           "LCK": "shared item held by the low task"},
-    relations=("has_priority_over(HI,MID)", "has_priority_over(MID,LO)", "holds(LO,LCK)", "waits_for(HI,LCK)"),
-    chain=(("has_priority_over(MID,LO)", "causes", "starved(LO)"),
-           ("starved(LO)", "causes", "delayed(HI)"),
-           ("holds(LO,LCK)", "enables", "delayed(HI)"),
-           ("waits_for(HI,LCK)", "enables", "delayed(HI)")),
+    roles={
+        "HI": "urgent task",
+        "MID": "medium task",
+        "LO": "low task that holds what the urgent task needs",
+        "LCK": "shared item held by the low task",
+    },
+    relations=(
+        "has_priority_over(HI,MID)",
+        "has_priority_over(MID,LO)",
+        "holds(LO,LCK)",
+        "waits_for(HI,LCK)",
+    ),
+    chain=(
+        ("has_priority_over(MID,LO)", "causes", "starved(LO)"),
+        ("starved(LO)", "causes", "delayed(HI)"),
+        ("holds(LO,LCK)", "enables", "delayed(HI)"),
+        ("waits_for(HI,LCK)", "enables", "delayed(HI)"),
+    ),
     symptom_node="delayed(HI)",
     symptom="urgent work kept waiting behind less urgent work",
     invariant="a task holding what urgent work needs runs at the urgent work's rank",
-    fix="inherit_priority(LO,HI)", qualifier="while holding the shared item",
+    fix="inherit_priority(LO,HI)",
+    qualifier="while holding the shared item",
     wrong_fixes=("age_priority(HI,MID)", "scale_up(LO)", "repair(HI)"),
     alt_fixes=("release_early(LO,LCK)",),
-    levels={"L1": "{HI} waited on {LCK}, taken by {LO}, while {MID} kept {LO} from running",
-            "L2": "Low-ranked holder of a shared item pushed aside by medium work, stalling high-ranked work",
-            "L3": "Importance inverted through a shared dependency"},
+    levels={
+        "L1": "{HI} waited on {LCK}, taken by {LO}, while {MID} kept {LO} from running",
+        "L2": "Low-ranked holder of a shared item pushed aside by medium work, stalling high-ranked work",
+        "L3": "Importance inverted through a shared dependency",
+    },
     dynamics=Dynamics(),
-    facts={"rank": ("has_priority_over(HI,MID)",), "bump": ("has_priority_over(MID,LO)", "c1"),
-           "holding": ("holds(LO,LCK)", "c3"), "waiting": ("waits_for(HI,LCK)", "c4"), "stuck": ("c2",)},
+    facts={
+        "rank": ("has_priority_over(HI,MID)",),
+        "bump": ("has_priority_over(MID,LO)", "c1"),
+        "holding": ("holds(LO,LCK)", "c3"),
+        "waiting": ("waits_for(HI,LCK)", "c4"),
+        "stuck": ("c2",),
+    },
     decoys=(
-        Variant(MEDIATOR, Edit(MEDIATOR, "c1"), "release_early(LO,LCK)",
-                "Stalled holder later ranked below medium work; the stall itself delays the urgent task",
-                "Stall mistaken for preemption"),
-        Variant(DELETE, Edit(DELETE, "c2"), "release_early(LO,LCK)",
-                "Urgent work delayed for reasons unrelated to the crowded-out holder", "Coincident delay"),
+        Variant(
+            MEDIATOR,
+            Edit(MEDIATOR, "c1"),
+            "release_early(LO,LCK)",
+            "Stalled holder later ranked below medium work; the stall itself delays the urgent task",
+            "Stall mistaken for preemption",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c2"),
+            "release_early(LO,LCK)",
+            "Urgent work delayed for reasons unrelated to the crowded-out holder",
+            "Coincident delay",
+        ),
     ),
-    partial=Variant("partial", Edit(DROP_RELATION, "has_priority_over(HI,MID)"), "inherit_priority(LO,HI)",
-                    "Holder of a shared item pushed aside by other work, stalling the task that needs it",
-                    "Importance inverted through a shared dependency"),
+    partial=Variant(
+        "partial",
+        Edit(DROP_RELATION, "has_priority_over(HI,MID)"),
+        "inherit_priority(LO,HI)",
+        "Holder of a shared item pushed aside by other work, stalling the task that needs it",
+        "Importance inverted through a shared dependency",
+    ),
     split=Split("waits_for(HI,LCK)", "QUE", "queue in front of the shared item"),
     skins=(
         Skin(
-            name="paintshop", domain="manufacturing", kind="ordinary",
-            entities={"HI": "the rush order for the hospital client", "MID": "the routine stock runs",
-                      "LO": "the overnight sample batch", "LCK": "the only colour-matching booth",
-                      "QUE": "the booth sign-up board"},
-            setting=("Paint shop, Wednesday night shift.", "Production planning review, coatings plant."),
-            facts={
-                "rank": ("{HI} outranks {MID} on the schedule.", "On the schedule, {HI} comes before {MID}."),
-                "bump": ("{MID} outrank {LO}, and all night they kept bumping it off the line.",
-                         "Because {MID} rank above {LO}, the planners kept pushing {LO} back."),
-                "holding": ("{LO} had taken {LCK} at the start of the shift and keeps it until it can finish.",
-                            "{LCK} was in use by {LO}, which keeps it until done."),
-                "waiting": ("{HI} needed {LCK} and could only wait for it.",
-                            "{HI} cannot start without {LCK}, so it queued for it."),
-                "stuck": ("With {LO} never getting to run, it never finished, never freed {LCK}, and {HI} sat waiting.",
-                          "Because {LO} could not progress, {LCK} stayed taken and {HI} stayed stuck."),
+            name="paintshop",
+            domain="manufacturing",
+            kind="ordinary",
+            entities={
+                "HI": "the rush order for the hospital client",
+                "MID": "the routine stock runs",
+                "LO": "the overnight sample batch",
+                "LCK": "the only colour-matching booth",
+                "QUE": "the booth sign-up board",
             },
-            symptom=("{HI} shipped two days behind schedule while {MID} ran all night.",
-                     "The most urgent job in the plant sat idle for two days while routine work went ahead."),
+            setting=(
+                "Paint shop, Wednesday night shift.",
+                "Production planning review, coatings plant.",
+            ),
+            facts={
+                "rank": (
+                    "{HI} outranks {MID} on the schedule.",
+                    "On the schedule, {HI} comes before {MID}.",
+                ),
+                "bump": (
+                    "{MID} outrank {LO}, and all night they kept bumping it off the line.",
+                    "Because {MID} rank above {LO}, the planners kept pushing {LO} back.",
+                ),
+                "holding": (
+                    "{LO} had taken {LCK} at the start of the shift and keeps it until it can finish.",
+                    "{LCK} was in use by {LO}, which keeps it until done.",
+                ),
+                "waiting": (
+                    "{HI} needed {LCK} and could only wait for it.",
+                    "{HI} cannot start without {LCK}, so it queued for it.",
+                ),
+                "stuck": (
+                    "With {LO} never getting to run, it never finished, never freed {LCK}, and {HI} sat waiting.",
+                    "Because {LO} could not progress, {LCK} stayed taken and {HI} stayed stuck.",
+                ),
+            },
+            symptom=(
+                "{HI} shipped two days behind schedule while {MID} ran all night.",
+                "The most urgent job in the plant sat idle for two days while routine work went ahead.",
+            ),
             variants={
-                MEDIATOR: {"bump": ("{LO} had stalled on a faulty pump early in the night, and because it sat idle the planners then ranked {MID} above it.",)},
-                DELETE: {"stuck": ("{LO} being bumped is irrelevant to the wait of {HI}: {HI} would have waited just as long with {LO} running, since its own inks were not ready.",)},
-                "partial": {"rank": ("{HI} does not outrank {MID}; on paper the two share the same level.",)},
-                "split": {"waiting": ("{HI} could only put its name on {QUE}, and {QUE} moves only when {LCK} comes free.",)},
+                MEDIATOR: {
+                    "bump": (
+                        "{LO} had stalled on a faulty pump early in the night, and because it sat idle the planners then ranked {MID} above it.",
+                    )
+                },
+                DELETE: {
+                    "stuck": (
+                        "{LO} being bumped is irrelevant to the wait of {HI}: {HI} would have waited just as long with {LO} running, since its own inks were not ready.",
+                    )
+                },
+                "partial": {
+                    "rank": ("{HI} does not outrank {MID}; on paper the two share the same level.",)
+                },
+                "split": {
+                    "waiting": (
+                        "{HI} could only put its name on {QUE}, and {QUE} moves only when {LCK} comes free.",
+                    )
+                },
             },
         ),
         Skin(
-            name="runway", domain="aviation", kind="ordinary",
-            entities={"HI": "the medical evacuation flight", "MID": "the scheduled arrivals",
-                      "LO": "the slow maintenance tow across the runway", "LCK": "the single runway",
-                      "QUE": "the departure marshalling point"},
-            setting=("Air traffic occurrence report, island airport.", "Tower log review, Saturday afternoon."),
-            facts={
-                "rank": ("{HI} ranks above {MID} with the tower.", "The tower puts {HI} ahead of {MID}."),
-                "bump": ("{MID} rank above {LO}, so every arrival made {LO} halt and give way.",
-                         "Each time one of {MID} came in, {LO} was told to halt short of the runway."),
-                "holding": ("{LO} had already entered {LCK} and occupies it until it has crossed.",
-                            "{LCK} was occupied by {LO}, which cannot be cleared until it has crossed."),
-                "waiting": ("{HI} needed {LCK} to depart and had to wait for it.",
-                            "{HI} could not take off until {LCK} was clear."),
-                "stuck": ("Since {LO} kept getting halted, it never finished crossing, {LCK} never cleared, and {HI} sat on the ground.",
-                          "With {LO} stopped again and again, {LCK} stayed occupied and {HI} could not go."),
+            name="runway",
+            domain="aviation",
+            kind="ordinary",
+            entities={
+                "HI": "the medical evacuation flight",
+                "MID": "the scheduled arrivals",
+                "LO": "the slow maintenance tow across the runway",
+                "LCK": "the single runway",
+                "QUE": "the departure marshalling point",
             },
-            symptom=("{HI} left forty minutes behind its slot while {MID} landed one after another.",
-                     "The most urgent flight of the day sat on the apron for forty minutes."),
+            setting=(
+                "Air traffic occurrence report, island airport.",
+                "Tower log review, Saturday afternoon.",
+            ),
+            facts={
+                "rank": (
+                    "{HI} ranks above {MID} with the tower.",
+                    "The tower puts {HI} ahead of {MID}.",
+                ),
+                "bump": (
+                    "{MID} rank above {LO}, so every arrival made {LO} halt and give way.",
+                    "Each time one of {MID} came in, {LO} was told to halt short of the runway.",
+                ),
+                "holding": (
+                    "{LO} had already entered {LCK} and occupies it until it has crossed.",
+                    "{LCK} was occupied by {LO}, which cannot be cleared until it has crossed.",
+                ),
+                "waiting": (
+                    "{HI} needed {LCK} to depart and had to wait for it.",
+                    "{HI} could not take off until {LCK} was clear.",
+                ),
+                "stuck": (
+                    "Since {LO} kept getting halted, it never finished crossing, {LCK} never cleared, and {HI} sat on the ground.",
+                    "With {LO} stopped again and again, {LCK} stayed occupied and {HI} could not go.",
+                ),
+            },
+            symptom=(
+                "{HI} left forty minutes behind its slot while {MID} landed one after another.",
+                "The most urgent flight of the day sat on the apron for forty minutes.",
+            ),
             variants={
-                MEDIATOR: {"bump": ("{LO} had stalled with a seized wheel, and because it sat still the tower ranked {MID} ahead of it from then on.",)},
-                DELETE: {"stuck": ("{LO} being halted was irrelevant to {HI}: its crew were still completing paperwork the whole time.",)},
-                "partial": {"rank": ("{HI} has no special rank over {MID}; the tower treats them equally.",)},
-                "split": {"waiting": ("{HI} could only move to {QUE}, and {QUE} only empties when {LCK} is clear.",)},
+                MEDIATOR: {
+                    "bump": (
+                        "{LO} had stalled with a seized wheel, and because it sat still the tower ranked {MID} ahead of it from then on.",
+                    )
+                },
+                DELETE: {
+                    "stuck": (
+                        "{LO} being halted was irrelevant to {HI}: its crew were still completing paperwork the whole time.",
+                    )
+                },
+                "partial": {
+                    "rank": ("{HI} has no special rank over {MID}; the tower treats them equally.",)
+                },
+                "split": {
+                    "waiting": (
+                        "{HI} could only move to {QUE}, and {QUE} only empties when {LCK} is clear.",
+                    )
+                },
             },
         ),
         Skin(
-            name="theatre", domain="medicine", kind="ordinary",
-            entities={"HI": "the emergency caesarean", "MID": "the elective day-case transfers",
-                      "LO": "the orthopaedic patient in recovery", "LCK": "the one ventilated recovery bay",
-                      "QUE": "the bed manager's list"},
+            name="theatre",
+            domain="medicine",
+            kind="ordinary",
+            entities={
+                "HI": "the emergency caesarean",
+                "MID": "the elective day-case transfers",
+                "LO": "the orthopaedic patient in recovery",
+                "LCK": "the one ventilated recovery bay",
+                "QUE": "the bed manager's list",
+            },
             setting=("Theatre suite incident review.", "Maternity escalation report, Friday."),
             facts={
-                "rank": ("{HI} outranks {MID} for every resource in the unit.",
-                         "In the unit's rules, {HI} comes ahead of {MID}."),
-                "bump": ("The porters serve {MID} before {LO}, so {LO} kept being passed over for a transfer.",
-                         "Because {MID} rank above {LO}, no porter came for {LO} all afternoon."),
-                "holding": ("{LO} was in {LCK} and stays there until moved.", "{LCK} was taken by {LO}."),
-                "waiting": ("{HI} could not go ahead until {LCK} was free.", "{HI} needed {LCK} and could only wait."),
-                "stuck": ("With {LO} never moved, {LCK} never came free, and {HI} waited.",
-                          "Because nobody moved {LO}, {LCK} stayed full and {HI} could not start."),
+                "rank": (
+                    "{HI} outranks {MID} for every resource in the unit.",
+                    "In the unit's rules, {HI} comes ahead of {MID}.",
+                ),
+                "bump": (
+                    "The porters serve {MID} before {LO}, so {LO} kept being passed over for a transfer.",
+                    "Because {MID} rank above {LO}, no porter came for {LO} all afternoon.",
+                ),
+                "holding": (
+                    "{LO} was in {LCK} and stays there until moved.",
+                    "{LCK} was taken by {LO}.",
+                ),
+                "waiting": (
+                    "{HI} could not go ahead until {LCK} was free.",
+                    "{HI} needed {LCK} and could only wait.",
+                ),
+                "stuck": (
+                    "With {LO} never moved, {LCK} never came free, and {HI} waited.",
+                    "Because nobody moved {LO}, {LCK} stayed full and {HI} could not start.",
+                ),
             },
-            symptom=("{HI} started fifty minutes after the decision to operate while {MID} went ahead.",
-                     "The most urgent case on the floor waited almost an hour for a bay."),
+            symptom=(
+                "{HI} started fifty minutes after the decision to operate while {MID} went ahead.",
+                "The most urgent case on the floor waited almost an hour for a bay.",
+            ),
             variants={
-                MEDIATOR: {"bump": ("{LO} had become too unwell to move early in the afternoon, and because it sat there the porters' list put {MID} ahead of it.",)},
-                DELETE: {"stuck": ("{LO} being passed over was irrelevant to {HI}: the surgical team was still scrubbing in from another case.",)},
-                "partial": {"rank": ("{HI} has no formal precedence over {MID}; both are marked urgent.",)},
-                "split": {"waiting": ("{HI} went onto {QUE}, and {QUE} only moves when {LCK} comes free.",)},
+                MEDIATOR: {
+                    "bump": (
+                        "{LO} had become too unwell to move early in the afternoon, and because it sat there the porters' list put {MID} ahead of it.",
+                    )
+                },
+                DELETE: {
+                    "stuck": (
+                        "{LO} being passed over was irrelevant to {HI}: the surgical team was still scrubbing in from another case.",
+                    )
+                },
+                "partial": {
+                    "rank": ("{HI} has no formal precedence over {MID}; both are marked urgent.",)
+                },
+                "split": {
+                    "waiting": (
+                        "{HI} went onto {QUE}, and {QUE} only moves when {LCK} comes free.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"HI": "the {w1} {w2}", "MID": "the {w3} {w4}", "LO": "the {w5} {w6}",
-                      "LCK": "the {w9} bridge", "QUE": "the {w10} line"},
-            glossary=("The {w1} {w2} is the healer's cart, the {w3} {w4} is the market procession, and the {w5} {w6} is an old hay wagon.",),
-            setting=("In {w8}, one who {w7}s another is let through first.",
-                     "Among the {w8}, to {w7} someone is to be let through ahead of them."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "HI": "the {w1} {w2}",
+                "MID": "the {w3} {w4}",
+                "LO": "the {w5} {w6}",
+                "LCK": "the {w9} bridge",
+                "QUE": "the {w10} line",
+            },
+            glossary=(
+                "The {w1} {w2} is the healer's cart, the {w3} {w4} is the market procession, and the {w5} {w6} is an old hay wagon.",
+            ),
+            setting=(
+                "In {w8}, one who {w7}s another is let through first.",
+                "Among the {w8}, to {w7} someone is to be let through ahead of them.",
+            ),
             facts={
                 "rank": ("{HI} {w7}s {MID}.", "By custom {HI} {w7}s {MID}."),
-                "bump": ("{MID} {w7}s {LO}, so {LO} kept being sent back.",
-                         "Because {MID} {w7}s {LO}, {LO} never got to move."),
-                "holding": ("{LO} stood on {LCK} and would not leave it until across.", "{LO} had {LCK} to itself."),
-                "waiting": ("{HI} needed {LCK} and could only wait.", "{HI} could not pass until {LCK} was clear."),
-                "stuck": ("With {LO} never moving, {LCK} stayed taken and {HI} stood waiting.",
-                          "Since {LO} could not move, {HI} could not cross {LCK}."),
+                "bump": (
+                    "{MID} {w7}s {LO}, so {LO} kept being sent back.",
+                    "Because {MID} {w7}s {LO}, {LO} never got to move.",
+                ),
+                "holding": (
+                    "{LO} stood on {LCK} and would not leave it until across.",
+                    "{LO} had {LCK} to itself.",
+                ),
+                "waiting": (
+                    "{HI} needed {LCK} and could only wait.",
+                    "{HI} could not pass until {LCK} was clear.",
+                ),
+                "stuck": (
+                    "With {LO} never moving, {LCK} stayed taken and {HI} stood waiting.",
+                    "Since {LO} could not move, {HI} could not cross {LCK}.",
+                ),
             },
-            symptom=("{HI} arrived a whole day behind, while {MID} passed freely.", "{HI} waited from dawn to dusk."),
+            symptom=(
+                "{HI} arrived a whole day behind, while {MID} passed freely.",
+                "{HI} waited from dawn to dusk.",
+            ),
             variants={
-                MEDIATOR: {"bump": ("{LO} had frozen in place at dawn, and because it stood still the custom then let {MID} {w7} it.",)},
-                DELETE: {"stuck": ("{LO} being sent back was irrelevant to {HI}, which had lost its way long before.",)},
+                MEDIATOR: {
+                    "bump": (
+                        "{LO} had frozen in place at dawn, and because it stood still the custom then let {MID} {w7} it.",
+                    )
+                },
+                DELETE: {
+                    "stuck": (
+                        "{LO} being sent back was irrelevant to {HI}, which had lost its way long before.",
+                    )
+                },
                 "partial": {"rank": ("{HI} does not {w7} {MID}; they are equals.",)},
-                "split": {"waiting": ("{HI} joined {QUE}, and {QUE} moves only when {LCK} is clear.",)},
+                "split": {
+                    "waiting": ("{HI} joined {QUE}, and {QUE} moves only when {LCK} is clear.",)
+                },
             },
         ),
     ),

@@ -21,123 +21,281 @@ MOTIF = Motif(
     name="proxy_optimisation",
     title="proxy optimisation (Goodhart)",
     aliases=("goodhart", "proxy"),
-    roles={"AGT": "agent rewarded on the measure", "PRX": "measure used for the goal", "GOAL": "real goal"},
-    relations=("proxies_for(PRX,GOAL)", "optimizes_for(AGT,PRX)", "diverges_from(PRX,GOAL)", "observes(AGT,PRX)"),
-    chain=(("optimizes_for(AGT,PRX)", "causes", "diverges_from(PRX,GOAL)"),
-           ("diverges_from(PRX,GOAL)", "causes", "degraded(GOAL)"),
-           ("proxies_for(PRX,GOAL)", "enables", "degraded(GOAL)")),
+    roles={
+        "AGT": "agent rewarded on the measure",
+        "PRX": "measure used for the goal",
+        "GOAL": "real goal",
+    },
+    relations=(
+        "proxies_for(PRX,GOAL)",
+        "optimizes_for(AGT,PRX)",
+        "diverges_from(PRX,GOAL)",
+        "observes(AGT,PRX)",
+    ),
+    chain=(
+        ("optimizes_for(AGT,PRX)", "causes", "diverges_from(PRX,GOAL)"),
+        ("diverges_from(PRX,GOAL)", "causes", "degraded(GOAL)"),
+        ("proxies_for(PRX,GOAL)", "enables", "degraded(GOAL)"),
+    ),
     symptom_node="degraded(GOAL)",
     symptom="the measured figure improved while the thing it was meant to reflect got worse",
     invariant="a measure used to judge work is not itself the target of the work",
-    fix="retarget(AGT,PRX,GOAL)", qualifier="judging on the goal itself",
+    fix="retarget(AGT,PRX,GOAL)",
+    qualifier="judging on the goal itself",
     wrong_fixes=("repair(GOAL)", "refresh(PRX)", "scale_up(AGT)"),
     alt_fixes=("realign(PRX,GOAL)",),
-    levels={"L1": "{AGT} pushed {PRX} up while {GOAL} fell",
-            "L2": "Optimising a measure pulls it away from the goal it was meant to reflect",
-            "L3": "Measure turned target stops measuring"},
+    levels={
+        "L1": "{AGT} pushed {PRX} up while {GOAL} fell",
+        "L2": "Optimising a measure pulls it away from the goal it was meant to reflect",
+        "L3": "Measure turned target stops measuring",
+    },
     dynamics=Dynamics(),
-    facts={"stand": ("proxies_for(PRX,GOAL)", "c3"), "chase": ("optimizes_for(AGT,PRX)", "c1"),
-           "watch": ("observes(AGT,PRX)",), "gap": ("diverges_from(PRX,GOAL)", "c2")},
+    facts={
+        "stand": ("proxies_for(PRX,GOAL)", "c3"),
+        "chase": ("optimizes_for(AGT,PRX)", "c1"),
+        "watch": ("observes(AGT,PRX)",),
+        "gap": ("diverges_from(PRX,GOAL)", "c2"),
+    },
     decoys=(
-        Variant(MEDIATOR, Edit(MEDIATOR, "c1"), "realign(PRX,GOAL)",
-                "Measure and goal already apart; the gap drew the pushing", "Pre-existing drift, not pressure"),
-        Variant(DELETE, Edit(DELETE, "c2"), "repair(GOAL)",
-                "Goal declines for reasons unrelated to the measure", "Coincident decline"),
+        Variant(
+            MEDIATOR,
+            Edit(MEDIATOR, "c1"),
+            "realign(PRX,GOAL)",
+            "Measure and goal already apart; the gap drew the pushing",
+            "Pre-existing drift, not pressure",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c2"),
+            "repair(GOAL)",
+            "Goal declines for reasons unrelated to the measure",
+            "Coincident decline",
+        ),
     ),
-    partial=Variant("partial", Edit(DROP_RELATION, "observes(AGT,PRX)"), "retarget(AGT,PRX,GOAL)",
-                    "Optimising a rarely seen measure still pulls it away from the goal",
-                    "Measure turned target stops measuring"),
+    partial=Variant(
+        "partial",
+        Edit(DROP_RELATION, "observes(AGT,PRX)"),
+        "retarget(AGT,PRX,GOAL)",
+        "Optimising a rarely seen measure still pulls it away from the goal",
+        "Measure turned target stops measuring",
+    ),
     split=Split("optimizes_for(AGT,PRX)", "DSH", "ranking built from the measure"),
     skins=(
         Skin(
-            name="school", domain="education", kind="ordinary",
-            entities={"AGT": "the school's teaching staff", "PRX": "the end-of-year test scores",
-                      "GOAL": "pupils' actual reading ability", "DSH": "the league-table dashboard"},
-            setting=("Inspection report, Riverside Primary.", "Governors' review of the reading programme."),
-            facts={
-                "stand": ("{PRX} are what the council uses to judge {GOAL}.",
-                          "The council treats {PRX} as its gauge of {GOAL}."),
-                "chase": ("{AGT} are rewarded on {PRX} and spend the spring drilling the test format, which lifts {PRX} without touching {GOAL}.",
-                          "Bonuses for {AGT} hang on {PRX}, so lessons turned into test practice, and {PRX} pulled away from {GOAL}."),
-                "watch": ("{AGT} see {PRX} update every week.", "Weekly updates of {PRX} are pinned in the staff room."),
-                "gap": ("As {PRX} rose, {GOAL} slipped, and the gap between them went straight into pupils' next school.",
-                        "The widening gap between {PRX} and {GOAL} is what the next school inherited."),
+            name="school",
+            domain="education",
+            kind="ordinary",
+            entities={
+                "AGT": "the school's teaching staff",
+                "PRX": "the end-of-year test scores",
+                "GOAL": "pupils' actual reading ability",
+                "DSH": "the league-table dashboard",
             },
-            symptom=("{PRX} rose for three years running while secondary schools reported pupils who could not read a chapter.",
-                     "Results climbed while reading fell, and the next school had to start remedial classes."),
+            setting=(
+                "Inspection report, Riverside Primary.",
+                "Governors' review of the reading programme.",
+            ),
+            facts={
+                "stand": (
+                    "{PRX} are what the council uses to judge {GOAL}.",
+                    "The council treats {PRX} as its gauge of {GOAL}.",
+                ),
+                "chase": (
+                    "{AGT} are rewarded on {PRX} and spend the spring drilling the test format, which lifts {PRX} without touching {GOAL}.",
+                    "Bonuses for {AGT} hang on {PRX}, so lessons turned into test practice, and {PRX} pulled away from {GOAL}.",
+                ),
+                "watch": (
+                    "{AGT} see {PRX} update every week.",
+                    "Weekly updates of {PRX} are pinned in the staff room.",
+                ),
+                "gap": (
+                    "As {PRX} rose, {GOAL} slipped, and the gap between them went straight into pupils' next school.",
+                    "The widening gap between {PRX} and {GOAL} is what the next school inherited.",
+                ),
+            },
+            symptom=(
+                "{PRX} rose for three years running while secondary schools reported pupils who could not read a chapter.",
+                "Results climbed while reading fell, and the next school had to start remedial classes.",
+            ),
             variants={
-                MEDIATOR: {"chase": ("{PRX} and {GOAL} had already come apart when the council changed the test format, and that gap is what set {AGT} chasing {PRX}.",)},
-                DELETE: {"gap": ("The fall in {GOAL} is unrelated to the gap between {PRX} and {GOAL}; it followed the closure of the town library.",)},
+                MEDIATOR: {
+                    "chase": (
+                        "{PRX} and {GOAL} had already come apart when the council changed the test format, and that gap is what set {AGT} chasing {PRX}.",
+                    )
+                },
+                DELETE: {
+                    "gap": (
+                        "The fall in {GOAL} is unrelated to the gap between {PRX} and {GOAL}; it followed the closure of the town library.",
+                    )
+                },
                 "partial": {"watch": ("{AGT} see {PRX} only once a year, when results come out.",)},
-                "split": {"chase": ("{AGT} are rewarded on {DSH}, which is built entirely from {PRX}, so lessons turned into test practice and {PRX} pulled away from {GOAL}.",)},
+                "split": {
+                    "chase": (
+                        "{AGT} are rewarded on {DSH}, which is built entirely from {PRX}, so lessons turned into test practice and {PRX} pulled away from {GOAL}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="emergency", domain="medicine", kind="ordinary",
-            entities={"AGT": "the emergency department managers", "PRX": "the four-hour target figure",
-                      "GOAL": "patient safety in the department", "DSH": "the trust's performance board"},
-            setting=("Trust board paper, winter pressures.", "Serious incident review, emergency department."),
+            name="emergency",
+            domain="medicine",
+            kind="ordinary",
+            entities={
+                "AGT": "the emergency department managers",
+                "PRX": "the four-hour target figure",
+                "GOAL": "patient safety in the department",
+                "DSH": "the trust's performance board",
+            },
+            setting=(
+                "Trust board paper, winter pressures.",
+                "Serious incident review, emergency department.",
+            ),
             facts={
-                "stand": ("{PRX} is how the trust judges {GOAL}.", "The trust treats {PRX} as its gauge of {GOAL}."),
-                "chase": ("{AGT} are scored on {PRX}, so patients are moved to corridor trolleys at three hours fifty, which improves {PRX} and nothing else.",
-                          "Bonuses for {AGT} hang on {PRX}; patients are shifted out just before the clock runs out, pulling {PRX} away from {GOAL}."),
-                "watch": ("{AGT} see {PRX} refresh every hour.", "{PRX} is on a screen in the managers' office, updated hourly."),
-                "gap": ("The gap between {PRX} and {GOAL} fell on the patients moved too early.",
-                        "What {PRX} glossed over about {GOAL} landed on the patients moved too soon."),
+                "stand": (
+                    "{PRX} is how the trust judges {GOAL}.",
+                    "The trust treats {PRX} as its gauge of {GOAL}.",
+                ),
+                "chase": (
+                    "{AGT} are scored on {PRX}, so patients are moved to corridor trolleys at three hours fifty, which improves {PRX} and nothing else.",
+                    "Bonuses for {AGT} hang on {PRX}; patients are shifted out just before the clock runs out, pulling {PRX} away from {GOAL}.",
+                ),
+                "watch": (
+                    "{AGT} see {PRX} refresh every hour.",
+                    "{PRX} is on a screen in the managers' office, updated hourly.",
+                ),
+                "gap": (
+                    "The gap between {PRX} and {GOAL} fell on the patients moved too early.",
+                    "What {PRX} glossed over about {GOAL} landed on the patients moved too soon.",
+                ),
             },
-            symptom=("{PRX} hit ninety-eight percent while two patients deteriorated unseen on corridor trolleys.",
-                     "The department met its target every week that winter, and serious incidents doubled."),
+            symptom=(
+                "{PRX} hit ninety-eight percent while two patients deteriorated unseen on corridor trolleys.",
+                "The department met its target every week that winter, and serious incidents doubled.",
+            ),
             variants={
-                MEDIATOR: {"chase": ("{PRX} and {GOAL} had already come apart when the clock rules changed, and that gap is what set {AGT} chasing {PRX}.",)},
-                DELETE: {"gap": ("The fall in {GOAL} is unrelated to the gap between {PRX} and {GOAL}; it came from a winter staffing shortage.",)},
+                MEDIATOR: {
+                    "chase": (
+                        "{PRX} and {GOAL} had already come apart when the clock rules changed, and that gap is what set {AGT} chasing {PRX}.",
+                    )
+                },
+                DELETE: {
+                    "gap": (
+                        "The fall in {GOAL} is unrelated to the gap between {PRX} and {GOAL}; it came from a winter staffing shortage.",
+                    )
+                },
                 "partial": {"watch": ("{AGT} only see {PRX} in the monthly board pack.",)},
-                "split": {"chase": ("{AGT} are scored on {DSH}, which shows nothing but {PRX}, so patients are moved just before the clock runs out and {PRX} pulls away from {GOAL}.",)},
+                "split": {
+                    "chase": (
+                        "{AGT} are scored on {DSH}, which shows nothing but {PRX}, so patients are moved just before the clock runs out and {PRX} pulls away from {GOAL}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="support", domain="software", kind="ordinary",
-            entities={"AGT": "the support team", "PRX": "the ticket closure rate",
-                      "GOAL": "customers' problems actually being solved", "DSH": "the team's weekly leaderboard"},
+            name="support",
+            domain="software",
+            kind="ordinary",
+            entities={
+                "AGT": "the support team",
+                "PRX": "the ticket closure rate",
+                "GOAL": "customers' problems actually being solved",
+                "DSH": "the team's weekly leaderboard",
+            },
             setting=("Customer success review, Q2.", "Churn investigation, support organisation."),
             facts={
-                "stand": ("{PRX} is the company's gauge of {GOAL}.", "Management treats {PRX} as the gauge of {GOAL}."),
-                "chase": ("{AGT} are paid on {PRX}, so tickets get closed after the first reply whether or not anything was fixed, and {PRX} pulls away from {GOAL}.",
-                          "With bonuses tied to {PRX}, {AGT} close tickets quickly and open new ones, which lifts {PRX} without touching {GOAL}."),
-                "watch": ("{AGT} see {PRX} live on a wall screen.", "{PRX} updates live in front of {AGT}."),
-                "gap": ("The gap between {PRX} and {GOAL} showed up as repeat contacts from the same customers.",
-                        "Everything {PRX} overstated about {GOAL} came back as repeat contacts."),
+                "stand": (
+                    "{PRX} is the company's gauge of {GOAL}.",
+                    "Management treats {PRX} as the gauge of {GOAL}.",
+                ),
+                "chase": (
+                    "{AGT} are paid on {PRX}, so tickets get closed after the first reply whether or not anything was fixed, and {PRX} pulls away from {GOAL}.",
+                    "With bonuses tied to {PRX}, {AGT} close tickets quickly and open new ones, which lifts {PRX} without touching {GOAL}.",
+                ),
+                "watch": (
+                    "{AGT} see {PRX} live on a wall screen.",
+                    "{PRX} updates live in front of {AGT}.",
+                ),
+                "gap": (
+                    "The gap between {PRX} and {GOAL} showed up as repeat contacts from the same customers.",
+                    "Everything {PRX} overstated about {GOAL} came back as repeat contacts.",
+                ),
             },
-            symptom=("{PRX} hit a record high the same quarter that renewals fell by a fifth.",
-                     "The team posted its best closure figures ever while customers left in numbers."),
+            symptom=(
+                "{PRX} hit a record high the same quarter that renewals fell by a fifth.",
+                "The team posted its best closure figures ever while customers left in numbers.",
+            ),
             variants={
-                MEDIATOR: {"chase": ("{PRX} and {GOAL} had already come apart after a tooling change counted auto-replies as closures, and that gap is what set {AGT} chasing {PRX}.",)},
-                DELETE: {"gap": ("The fall in {GOAL} is unrelated to the gap between {PRX} and {GOAL}; a buggy release generated the repeat contacts.",)},
+                MEDIATOR: {
+                    "chase": (
+                        "{PRX} and {GOAL} had already come apart after a tooling change counted auto-replies as closures, and that gap is what set {AGT} chasing {PRX}.",
+                    )
+                },
+                DELETE: {
+                    "gap": (
+                        "The fall in {GOAL} is unrelated to the gap between {PRX} and {GOAL}; a buggy release generated the repeat contacts.",
+                    )
+                },
                 "partial": {"watch": ("{AGT} only see {PRX} at the quarterly review.",)},
-                "split": {"chase": ("{AGT} are paid on {DSH}, which ranks them by {PRX}, so tickets get closed after the first reply and {PRX} pulls away from {GOAL}.",)},
+                "split": {
+                    "chase": (
+                        "{AGT} are paid on {DSH}, which ranks them by {PRX}, so tickets get closed after the first reply and {PRX} pulls away from {GOAL}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"AGT": "the {w1} {w2}", "PRX": "the {w3} count", "GOAL": "the {w4} of the {w5}",
-                      "DSH": "the {w9} {w10}"},
-            glossary=('The {w1} {w2} are the field hands, the {w3} count is the number of sheaves stacked each day, and the {w4} of the {w5} is how much grain the harvest truly gives.',),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "AGT": "the {w1} {w2}",
+                "PRX": "the {w3} count",
+                "GOAL": "the {w4} of the {w5}",
+                "DSH": "the {w9} {w10}",
+            },
+            glossary=(
+                "The {w1} {w2} are the field hands, the {w3} count is the number of sheaves stacked each day, and the {w4} of the {w5} is how much grain the harvest truly gives.",
+            ),
             setting=("From the {w8} reckoning-book.", "Account from the {w8} steading."),
             facts={
-                "stand": ("{PRX} is what the elders go by when judging {GOAL}.",
-                          "The elders take {PRX} as their reckoning of {GOAL}."),
-                "chase": ("{AGT} {w7} {PRX} (to {w7} is to toil only to raise a tally), and so {PRX} parted ways with {GOAL}.",
-                          "Since {AGT} {w7} {PRX}, meaning they toil only to raise it, {PRX} wandered away from {GOAL}."),
-                "watch": ("{AGT} see {PRX} every dawn.", "{PRX} is read out to {AGT} each morning."),
-                "gap": ("The gap between {PRX} and {GOAL} fell on the winter stores.",
-                        "What {PRX} overstated about {GOAL} showed in the winter stores."),
+                "stand": (
+                    "{PRX} is what the elders go by when judging {GOAL}.",
+                    "The elders take {PRX} as their reckoning of {GOAL}.",
+                ),
+                "chase": (
+                    "{AGT} {w7} {PRX} (to {w7} is to toil only to raise a tally), and so {PRX} parted ways with {GOAL}.",
+                    "Since {AGT} {w7} {PRX}, meaning they toil only to raise it, {PRX} wandered away from {GOAL}.",
+                ),
+                "watch": (
+                    "{AGT} see {PRX} every dawn.",
+                    "{PRX} is read out to {AGT} each morning.",
+                ),
+                "gap": (
+                    "The gap between {PRX} and {GOAL} fell on the winter stores.",
+                    "What {PRX} overstated about {GOAL} showed in the winter stores.",
+                ),
             },
-            symptom=("{PRX} was the highest in memory, yet the stores ran short by midwinter.",
-                     "{PRX} rose every moon while {GOAL} dwindled."),
+            symptom=(
+                "{PRX} was the highest in memory, yet the stores ran short by midwinter.",
+                "{PRX} rose every moon while {GOAL} dwindled.",
+            ),
             variants={
-                MEDIATOR: {"chase": ("{PRX} and {GOAL} had already parted when the counting stones were changed, and that gap is what set {AGT} to {w7} {PRX}.",)},
-                DELETE: {"gap": ("The dwindling of {GOAL} is unrelated to the gap between {PRX} and {GOAL}; a blight struck the fields.",)},
+                MEDIATOR: {
+                    "chase": (
+                        "{PRX} and {GOAL} had already parted when the counting stones were changed, and that gap is what set {AGT} to {w7} {PRX}.",
+                    )
+                },
+                DELETE: {
+                    "gap": (
+                        "The dwindling of {GOAL} is unrelated to the gap between {PRX} and {GOAL}; a blight struck the fields.",
+                    )
+                },
                 "partial": {"watch": ("{AGT} hear {PRX} only once a season.",)},
-                "split": {"chase": ("{AGT} {w7} {DSH} (to {w7} is to toil only to raise a tally), and {DSH} is reckoned from {PRX}, so {PRX} parted ways with {GOAL}.",)},
+                "split": {
+                    "chase": (
+                        "{AGT} {w7} {DSH} (to {w7} is to toil only to raise a tally), and {DSH} is reckoned from {PRX}, so {PRX} parted ways with {GOAL}.",
+                    )
+                },
             },
         ),
     ),

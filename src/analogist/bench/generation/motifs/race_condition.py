@@ -13,122 +13,292 @@ MOTIF = Motif(
     name="race_condition",
     title="race condition",
     aliases=("race condition", "race"),
-    roles={"CHK": "party that checks shared state and then acts", "MUT": "party that changes the same state meanwhile",
-           "ST": "shared state"},
+    roles={
+        "CHK": "party that checks shared state and then acts",
+        "MUT": "party that changes the same state meanwhile",
+        "ST": "shared state",
+    },
     relations=("races_with(CHK,MUT)", "assumes(CHK,ST)", "sends_to(CHK,ST)", "sends_to(MUT,ST)"),
-    chain=(("races_with(CHK,MUT)", "causes", "inconsistent(ST)"),
-           ("inconsistent(ST)", "causes", "corrupted(ST)"),
-           ("assumes(CHK,ST)", "enables", "corrupted(ST)")),
+    chain=(
+        ("races_with(CHK,MUT)", "causes", "inconsistent(ST)"),
+        ("inconsistent(ST)", "causes", "corrupted(ST)"),
+        ("assumes(CHK,ST)", "enables", "corrupted(ST)"),
+    ),
     symptom_node="corrupted(ST)",
     symptom="shared record left wrong after two parties changed it at once",
     invariant="a check and the action that depends on it happen with nothing in between",
-    fix="serialize(CHK,MUT)", qualifier="around the read and write",
+    fix="serialize(CHK,MUT)",
+    qualifier="around the read and write",
     wrong_fixes=("repair(ST)", "backoff(CHK,ST)", "refresh(ST)"),
     alt_fixes=(),
-    levels={"L1": "{CHK} and {MUT} changed {ST} at the same moment and left it wrong",
-            "L2": "Unordered concurrent updates interleave and corrupt shared state",
-            "L3": "Outcome depends on timing nobody controls"},
+    levels={
+        "L1": "{CHK} and {MUT} changed {ST} at the same moment and left it wrong",
+        "L2": "Unordered concurrent updates interleave and corrupt shared state",
+        "L3": "Outcome depends on timing nobody controls",
+    },
     dynamics=Dynamics(),
-    facts={"check": ("assumes(CHK,ST)", "c3"), "writes": ("sends_to(CHK,ST)", "sends_to(MUT,ST)"),
-           "overlap": ("races_with(CHK,MUT)", "c1"), "damage": ("c2",)},
+    facts={
+        "check": ("assumes(CHK,ST)", "c3"),
+        "writes": ("sends_to(CHK,ST)", "sends_to(MUT,ST)"),
+        "overlap": ("races_with(CHK,MUT)", "c1"),
+        "damage": ("c2",),
+    },
     decoys=(
-        Variant(MEDIATOR, Edit(MEDIATOR, "c1"), "repair(ST)",
-                "Flapping state sets off both parties and damages itself", "Common trigger mistaken for interference"),
-        Variant(DELETE, Edit(DELETE, "c2"), "repair(ST)",
-                "Shared state damaged by something other than the overlap", "Coincident overlap"),
+        Variant(
+            MEDIATOR,
+            Edit(MEDIATOR, "c1"),
+            "repair(ST)",
+            "Flapping state sets off both parties and damages itself",
+            "Common trigger mistaken for interference",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c2"),
+            "repair(ST)",
+            "Shared state damaged by something other than the overlap",
+            "Coincident overlap",
+        ),
     ),
-    partial=Variant("partial", Edit(DELETE, "c3"), "serialize(CHK,MUT)",
-                    "Unordered concurrent writes corrupt shared state", "Outcome depends on timing nobody controls"),
+    partial=Variant(
+        "partial",
+        Edit(DELETE, "c3"),
+        "serialize(CHK,MUT)",
+        "Unordered concurrent writes corrupt shared state",
+        "Outcome depends on timing nobody controls",
+    ),
     split=Split("sends_to(MUT,ST)", "BUF", "staging area the second party writes through"),
     skins=(
         Skin(
-            name="account", domain="finance", kind="ordinary",
-            entities={"CHK": "the overdraft test in the card system", "MUT": "the direct-debit batch",
-                      "ST": "the customer's account balance", "BUF": "the posting queue"},
-            setting=("Payments incident review, retail bank.", "Complaint investigation, card payments."),
-            facts={
-                "check": ("{CHK} reads {ST}, decides the payment is covered, and then writes the new figure, taking for granted that {ST} has not moved in between.",
-                          "Before approving, {CHK} looks at {ST} and acts as if that reading still stands when it writes."),
-                "writes": ("Both {CHK} and {MUT} write to {ST}.", "{ST} is updated by {CHK} and by {MUT}."),
-                "overlap": ("Nothing makes {CHK} and {MUT} take turns, so at month-end they hit {ST} in the same second and their updates interleave.",
-                            "{CHK} and {MUT} run with no ordering between them, and on the 1st they touched {ST} in the same instant."),
-                "damage": ("The interleaved updates left {ST} wrong.", "Half of one update and half of the other ended up in {ST}."),
+            name="account",
+            domain="finance",
+            kind="ordinary",
+            entities={
+                "CHK": "the overdraft test in the card system",
+                "MUT": "the direct-debit batch",
+                "ST": "the customer's account balance",
+                "BUF": "the posting queue",
             },
-            symptom=("A card payment went through against money a debit had already taken, and {ST} showed a figure that never existed.",
-                     "{ST} ended the day three hundred pounds off, and two payments went through that should have bounced."),
+            setting=(
+                "Payments incident review, retail bank.",
+                "Complaint investigation, card payments.",
+            ),
+            facts={
+                "check": (
+                    "{CHK} reads {ST}, decides the payment is covered, and then writes the new figure, taking for granted that {ST} has not moved in between.",
+                    "Before approving, {CHK} looks at {ST} and acts as if that reading still stands when it writes.",
+                ),
+                "writes": (
+                    "Both {CHK} and {MUT} write to {ST}.",
+                    "{ST} is updated by {CHK} and by {MUT}.",
+                ),
+                "overlap": (
+                    "Nothing makes {CHK} and {MUT} take turns, so at month-end they hit {ST} in the same second and their updates interleave.",
+                    "{CHK} and {MUT} run with no ordering between them, and on the 1st they touched {ST} in the same instant.",
+                ),
+                "damage": (
+                    "The interleaved updates left {ST} wrong.",
+                    "Half of one update and half of the other ended up in {ST}.",
+                ),
+            },
+            symptom=(
+                "A card payment went through against money a debit had already taken, and {ST} showed a figure that never existed.",
+                "{ST} ended the day three hundred pounds off, and two payments went through that should have bounced.",
+            ),
             variants={
-                MEDIATOR: {"overlap": ("{ST} had been flipping between two values all morning because of a replication glitch, and that flip-flopping is what set {CHK} and {MUT} off in the same second.",)},
-                DELETE: {"damage": ("The overlap left no mark on {ST}; the wrong figure came from a mistyped adjustment keyed in by a clerk.",)},
-                "partial": {"check": ("{CHK} does take {ST} as unchanged between its read and its write, but that plays no part: the damage comes from the two writes landing together.",)},
-                "split": {"writes": ("{CHK} writes {ST} directly, while {MUT} writes to {BUF}, which passes each entry straight on to {ST}.",)},
+                MEDIATOR: {
+                    "overlap": (
+                        "{ST} had been flipping between two values all morning because of a replication glitch, and that flip-flopping is what set {CHK} and {MUT} off in the same second.",
+                    )
+                },
+                DELETE: {
+                    "damage": (
+                        "The overlap left no mark on {ST}; the wrong figure came from a mistyped adjustment keyed in by a clerk.",
+                    )
+                },
+                "partial": {
+                    "check": (
+                        "{CHK} does take {ST} as unchanged between its read and its write, but that plays no part: the damage comes from the two writes landing together.",
+                    )
+                },
+                "split": {
+                    "writes": (
+                        "{CHK} writes {ST} directly, while {MUT} writes to {BUF}, which passes each entry straight on to {ST}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="manifest", domain="logistics", kind="ordinary",
-            entities={"CHK": "the depot clerk's slot lookup", "MUT": "the automatic route planner",
-                      "ST": "the van's delivery manifest", "BUF": "the planner's change log"},
+            name="manifest",
+            domain="logistics",
+            kind="ordinary",
+            entities={
+                "CHK": "the depot clerk's slot lookup",
+                "MUT": "the automatic route planner",
+                "ST": "the van's delivery manifest",
+                "BUF": "the planner's change log",
+            },
             setting=("Last-mile delivery failure, Thursday.", "Depot operations review, van 14."),
             facts={
-                "check": ("{CHK} reads {ST}, sees room, and writes in a new drop, taking for granted nothing changed in between.",
-                          "{CHK} counts on its first look at {ST} still being true when it adds a stop."),
-                "writes": ("Both {CHK} and {MUT} write to {ST}.", "{ST} is edited by {CHK} and by {MUT}."),
-                "overlap": ("Nothing makes {CHK} and {MUT} take turns, and at 6 a.m. they edited {ST} in the same moment.",
-                            "{CHK} and {MUT} run unordered, and their edits to {ST} landed together."),
-                "damage": ("The interleaved edits left {ST} garbled.", "Parts of both edits ended up in {ST}, in the wrong order."),
+                "check": (
+                    "{CHK} reads {ST}, sees room, and writes in a new drop, taking for granted nothing changed in between.",
+                    "{CHK} counts on its first look at {ST} still being true when it adds a stop.",
+                ),
+                "writes": (
+                    "Both {CHK} and {MUT} write to {ST}.",
+                    "{ST} is edited by {CHK} and by {MUT}.",
+                ),
+                "overlap": (
+                    "Nothing makes {CHK} and {MUT} take turns, and at 6 a.m. they edited {ST} in the same moment.",
+                    "{CHK} and {MUT} run unordered, and their edits to {ST} landed together.",
+                ),
+                "damage": (
+                    "The interleaved edits left {ST} garbled.",
+                    "Parts of both edits ended up in {ST}, in the wrong order.",
+                ),
             },
-            symptom=("Van 14 left with a manifest listing two drops at the same address and none at the hospital.",
-                     "{ST} came out mangled, and a hospital delivery was never made."),
+            symptom=(
+                "Van 14 left with a manifest listing two drops at the same address and none at the hospital.",
+                "{ST} came out mangled, and a hospital delivery was never made.",
+            ),
             variants={
-                MEDIATOR: {"overlap": ("{ST} had been switching between yesterday's and today's version because of a sync glitch, and that flip-flopping set {CHK} and {MUT} off at the same moment.",)},
-                DELETE: {"damage": ("The overlap left no mark on {ST}; the garbled list came from a bad file import the night before.",)},
-                "partial": {"check": ("{CHK} does take {ST} as unchanged between its look and its edit, but that plays no part: the damage comes from the two edits landing together.",)},
-                "split": {"writes": ("{CHK} edits {ST} directly, while {MUT} writes to {BUF}, which is replayed straight onto {ST}.",)},
+                MEDIATOR: {
+                    "overlap": (
+                        "{ST} had been switching between yesterday's and today's version because of a sync glitch, and that flip-flopping set {CHK} and {MUT} off at the same moment.",
+                    )
+                },
+                DELETE: {
+                    "damage": (
+                        "The overlap left no mark on {ST}; the garbled list came from a bad file import the night before.",
+                    )
+                },
+                "partial": {
+                    "check": (
+                        "{CHK} does take {ST} as unchanged between its look and its edit, but that plays no part: the damage comes from the two edits landing together.",
+                    )
+                },
+                "split": {
+                    "writes": (
+                        "{CHK} edits {ST} directly, while {MUT} writes to {BUF}, which is replayed straight onto {ST}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="recipe", domain="manufacturing", kind="ordinary",
-            entities={"CHK": "the operator's sign-off", "MUT": "the scheduled recipe update",
-                      "ST": "the mixer's recipe record", "BUF": "the recipe staging table"},
+            name="recipe",
+            domain="manufacturing",
+            kind="ordinary",
+            entities={
+                "CHK": "the operator's sign-off",
+                "MUT": "the scheduled recipe update",
+                "ST": "the mixer's recipe record",
+                "BUF": "the recipe staging table",
+            },
             setting=("Quality incident, resin plant.", "Scrap investigation, mixing hall B."),
             facts={
-                "check": ("{CHK} reads {ST}, confirms the settings, and then writes the batch number, taking for granted nothing moved in between.",
-                          "{CHK} acts on its first reading of {ST} as though it were still current when it writes."),
-                "writes": ("Both {CHK} and {MUT} write to {ST}.", "{ST} is written by {CHK} and by {MUT}."),
-                "overlap": ("Nothing orders {CHK} and {MUT}, and at shift start they wrote {ST} in the same second.",
-                            "{CHK} and {MUT} run unordered, and their writes to {ST} overlapped."),
-                "damage": ("The interleaved writes left {ST} half old and half new.", "{ST} ended up with a mix of both writes."),
+                "check": (
+                    "{CHK} reads {ST}, confirms the settings, and then writes the batch number, taking for granted nothing moved in between.",
+                    "{CHK} acts on its first reading of {ST} as though it were still current when it writes.",
+                ),
+                "writes": (
+                    "Both {CHK} and {MUT} write to {ST}.",
+                    "{ST} is written by {CHK} and by {MUT}.",
+                ),
+                "overlap": (
+                    "Nothing orders {CHK} and {MUT}, and at shift start they wrote {ST} in the same second.",
+                    "{CHK} and {MUT} run unordered, and their writes to {ST} overlapped.",
+                ),
+                "damage": (
+                    "The interleaved writes left {ST} half old and half new.",
+                    "{ST} ended up with a mix of both writes.",
+                ),
             },
-            symptom=("Batch 4471 was mixed with the old temperature and the new timing, and two tonnes of resin were scrapped.",
-                     "A batch ran on a recipe that was half last week's and half this week's."),
+            symptom=(
+                "Batch 4471 was mixed with the old temperature and the new timing, and two tonnes of resin were scrapped.",
+                "A batch ran on a recipe that was half last week's and half this week's.",
+            ),
             variants={
-                MEDIATOR: {"overlap": ("{ST} had been toggling between two versions because of a network fault, and that toggling set {CHK} and {MUT} off in the same second.",)},
-                DELETE: {"damage": ("The overlap left no mark on {ST}; the bad settings came from a typo in the supplier's sheet.",)},
-                "partial": {"check": ("{CHK} does take {ST} as unchanged between its read and its write, but that plays no part: the damage comes from the two writes landing together.",)},
-                "split": {"writes": ("{CHK} writes {ST} directly, while {MUT} writes to {BUF}, which is copied straight onto {ST}.",)},
+                MEDIATOR: {
+                    "overlap": (
+                        "{ST} had been toggling between two versions because of a network fault, and that toggling set {CHK} and {MUT} off in the same second.",
+                    )
+                },
+                DELETE: {
+                    "damage": (
+                        "The overlap left no mark on {ST}; the bad settings came from a typo in the supplier's sheet.",
+                    )
+                },
+                "partial": {
+                    "check": (
+                        "{CHK} does take {ST} as unchanged between its read and its write, but that plays no part: the damage comes from the two writes landing together.",
+                    )
+                },
+                "split": {
+                    "writes": (
+                        "{CHK} writes {ST} directly, while {MUT} writes to {BUF}, which is copied straight onto {ST}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"CHK": "the {w1} {w2}", "MUT": "the {w3} {w4}", "ST": "the {w5} slate",
-                      "BUF": "the {w9} {w10}"},
-            glossary=("The {w1} {w2} is the miller's boy, and the {w3} {w4} is the carter's girl; the {w5} slate records how many sacks are in the loft.",),
-            setting=("In {w8}, to {w7} a slate is to scratch a new mark over the old.",
-                     "Among the {w8}, scratching a new mark over an old one is called {w7}ing."),
-            facts={
-                "check": ("{CHK} looks at {ST}, decides, then {w7}s it, as though nothing changed in between.",
-                          "{CHK} {w7}s {ST} counting on its first look is still good."),
-                "writes": ("Both {CHK} and {MUT} {w7} {ST}.", "{ST} is {w7}ed by {CHK} and {MUT} alike."),
-                "overlap": ("No one makes {CHK} and {MUT} take turns, and at dawn both {w7}ed {ST} at once.",
-                            "{CHK} and {MUT} {w7} {ST} in no set order, and today they did it together."),
-                "damage": ("The crossed marks left {ST} unreadable.", "Half of each mark ended up on {ST}."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "CHK": "the {w1} {w2}",
+                "MUT": "the {w3} {w4}",
+                "ST": "the {w5} slate",
+                "BUF": "the {w9} {w10}",
             },
-            symptom=("{ST} came out garbled and the whole flock went to the wrong pasture.",
-                     "By noon {ST} made no sense, and the wrong gate was opened."),
+            glossary=(
+                "The {w1} {w2} is the miller's boy, and the {w3} {w4} is the carter's girl; the {w5} slate records how many sacks are in the loft.",
+            ),
+            setting=(
+                "In {w8}, to {w7} a slate is to scratch a new mark over the old.",
+                "Among the {w8}, scratching a new mark over an old one is called {w7}ing.",
+            ),
+            facts={
+                "check": (
+                    "{CHK} looks at {ST}, decides, then {w7}s it, as though nothing changed in between.",
+                    "{CHK} {w7}s {ST} counting on its first look is still good.",
+                ),
+                "writes": (
+                    "Both {CHK} and {MUT} {w7} {ST}.",
+                    "{ST} is {w7}ed by {CHK} and {MUT} alike.",
+                ),
+                "overlap": (
+                    "No one makes {CHK} and {MUT} take turns, and at dawn both {w7}ed {ST} at once.",
+                    "{CHK} and {MUT} {w7} {ST} in no set order, and today they did it together.",
+                ),
+                "damage": (
+                    "The crossed marks left {ST} unreadable.",
+                    "Half of each mark ended up on {ST}.",
+                ),
+            },
+            symptom=(
+                "{ST} came out garbled and the whole flock went to the wrong pasture.",
+                "By noon {ST} made no sense, and the wrong gate was opened.",
+            ),
             variants={
-                MEDIATOR: {"overlap": ("{ST} had been flickering between two marks since dawn, and that flicker set {CHK} and {MUT} off together.",)},
-                DELETE: {"damage": ("The crossing left no trace on {ST}; the bad mark came from a child's scribble.",)},
-                "partial": {"check": ("{CHK} does take {ST} as unchanged between its look and its mark, but that plays no part: the damage comes from the two marks landing together.",)},
-                "split": {"writes": ("{CHK} {w7}s {ST} itself, while {MUT} {w7}s {BUF}, and {BUF} is copied onto {ST} at once.",)},
+                MEDIATOR: {
+                    "overlap": (
+                        "{ST} had been flickering between two marks since dawn, and that flicker set {CHK} and {MUT} off together.",
+                    )
+                },
+                DELETE: {
+                    "damage": (
+                        "The crossing left no trace on {ST}; the bad mark came from a child's scribble.",
+                    )
+                },
+                "partial": {
+                    "check": (
+                        "{CHK} does take {ST} as unchanged between its look and its mark, but that plays no part: the damage comes from the two marks landing together.",
+                    )
+                },
+                "split": {
+                    "writes": (
+                        "{CHK} {w7}s {ST} itself, while {MUT} {w7}s {BUF}, and {BUF} is copied onto {ST} at once.",
+                    )
+                },
             },
         ),
     ),

@@ -22,130 +22,289 @@ MOTIF = Motif(
     name="retry_amplification",
     title="retry amplification",
     aliases=("retry storm", "retry"),
-    roles={"CLI": "caller that repeats failed requests", "SRV": "callee under load",
-           "UPS": "users whose requests the caller serves"},
+    roles={
+        "CLI": "caller that repeats failed requests",
+        "SRV": "callee under load",
+        "UPS": "users whose requests the caller serves",
+    },
     relations=("retries(CLI,SRV)", "depends_on(CLI,SRV)", "sends_to(CLI,SRV)", "sends_to(UPS,CLI)"),
-    chain=(("overloaded(SRV)", "causes", "fails(CLI)"),
-           ("fails(CLI)", "causes", "retries(CLI,SRV)"),
-           ("retries(CLI,SRV)", "amplifies", "overloaded(SRV)")),
+    chain=(
+        ("overloaded(SRV)", "causes", "fails(CLI)"),
+        ("fails(CLI)", "causes", "retries(CLI,SRV)"),
+        ("retries(CLI,SRV)", "amplifies", "overloaded(SRV)"),
+    ),
     symptom_node="overloaded(SRV)",
     symptom="a brief slowdown that turned into a sustained overload",
     invariant="repeats of failed requests slow down as failures grow in number",
-    fix="backoff(CLI,SRV)", qualifier="with jitter",
+    fix="backoff(CLI,SRV)",
+    qualifier="with jitter",
     wrong_fixes=("scale_up(SRV)", "repair(SRV)", "refresh(CLI)"),
     alt_fixes=("disable_retries(CLI,SRV)",),
-    levels={"L1": "{CLI} repeated every timed-out call to {SRV} at once, turning a blip into a flood",
-            "L2": "Immediate repeats of failed requests add load to an overloaded service",
-            "L3": "Remedy multiplies the fault"},
+    levels={
+        "L1": "{CLI} repeated every timed-out call to {SRV} at once, turning a blip into a flood",
+        "L2": "Immediate repeats of failed requests add load to an overloaded service",
+        "L3": "Remedy multiplies the fault",
+    },
     dynamics=Dynamics(pulses=frozenset({"overloaded(SRV)"}), gain=1.3),
-    facts={"calls": ("sends_to(CLI,SRV)", "depends_on(CLI,SRV)", "sends_to(UPS,CLI)"),
-           "timeouts": ("c1",), "repeat": ("retries(CLI,SRV)", "c2"), "pile": ("c3",)},
+    facts={
+        "calls": ("sends_to(CLI,SRV)", "depends_on(CLI,SRV)", "sends_to(UPS,CLI)"),
+        "timeouts": ("c1",),
+        "repeat": ("retries(CLI,SRV)", "c2"),
+        "pile": ("c3",),
+    },
     decoys=(
-        Variant(MEDIATOR, Edit(MEDIATOR, "c1"), "repair(CLI)",
-                "Caller's own errors drive load onto the service", "Misattributed source of load"),
-        Variant(DELETE, Edit(DELETE, "c2"), "disable_retries(CLI,SRV)",
-                "Fixed-rate repeat calls keep a service overloaded", "Constant pressure, no loop"),
+        Variant(
+            MEDIATOR,
+            Edit(MEDIATOR, "c1"),
+            "repair(CLI)",
+            "Caller's own errors drive load onto the service",
+            "Misattributed source of load",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c2"),
+            "disable_retries(CLI,SRV)",
+            "Fixed-rate repeat calls keep a service overloaded",
+            "Constant pressure, no loop",
+        ),
     ),
-    partial=Variant("partial", Edit(DROP_RELATION, "depends_on(CLI,SRV)"), "backoff(CLI,SRV)",
-                    "Immediate repeats of failed requests add load to an overloaded service",
-                    "Remedy multiplies the fault"),
+    partial=Variant(
+        "partial",
+        Edit(DROP_RELATION, "depends_on(CLI,SRV)"),
+        "backoff(CLI,SRV)",
+        "Immediate repeats of failed requests add load to an overloaded service",
+        "Remedy multiplies the fault",
+    ),
     split=Split("sends_to(CLI,SRV)", "PRX", "gateway between caller and callee"),
     skins=(
         Skin(
-            name="scanners", domain="logistics", kind="ordinary",
-            entities={"CLI": "the warehouse handheld scanners", "SRV": "the stock-lookup server",
-                      "UPS": "the pickers on the floor", "PRX": "the site's wireless gateway"},
-            setting=("Distribution centre outage, peak week.", "Site systems review, Monday night shift."),
-            facts={
-                "calls": ("{UPS} scan with {CLI}, and every scan asks {SRV} for a bin location.",
-                          "Each scan by {UPS} makes {CLI} ask {SRV} where the item sits."),
-                "timeouts": ("When {SRV} slows, calls from {CLI} run out of time.",
-                             "Any slowdown on {SRV} makes lookups from {CLI} time out."),
-                "repeat": ("{CLI} are set to fire the same lookup again the instant one times out.",
-                           "A timed-out lookup is immediately sent again by {CLI}, and again."),
-                "pile": ("Every repeat lands on {SRV} on top of the new work.",
-                         "The repeats stack on top of the normal traffic to {SRV}."),
+            name="scanners",
+            domain="logistics",
+            kind="ordinary",
+            entities={
+                "CLI": "the warehouse handheld scanners",
+                "SRV": "the stock-lookup server",
+                "UPS": "the pickers on the floor",
+                "PRX": "the site's wireless gateway",
             },
-            symptom=("A thirty-second hiccup on {SRV} at 21:00 turned into a four-hour standstill.",
-                     "{SRV} stayed swamped for the whole night after a half-minute blip."),
+            setting=(
+                "Distribution centre outage, peak week.",
+                "Site systems review, Monday night shift.",
+            ),
+            facts={
+                "calls": (
+                    "{UPS} scan with {CLI}, and every scan asks {SRV} for a bin location.",
+                    "Each scan by {UPS} makes {CLI} ask {SRV} where the item sits.",
+                ),
+                "timeouts": (
+                    "When {SRV} slows, calls from {CLI} run out of time.",
+                    "Any slowdown on {SRV} makes lookups from {CLI} time out.",
+                ),
+                "repeat": (
+                    "{CLI} are set to fire the same lookup again the instant one times out.",
+                    "A timed-out lookup is immediately sent again by {CLI}, and again.",
+                ),
+                "pile": (
+                    "Every repeat lands on {SRV} on top of the new work.",
+                    "The repeats stack on top of the normal traffic to {SRV}.",
+                ),
+            },
+            symptom=(
+                "A thirty-second hiccup on {SRV} at 21:00 turned into a four-hour standstill.",
+                "{SRV} stayed swamped for the whole night after a half-minute blip.",
+            ),
             variants={
-                MEDIATOR: {"timeouts": ("{CLI} had been throwing errors since a bad firmware push, and those errors are what pushed extra load onto {SRV}.",)},
-                DELETE: {"repeat": ("{CLI} send the same lookup again on a fixed two-second timer, whatever the result of the last one.",)},
-                "partial": {"calls": ("{UPS} scan with {CLI}, which ask {SRV} for bin locations but can fall back to a printed map without it.",)},
-                "split": {"calls": ("Each scan by {UPS} makes {CLI} ask {SRV} for a location, always by way of {PRX}.",)},
+                MEDIATOR: {
+                    "timeouts": (
+                        "{CLI} had been throwing errors since a bad firmware push, and those errors are what pushed extra load onto {SRV}.",
+                    )
+                },
+                DELETE: {
+                    "repeat": (
+                        "{CLI} send the same lookup again on a fixed two-second timer, whatever the result of the last one.",
+                    )
+                },
+                "partial": {
+                    "calls": (
+                        "{UPS} scan with {CLI}, which ask {SRV} for bin locations but can fall back to a printed map without it.",
+                    )
+                },
+                "split": {
+                    "calls": (
+                        "Each scan by {UPS} makes {CLI} ask {SRV} for a location, always by way of {PRX}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="labresults", domain="medicine", kind="ordinary",
-            entities={"CLI": "the ward order terminals", "SRV": "the laboratory results system",
-                      "UPS": "the junior doctors", "PRX": "the hospital integration engine"},
-            setting=("Clinical systems incident, Tuesday morning.", "IT service review, acute hospital."),
-            facts={
-                "calls": ("{UPS} request results through {CLI}, which query {SRV}.",
-                          "Every request from {UPS} makes {CLI} query {SRV}."),
-                "timeouts": ("When {SRV} is slow, queries from {CLI} time out.",
-                             "A slow {SRV} means queries from {CLI} run out of time."),
-                "repeat": ("{CLI} resend any timed-out query straight away, as often as it takes.",
-                           "Each timed-out query is sent again by {CLI} at once."),
-                "pile": ("Every resend lands on {SRV} along with the fresh queries.",
-                         "The resends arrive at {SRV} on top of normal traffic."),
+            name="labresults",
+            domain="medicine",
+            kind="ordinary",
+            entities={
+                "CLI": "the ward order terminals",
+                "SRV": "the laboratory results system",
+                "UPS": "the junior doctors",
+                "PRX": "the hospital integration engine",
             },
-            symptom=("A brief pause in {SRV} during the morning round became a three-hour outage, and results were phoned through by hand.",
-                     "{SRV} was swamped all morning after a momentary stall."),
+            setting=(
+                "Clinical systems incident, Tuesday morning.",
+                "IT service review, acute hospital.",
+            ),
+            facts={
+                "calls": (
+                    "{UPS} request results through {CLI}, which query {SRV}.",
+                    "Every request from {UPS} makes {CLI} query {SRV}.",
+                ),
+                "timeouts": (
+                    "When {SRV} is slow, queries from {CLI} time out.",
+                    "A slow {SRV} means queries from {CLI} run out of time.",
+                ),
+                "repeat": (
+                    "{CLI} resend any timed-out query straight away, as often as it takes.",
+                    "Each timed-out query is sent again by {CLI} at once.",
+                ),
+                "pile": (
+                    "Every resend lands on {SRV} along with the fresh queries.",
+                    "The resends arrive at {SRV} on top of normal traffic.",
+                ),
+            },
+            symptom=(
+                "A brief pause in {SRV} during the morning round became a three-hour outage, and results were phoned through by hand.",
+                "{SRV} was swamped all morning after a momentary stall.",
+            ),
             variants={
-                MEDIATOR: {"timeouts": ("{CLI} had been erroring since an update the night before, and those errors are what pushed the extra load onto {SRV}.",)},
-                DELETE: {"repeat": ("{CLI} resend every query on a fixed timer, whatever happened to the previous one.",)},
-                "partial": {"calls": ("{UPS} request results through {CLI}, which query {SRV} but can show cached results without it.",)},
-                "split": {"calls": ("Every request from {UPS} makes {CLI} query {SRV} by way of {PRX}.",)},
+                MEDIATOR: {
+                    "timeouts": (
+                        "{CLI} had been erroring since an update the night before, and those errors are what pushed the extra load onto {SRV}.",
+                    )
+                },
+                DELETE: {
+                    "repeat": (
+                        "{CLI} resend every query on a fixed timer, whatever happened to the previous one.",
+                    )
+                },
+                "partial": {
+                    "calls": (
+                        "{UPS} request results through {CLI}, which query {SRV} but can show cached results without it.",
+                    )
+                },
+                "split": {
+                    "calls": ("Every request from {UPS} makes {CLI} query {SRV} by way of {PRX}.",)
+                },
             },
         ),
         Skin(
-            name="quotes", domain="finance", kind="ordinary",
-            entities={"CLI": "the trading desk's pricing screens", "SRV": "the market-data feed handler",
-                      "UPS": "the traders", "PRX": "the desk's message broker"},
+            name="quotes",
+            domain="finance",
+            kind="ordinary",
+            entities={
+                "CLI": "the trading desk's pricing screens",
+                "SRV": "the market-data feed handler",
+                "UPS": "the traders",
+                "PRX": "the desk's message broker",
+            },
             setting=("Trading floor incident, Monday open.", "Technology risk review, rates desk."),
             facts={
-                "calls": ("{UPS} price deals on {CLI}, and each price asks {SRV} for the latest quote.",
-                          "Every quote {UPS} pull up makes {CLI} ask {SRV}."),
-                "timeouts": ("When {SRV} lags, requests from {CLI} time out.",
-                             "A lagging {SRV} makes requests from {CLI} run out of time."),
-                "repeat": ("{CLI} fire the request again the moment it times out.",
-                           "{CLI} send any timed-out request again immediately."),
-                "pile": ("Every repeat adds to what {SRV} has to handle.",
-                         "The repeats pile onto {SRV} alongside the fresh requests."),
+                "calls": (
+                    "{UPS} price deals on {CLI}, and each price asks {SRV} for the latest quote.",
+                    "Every quote {UPS} pull up makes {CLI} ask {SRV}.",
+                ),
+                "timeouts": (
+                    "When {SRV} lags, requests from {CLI} time out.",
+                    "A lagging {SRV} makes requests from {CLI} run out of time.",
+                ),
+                "repeat": (
+                    "{CLI} fire the request again the moment it times out.",
+                    "{CLI} send any timed-out request again immediately.",
+                ),
+                "pile": (
+                    "Every repeat adds to what {SRV} has to handle.",
+                    "The repeats pile onto {SRV} alongside the fresh requests.",
+                ),
             },
-            symptom=("A two-second hitch at the open kept {SRV} swamped until lunchtime, and the desk traded blind.",
-                     "{SRV} stayed swamped for three hours after a two-second stall."),
+            symptom=(
+                "A two-second hitch at the open kept {SRV} swamped until lunchtime, and the desk traded blind.",
+                "{SRV} stayed swamped for three hours after a two-second stall.",
+            ),
             variants={
-                MEDIATOR: {"timeouts": ("{CLI} had been erroring since a licence expired overnight, and those errors are what pushed the extra load onto {SRV}.",)},
-                DELETE: {"repeat": ("{CLI} request every quote afresh on a fixed half-second timer, whatever happened to the last request.",)},
-                "partial": {"calls": ("{UPS} price on {CLI}, which ask {SRV} for quotes but can fall back to end-of-day prices without it.",)},
-                "split": {"calls": ("Every quote {UPS} pull up makes {CLI} ask {SRV} through {PRX}.",)},
+                MEDIATOR: {
+                    "timeouts": (
+                        "{CLI} had been erroring since a licence expired overnight, and those errors are what pushed the extra load onto {SRV}.",
+                    )
+                },
+                DELETE: {
+                    "repeat": (
+                        "{CLI} request every quote afresh on a fixed half-second timer, whatever happened to the last request.",
+                    )
+                },
+                "partial": {
+                    "calls": (
+                        "{UPS} price on {CLI}, which ask {SRV} for quotes but can fall back to end-of-day prices without it.",
+                    )
+                },
+                "split": {
+                    "calls": ("Every quote {UPS} pull up makes {CLI} ask {SRV} through {PRX}.",)
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"CLI": "the {w1} {w2}", "SRV": "the {w3} {w4}", "UPS": "the {w5} folk",
-                      "PRX": "the {w9} {w10}"},
-            glossary=("The {w1} {w2} is the messenger post, the {w3} {w4} is the keeper's house at the pass, and the {w5} folk are the villagers who send errands.",),
-            setting=("In {w8}, to {w7} is to knock again at once when no one answers.",
-                     "Among the {w8}, knocking again at once when nobody answers is called {w7}ing."),
-            facts={
-                "calls": ("{UPS} send word through {CLI}, which knocks at {SRV}.",
-                          "Every errand from {UPS} sends {CLI} knocking at {SRV}."),
-                "timeouts": ("When {SRV} is slow to answer, the knocks of {CLI} go unanswered.",
-                             "A slow {SRV} leaves {CLI} unanswered."),
-                "repeat": ("{CLI} {w7}s at {SRV} every time a knock goes unanswered.",
-                           "Unanswered, {CLI} {w7}s again and again."),
-                "pile": ("Each new knock adds to the crowd at the door of {SRV}.", "The extra knocks pile up at {SRV}."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "CLI": "the {w1} {w2}",
+                "SRV": "the {w3} {w4}",
+                "UPS": "the {w5} folk",
+                "PRX": "the {w9} {w10}",
             },
-            symptom=("A moment's pause at {SRV} became a whole day of clamour.",
-                     "{SRV} was swamped from dawn to dusk after a brief pause."),
+            glossary=(
+                "The {w1} {w2} is the messenger post, the {w3} {w4} is the keeper's house at the pass, and the {w5} folk are the villagers who send errands.",
+            ),
+            setting=(
+                "In {w8}, to {w7} is to knock again at once when no one answers.",
+                "Among the {w8}, knocking again at once when nobody answers is called {w7}ing.",
+            ),
+            facts={
+                "calls": (
+                    "{UPS} send word through {CLI}, which knocks at {SRV}.",
+                    "Every errand from {UPS} sends {CLI} knocking at {SRV}.",
+                ),
+                "timeouts": (
+                    "When {SRV} is slow to answer, the knocks of {CLI} go unanswered.",
+                    "A slow {SRV} leaves {CLI} unanswered.",
+                ),
+                "repeat": (
+                    "{CLI} {w7}s at {SRV} every time a knock goes unanswered.",
+                    "Unanswered, {CLI} {w7}s again and again.",
+                ),
+                "pile": (
+                    "Each new knock adds to the crowd at the door of {SRV}.",
+                    "The extra knocks pile up at {SRV}.",
+                ),
+            },
+            symptom=(
+                "A moment's pause at {SRV} became a whole day of clamour.",
+                "{SRV} was swamped from dawn to dusk after a brief pause.",
+            ),
             variants={
-                MEDIATOR: {"timeouts": ("{CLI} had been stumbling since the frost, and its stumbling is what crowded {SRV}.",)},
-                DELETE: {"repeat": ("{CLI} knocks at {SRV} on the hour every hour, answered or not.",)},
-                "partial": {"calls": ("{UPS} send word through {CLI}, which knocks at {SRV} but can manage without it.",)},
-                "split": {"calls": ("Every errand from {UPS} sends {CLI} knocking at {SRV} by way of {PRX}.",)},
+                MEDIATOR: {
+                    "timeouts": (
+                        "{CLI} had been stumbling since the frost, and its stumbling is what crowded {SRV}.",
+                    )
+                },
+                DELETE: {
+                    "repeat": ("{CLI} knocks at {SRV} on the hour every hour, answered or not.",)
+                },
+                "partial": {
+                    "calls": (
+                        "{UPS} send word through {CLI}, which knocks at {SRV} but can manage without it.",
+                    )
+                },
+                "split": {
+                    "calls": (
+                        "Every errand from {UPS} sends {CLI} knocking at {SRV} by way of {PRX}.",
+                    )
+                },
             },
         ),
     ),

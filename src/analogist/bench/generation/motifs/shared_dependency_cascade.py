@@ -22,115 +22,277 @@ MOTIF = Motif(
     name="shared_dependency_cascade",
     title="cascade through shared dependency",
     aliases=("cascade", "cascading", "domino"),
-    roles={"DEP": "shared dependency", "MID": "service that relies on the dependency",
-           "TOP": "service that relies on both"},
+    roles={
+        "DEP": "shared dependency",
+        "MID": "service that relies on the dependency",
+        "TOP": "service that relies on both",
+    },
     relations=("depends_on(MID,DEP)", "depends_on(TOP,MID)", "depends_on(TOP,DEP)"),
-    chain=(("degraded(DEP)", "propagates", "overloaded(MID)"),
-           ("overloaded(MID)", "propagates", "fails(TOP)"),
-           ("depends_on(TOP,MID)", "enables", "fails(TOP)")),
+    chain=(
+        ("degraded(DEP)", "propagates", "overloaded(MID)"),
+        ("overloaded(MID)", "propagates", "fails(TOP)"),
+        ("depends_on(TOP,MID)", "enables", "fails(TOP)"),
+    ),
     symptom_node="fails(TOP)",
     symptom="an outage spreading from a slow shared dependency to everything above it",
     invariant="a slow dependency is cut off before waiting on it exhausts its callers",
-    fix="circuit_break(MID,DEP)", qualifier="fail fast when the dependency is slow",
+    fix="circuit_break(MID,DEP)",
+    qualifier="fail fast when the dependency is slow",
     wrong_fixes=("repair(TOP)", "scale_up(MID)", "backoff(TOP,MID)"),
     alt_fixes=("repair(DEP)",),
-    levels={"L1": "{DEP} slowed, {MID} piled up waiting on it, and {TOP} went with it",
-            "L2": "Failure travels up a dependency chain from a shared dependency",
-            "L3": "One weak link takes everything resting on it"},
+    levels={
+        "L1": "{DEP} slowed, {MID} piled up waiting on it, and {TOP} went with it",
+        "L2": "Failure travels up a dependency chain from a shared dependency",
+        "L3": "One weak link takes everything resting on it",
+    },
     dynamics=Dynamics(),
-    facts={"base": ("depends_on(MID,DEP)", "depends_on(TOP,DEP)"), "chain": ("depends_on(TOP,MID)", "c3"),
-           "slow": ("c1",), "spread": ("c2",)},
+    facts={
+        "base": ("depends_on(MID,DEP)", "depends_on(TOP,DEP)"),
+        "chain": ("depends_on(TOP,MID)", "c3"),
+        "slow": ("c1",),
+        "spread": ("c2",),
+    },
     decoys=(
-        Variant(REVERSE, Edit(REVERSE, "c2"), "repair(TOP)",
-                "Upper service fails first and its callers swamp the middle one", "Cascade running backwards"),
-        Variant(DELETE, Edit(DELETE, "c2"), "repair(TOP)",
-                "Upper service fails independently of the middle one", "Coincident outages"),
+        Variant(
+            REVERSE,
+            Edit(REVERSE, "c2"),
+            "repair(TOP)",
+            "Upper service fails first and its callers swamp the middle one",
+            "Cascade running backwards",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c2"),
+            "repair(TOP)",
+            "Upper service fails independently of the middle one",
+            "Coincident outages",
+        ),
     ),
-    partial=Variant("partial", Edit(DROP_RELATION, "depends_on(TOP,DEP)"), "circuit_break(MID,DEP)",
-                    "Failure travels up a dependency chain", "One weak link takes everything resting on it"),
-    split=Split("depends_on(MID,DEP)", "POOL", "pool the middle service reaches the dependency through"),
+    partial=Variant(
+        "partial",
+        Edit(DROP_RELATION, "depends_on(TOP,DEP)"),
+        "circuit_break(MID,DEP)",
+        "Failure travels up a dependency chain",
+        "One weak link takes everything resting on it",
+    ),
+    split=Split(
+        "depends_on(MID,DEP)", "POOL", "pool the middle service reaches the dependency through"
+    ),
     skins=(
         Skin(
-            name="checkout", domain="software", kind="ordinary",
-            entities={"DEP": "the shared session database", "MID": "the login service",
-                      "TOP": "the checkout service", "POOL": "the login service's connection pool"},
+            name="checkout",
+            domain="software",
+            kind="ordinary",
+            entities={
+                "DEP": "the shared session database",
+                "MID": "the login service",
+                "TOP": "the checkout service",
+                "POOL": "the login service's connection pool",
+            },
             setting=("Major incident review, Black Friday.", "Outage report, web storefront."),
             facts={
-                "base": ("Both {MID} and {TOP} rely on {DEP}.", "{DEP} sits under {MID} and {TOP} alike."),
-                "chain": ("{TOP} cannot take an order without {MID}.", "Every request to {TOP} goes through {MID} first."),
-                "slow": ("{DEP} slowed to a crawl at 11:02, and {MID} piled up threads waiting on it.",
-                         "When {DEP} turned sluggish, requests inside {MID} stacked up until it choked."),
-                "spread": ("Once {MID} choked, {TOP} went with it.", "The pile-up in {MID} carried straight on into {TOP}."),
+                "base": (
+                    "Both {MID} and {TOP} rely on {DEP}.",
+                    "{DEP} sits under {MID} and {TOP} alike.",
+                ),
+                "chain": (
+                    "{TOP} cannot take an order without {MID}.",
+                    "Every request to {TOP} goes through {MID} first.",
+                ),
+                "slow": (
+                    "{DEP} slowed to a crawl at 11:02, and {MID} piled up threads waiting on it.",
+                    "When {DEP} turned sluggish, requests inside {MID} stacked up until it choked.",
+                ),
+                "spread": (
+                    "Once {MID} choked, {TOP} went with it.",
+                    "The pile-up in {MID} carried straight on into {TOP}.",
+                ),
             },
-            symptom=("{TOP} was out for forty minutes at peak, and every order attempt returned an error.",
-                     "For forty minutes nobody could pay for anything."),
+            symptom=(
+                "{TOP} was out for forty minutes at peak, and every order attempt returned an error.",
+                "For forty minutes nobody could pay for anything.",
+            ),
             variants={
-                REVERSE: {"spread": ("It ran the other way: {TOP} fell over first on its own, and its callers hammering {MID} is what made {MID} choke.",)},
-                DELETE: {"spread": ("The choke in {MID} was unrelated to the outage of {TOP}; {TOP} went out on a bad release of its own.",)},
+                REVERSE: {
+                    "spread": (
+                        "It ran the other way: {TOP} fell over first on its own, and its callers hammering {MID} is what made {MID} choke.",
+                    )
+                },
+                DELETE: {
+                    "spread": (
+                        "The choke in {MID} was unrelated to the outage of {TOP}; {TOP} went out on a bad release of its own.",
+                    )
+                },
                 "partial": {"base": ("{MID} needs {DEP}; {TOP} never touches {DEP} directly.",)},
-                "split": {"base": ("{MID} reaches {DEP} only through {POOL}, and {TOP} also needs {DEP}.",)},
+                "split": {
+                    "base": (
+                        "{MID} reaches {DEP} only through {POOL}, and {TOP} also needs {DEP}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="fuelfarm", domain="aviation", kind="ordinary",
-            entities={"DEP": "the airport's single fuel farm", "MID": "the refuelling trucks",
-                      "TOP": "the departure schedule", "POOL": "the hydrant dispatch desk"},
-            setting=("Airport operations review, August bank holiday.", "Disruption report, main terminal."),
+            name="fuelfarm",
+            domain="aviation",
+            kind="ordinary",
+            entities={
+                "DEP": "the airport's single fuel farm",
+                "MID": "the refuelling trucks",
+                "TOP": "the departure schedule",
+                "POOL": "the hydrant dispatch desk",
+            },
+            setting=(
+                "Airport operations review, August bank holiday.",
+                "Disruption report, main terminal.",
+            ),
             facts={
-                "base": ("Both {MID} and {TOP} rely on {DEP}.", "{DEP} is underneath {MID} and {TOP} alike."),
-                "chain": ("{TOP} cannot move without {MID}.", "Every departure on {TOP} waits on {MID}."),
-                "slow": ("{DEP} pumped at half rate from six o'clock, and {MID} queued up at its gate.",
-                         "When {DEP} slowed, {MID} bunched up waiting to fill."),
-                "spread": ("Once {MID} jammed, {TOP} fell apart with it.", "The jam among {MID} carried straight into {TOP}."),
+                "base": (
+                    "Both {MID} and {TOP} rely on {DEP}.",
+                    "{DEP} is underneath {MID} and {TOP} alike.",
+                ),
+                "chain": (
+                    "{TOP} cannot move without {MID}.",
+                    "Every departure on {TOP} waits on {MID}.",
+                ),
+                "slow": (
+                    "{DEP} pumped at half rate from six o'clock, and {MID} queued up at its gate.",
+                    "When {DEP} slowed, {MID} bunched up waiting to fill.",
+                ),
+                "spread": (
+                    "Once {MID} jammed, {TOP} fell apart with it.",
+                    "The jam among {MID} carried straight into {TOP}.",
+                ),
             },
-            symptom=("Forty departures were cancelled and {TOP} was abandoned by noon.",
-                     "By noon {TOP} had collapsed and most flights were scrubbed."),
+            symptom=(
+                "Forty departures were cancelled and {TOP} was abandoned by noon.",
+                "By noon {TOP} had collapsed and most flights were scrubbed.",
+            ),
             variants={
-                REVERSE: {"spread": ("It ran the other way: {TOP} fell apart first over a crew dispute, and the rush of re-planned flights is what jammed {MID}.",)},
-                DELETE: {"spread": ("The jam among {MID} was unrelated to the collapse of {TOP}; a crew dispute did that on its own.",)},
+                REVERSE: {
+                    "spread": (
+                        "It ran the other way: {TOP} fell apart first over a crew dispute, and the rush of re-planned flights is what jammed {MID}.",
+                    )
+                },
+                DELETE: {
+                    "spread": (
+                        "The jam among {MID} was unrelated to the collapse of {TOP}; a crew dispute did that on its own.",
+                    )
+                },
                 "partial": {"base": ("{MID} rely on {DEP}; {TOP} has no direct use for {DEP}.",)},
-                "split": {"base": ("{MID} draw on {DEP} only through {POOL}, and {TOP} needs {DEP} as well.",)},
+                "split": {
+                    "base": (
+                        "{MID} draw on {DEP} only through {POOL}, and {TOP} needs {DEP} as well.",
+                    )
+                },
             },
         ),
         Skin(
-            name="aquifer", domain="ecology", kind="ordinary",
-            entities={"DEP": "the aquifer beneath the valley", "MID": "the village wells", "TOP": "the market gardens",
-                      "POOL": "the pumping station"},
+            name="aquifer",
+            domain="ecology",
+            kind="ordinary",
+            entities={
+                "DEP": "the aquifer beneath the valley",
+                "MID": "the village wells",
+                "TOP": "the market gardens",
+                "POOL": "the pumping station",
+            },
             setting=("Drought report, upper valley.", "Water board summary, dry season."),
             facts={
-                "base": ("Both {MID} and {TOP} draw on {DEP}.", "{DEP} lies under {MID} and {TOP} alike."),
-                "chain": ("{TOP} get their water from {MID}.", "Without {MID}, {TOP} have no water."),
-                "slow": ("{DEP} dropped through a dry spring, and {MID} were pumped around the clock to keep up.",
-                         "When {DEP} fell, {MID} were worked day and night and still came up short."),
-                "spread": ("Once {MID} were spent, {TOP} withered with them.", "The strain on {MID} carried straight through to {TOP}."),
+                "base": (
+                    "Both {MID} and {TOP} draw on {DEP}.",
+                    "{DEP} lies under {MID} and {TOP} alike.",
+                ),
+                "chain": (
+                    "{TOP} get their water from {MID}.",
+                    "Without {MID}, {TOP} have no water.",
+                ),
+                "slow": (
+                    "{DEP} dropped through a dry spring, and {MID} were pumped around the clock to keep up.",
+                    "When {DEP} fell, {MID} were worked day and night and still came up short.",
+                ),
+                "spread": (
+                    "Once {MID} were spent, {TOP} withered with them.",
+                    "The strain on {MID} carried straight through to {TOP}.",
+                ),
             },
-            symptom=("By July {TOP} had lost their whole crop.", "{TOP} dried out in midsummer and the harvest was lost."),
+            symptom=(
+                "By July {TOP} had lost their whole crop.",
+                "{TOP} dried out in midsummer and the harvest was lost.",
+            ),
             variants={
-                REVERSE: {"spread": ("It ran the other way: {TOP} were failing first from blight, and the extra watering ordered for them is what wore out {MID}.",)},
-                DELETE: {"spread": ("The strain on {MID} was unrelated to the loss of {TOP}; a blight took the crop on its own.",)},
-                "partial": {"base": ("{MID} draw on {DEP}; {TOP} take nothing from {DEP} directly.",)},
-                "split": {"base": ("{MID} draw on {DEP} only through {POOL}, and {TOP} also draw on {DEP}.",)},
+                REVERSE: {
+                    "spread": (
+                        "It ran the other way: {TOP} were failing first from blight, and the extra watering ordered for them is what wore out {MID}.",
+                    )
+                },
+                DELETE: {
+                    "spread": (
+                        "The strain on {MID} was unrelated to the loss of {TOP}; a blight took the crop on its own.",
+                    )
+                },
+                "partial": {
+                    "base": ("{MID} draw on {DEP}; {TOP} take nothing from {DEP} directly.",)
+                },
+                "split": {
+                    "base": (
+                        "{MID} draw on {DEP} only through {POOL}, and {TOP} also draw on {DEP}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"DEP": "the {w1} {w2}", "MID": "the {w3} {w4}", "TOP": "the {w5} {w6}",
-                      "POOL": "the {w9} {w10}"},
-            glossary=('The {w1} {w2} is the spring above the village, the {w3} {w4} is the mill-wheel, and the {w5} {w6} is the bakery at the end of it.',),
-            setting=("In {w8}, a thing is said to {w7} another when it cannot work without it.",
-                     "Among the {w8}, to {w7} something is to be unable to work without it."),
-            facts={
-                "base": ("{MID} and {TOP} both {w7} {DEP}.", "{DEP} is {w7}ed by {MID} and {TOP} alike."),
-                "chain": ("{TOP} {w7}s {MID}.", "{TOP} cannot work without {MID}."),
-                "slow": ("{DEP} turned sluggish at noon, and {MID} clogged up waiting.", "When {DEP} slowed, {MID} jammed."),
-                "spread": ("Once {MID} jammed, {TOP} stopped with it.", "The jam in {MID} carried on into {TOP}."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "DEP": "the {w1} {w2}",
+                "MID": "the {w3} {w4}",
+                "TOP": "the {w5} {w6}",
+                "POOL": "the {w9} {w10}",
             },
-            symptom=("{TOP} stood dead for the rest of the day.", "By evening {TOP} had gone dark."),
+            glossary=(
+                "The {w1} {w2} is the spring above the village, the {w3} {w4} is the mill-wheel, and the {w5} {w6} is the bakery at the end of it.",
+            ),
+            setting=(
+                "In {w8}, a thing is said to {w7} another when it cannot work without it.",
+                "Among the {w8}, to {w7} something is to be unable to work without it.",
+            ),
+            facts={
+                "base": (
+                    "{MID} and {TOP} both {w7} {DEP}.",
+                    "{DEP} is {w7}ed by {MID} and {TOP} alike.",
+                ),
+                "chain": ("{TOP} {w7}s {MID}.", "{TOP} cannot work without {MID}."),
+                "slow": (
+                    "{DEP} turned sluggish at noon, and {MID} clogged up waiting.",
+                    "When {DEP} slowed, {MID} jammed.",
+                ),
+                "spread": (
+                    "Once {MID} jammed, {TOP} stopped with it.",
+                    "The jam in {MID} carried on into {TOP}.",
+                ),
+            },
+            symptom=(
+                "{TOP} stood dead for the rest of the day.",
+                "By evening {TOP} had gone dark.",
+            ),
             variants={
-                REVERSE: {"spread": ("It ran the other way: {TOP} went dark first, and its clamour at {MID} is what jammed {MID}.",)},
-                DELETE: {"spread": ("The jam in {MID} was unrelated to {TOP} going dark; {TOP} failed on its own.",)},
+                REVERSE: {
+                    "spread": (
+                        "It ran the other way: {TOP} went dark first, and its clamour at {MID} is what jammed {MID}.",
+                    )
+                },
+                DELETE: {
+                    "spread": (
+                        "The jam in {MID} was unrelated to {TOP} going dark; {TOP} failed on its own.",
+                    )
+                },
                 "partial": {"base": ("{MID} {w7}s {DEP}; {TOP} does not.",)},
-                "split": {"base": ("{MID} reaches {DEP} only through {POOL}, and {TOP} also {w7}s {DEP}.",)},
+                "split": {
+                    "base": (
+                        "{MID} reaches {DEP} only through {POOL}, and {TOP} also {w7}s {DEP}.",
+                    )
+                },
             },
         ),
     ),

@@ -22,136 +22,302 @@ MOTIF = Motif(
     name="stale_copy",
     title="stale derived copy trusted over source",
     aliases=("stale copy", "derived copy"),
-    roles={"SRC": "authoritative source", "DER": "derived copy", "CON": "consumer that makes a claim"},
-    relations=("derives_from(DER,SRC)", "trusts_as_authoritative(CON,DER)", "skips_check(CON,SRC)",
-               "diverges_from(DER,SRC)"),
-    chain=(("derives_from(DER,SRC)", "enables", "stale(DER)"),
-           ("derives_from(DER,SRC)", "prevents", "corrupted(DER)"),
-           ("stale(DER)", "causes", "diverges_from(DER,SRC)"),
-           ("corrupted(DER)", "causes", "diverges_from(DER,SRC)"),
-           ("diverges_from(DER,SRC)", "causes", "false_claim(CON)"),
-           ("trusts_as_authoritative(CON,DER)", "enables", "false_claim(CON)")),
+    roles={
+        "SRC": "authoritative source",
+        "DER": "derived copy",
+        "CON": "consumer that makes a claim",
+    },
+    relations=(
+        "derives_from(DER,SRC)",
+        "trusts_as_authoritative(CON,DER)",
+        "skips_check(CON,SRC)",
+        "diverges_from(DER,SRC)",
+    ),
+    chain=(
+        ("derives_from(DER,SRC)", "enables", "stale(DER)"),
+        ("derives_from(DER,SRC)", "prevents", "corrupted(DER)"),
+        ("stale(DER)", "causes", "diverges_from(DER,SRC)"),
+        ("corrupted(DER)", "causes", "diverges_from(DER,SRC)"),
+        ("diverges_from(DER,SRC)", "causes", "false_claim(CON)"),
+        ("trusts_as_authoritative(CON,DER)", "enables", "false_claim(CON)"),
+    ),
     symptom_node="false_claim(CON)",
     symptom="confident assertion contradicted by later evidence",
     invariant="claims about state are read from the authoritative source",
-    fix="reconcile(CON,DER,SRC)", qualifier="before assert",
+    fix="reconcile(CON,DER,SRC)",
+    qualifier="before assert",
     wrong_fixes=("refresh(DER)", "repair(DER)", "cross_check(CON,SRC)"),
     alt_fixes=("distrust(CON,DER)",),
-    levels={"L1": "{CON} read {DER} in place of {SRC} and repeated its gap",
-            "L2": "Derived copy treated as authoritative; divergence propagated",
-            "L3": "Proxy mistaken for referent"},
+    levels={
+        "L1": "{CON} read {DER} in place of {SRC} and repeated its gap",
+        "L2": "Derived copy treated as authoritative; divergence propagated",
+        "L3": "Proxy mistaken for referent",
+    },
     dynamics=Dynamics(),
-    facts={"copy": ("derives_from(DER,SRC)", "c2"), "lag": ("c1", "c3"),
-           "trust": ("trusts_as_authoritative(CON,DER)", "skips_check(CON,SRC)", "c6"),
-           "claim": ("diverges_from(DER,SRC)", "c5")},
+    facts={
+        "copy": ("derives_from(DER,SRC)", "c2"),
+        "lag": ("c1", "c3"),
+        "trust": ("trusts_as_authoritative(CON,DER)", "skips_check(CON,SRC)", "c6"),
+        "claim": ("diverges_from(DER,SRC)", "c5"),
+    },
     decoys=(
-        Variant(COPIED, Edit(COPIED, "derives_from(DER,SRC)"), "repair(DER)",
-                "Independently kept record with its own errors trusted by a consumer",
-                "Unreliable witness believed"),
-        Variant(REVERSE, Edit(REVERSE, "c5"), "distrust(CON,DER)",
-                "Consumer's own error written back into the record it reads",
-                "Error flows back into its own evidence"),
+        Variant(
+            COPIED,
+            Edit(COPIED, "derives_from(DER,SRC)"),
+            "repair(DER)",
+            "Independently kept record with its own errors trusted by a consumer",
+            "Unreliable witness believed",
+        ),
+        Variant(
+            REVERSE,
+            Edit(REVERSE, "c5"),
+            "distrust(CON,DER)",
+            "Consumer's own error written back into the record it reads",
+            "Error flows back into its own evidence",
+        ),
     ),
-    partial=Variant("partial", Edit(DELETE, "c1"), "reconcile(CON,DER,SRC)",
-                    "Lagging record treated as authoritative", "Proxy mistaken for referent"),
-    split=Split("derives_from(DER,SRC)", "MID", "intermediate copy between source and derived copy"),
+    partial=Variant(
+        "partial",
+        Edit(DELETE, "c1"),
+        "reconcile(CON,DER,SRC)",
+        "Lagging record treated as authoritative",
+        "Proxy mistaken for referent",
+    ),
+    split=Split(
+        "derives_from(DER,SRC)", "MID", "intermediate copy between source and derived copy"
+    ),
     skins=(
         Skin(
-            name="ward", domain="medicine", kind="ordinary",
-            entities={"SRC": "the electronic medication chart", "DER": "the ward whiteboard",
-                      "CON": "the night handover", "MID": "the pharmacy printout"},
+            name="ward",
+            domain="medicine",
+            kind="ordinary",
+            entities={
+                "SRC": "the electronic medication chart",
+                "DER": "the ward whiteboard",
+                "CON": "the night handover",
+                "MID": "the pharmacy printout",
+            },
             setting=("Ward 7B, night of the 12th.", "Incident review from the surgical ward."),
             facts={
-                "copy": ("Everything on {DER} is transcribed by hand from {SRC}; nobody writes on it directly.",
-                         "{DER} is filled in only by transcribing {SRC} at the start of each shift."),
-                "lag": ("By the end of a shift {DER} can be hours behind {SRC}.",
-                        "Towards the end of each shift {DER} no longer matches {SRC}."),
-                "trust": ("At {CON} the nurses read doses straight off {DER} and never open {SRC}.",
-                          "{CON} takes {DER} as the record and nobody looks at {SRC}."),
-                "claim": ("The gap between {DER} and {SRC} went straight into {CON}.",
-                          "Whatever {DER} had wrong compared with {SRC} was repeated at {CON}."),
+                "copy": (
+                    "Everything on {DER} is transcribed by hand from {SRC}; nobody writes on it directly.",
+                    "{DER} is filled in only by transcribing {SRC} at the start of each shift.",
+                ),
+                "lag": (
+                    "By the end of a shift {DER} can be hours behind {SRC}.",
+                    "Towards the end of each shift {DER} no longer matches {SRC}.",
+                ),
+                "trust": (
+                    "At {CON} the nurses read doses straight off {DER} and never open {SRC}.",
+                    "{CON} takes {DER} as the record and nobody looks at {SRC}.",
+                ),
+                "claim": (
+                    "The gap between {DER} and {SRC} went straight into {CON}.",
+                    "Whatever {DER} had wrong compared with {SRC} was repeated at {CON}.",
+                ),
             },
-            symptom=("{CON} reported that bed 4 had been given the evening antibiotic; the dose had been cancelled hours earlier.",
-                     "A patient was handed over as due an antibiotic that had already been stopped and swapped that afternoon."),
+            symptom=(
+                "{CON} reported that bed 4 had been given the evening antibiotic; the dose had been cancelled hours earlier.",
+                "A patient was handed over as due an antibiotic that had already been stopped and swapped that afternoon.",
+            ),
             variants={
-                COPIED: {"copy": ("{DER} is kept by hand by the ward clerk, entirely separately from {SRC}; nothing is transcribed across.",)},
-                REVERSE: {"claim": ("The mistake began at {CON}: a wrong dose said there was afterwards written onto {DER}, which is why {DER} and {SRC} now disagree.",)},
-                "partial": {"lag": ("{DER} falls behind {SRC}, though not because of the transcription routine: the clerk who updates it is often called away.",)},
-                "split": {"copy": ("The pharmacy prints {SRC} as {MID} each morning, and {DER} is filled in only from {MID}; nobody writes on {DER} directly.",)},
+                COPIED: {
+                    "copy": (
+                        "{DER} is kept by hand by the ward clerk, entirely separately from {SRC}; nothing is transcribed across.",
+                    )
+                },
+                REVERSE: {
+                    "claim": (
+                        "The mistake began at {CON}: a wrong dose said there was afterwards written onto {DER}, which is why {DER} and {SRC} now disagree.",
+                    )
+                },
+                "partial": {
+                    "lag": (
+                        "{DER} falls behind {SRC}, though not because of the transcription routine: the clerk who updates it is often called away.",
+                    )
+                },
+                "split": {
+                    "copy": (
+                        "The pharmacy prints {SRC} as {MID} each morning, and {DER} is filled in only from {MID}; nobody writes on {DER} directly.",
+                    )
+                },
             },
         ),
         Skin(
-            name="ledger", domain="finance", kind="ordinary",
-            entities={"SRC": "the bank's settlement system", "DER": "the treasury spreadsheet",
-                      "CON": "the quarter-end cash statement", "MID": "the overnight export file"},
+            name="ledger",
+            domain="finance",
+            kind="ordinary",
+            entities={
+                "SRC": "the bank's settlement system",
+                "DER": "the treasury spreadsheet",
+                "CON": "the quarter-end cash statement",
+                "MID": "the overnight export file",
+            },
             setting=("Finance close, third quarter.", "Write-up from the audit committee meeting."),
             facts={
-                "copy": ("{DER} is pasted in from {SRC} every evening and never edited by hand.",
-                         "Balances in {DER} come only from an evening paste of {SRC}."),
-                "lag": ("By mid-afternoon {DER} is missing every payment {SRC} has booked that day.",
-                        "By mid-afternoon {DER} is missing every movement since the night before."),
-                "trust": ("{CON} is built from {DER}; the team never logs in to {SRC} for it.",
-                          "The authors of {CON} treat {DER} as the books and do not query {SRC}."),
-                "claim": ("Any gap between {DER} and {SRC} flows straight into {CON}.",
-                          "What {DER} got wrong against {SRC} ended up printed in {CON}."),
+                "copy": (
+                    "{DER} is pasted in from {SRC} every evening and never edited by hand.",
+                    "Balances in {DER} come only from an evening paste of {SRC}.",
+                ),
+                "lag": (
+                    "By mid-afternoon {DER} is missing every payment {SRC} has booked that day.",
+                    "By mid-afternoon {DER} is missing every movement since the night before.",
+                ),
+                "trust": (
+                    "{CON} is built from {DER}; the team never logs in to {SRC} for it.",
+                    "The authors of {CON} treat {DER} as the books and do not query {SRC}.",
+                ),
+                "claim": (
+                    "Any gap between {DER} and {SRC} flows straight into {CON}.",
+                    "What {DER} got wrong against {SRC} ended up printed in {CON}.",
+                ),
             },
-            symptom=("{CON} showed two million more cash on hand than the bank held; a supplier run had cleared that afternoon.",
-                     "The board signed off {CON} with a cash figure the bank contradicted a week on."),
+            symptom=(
+                "{CON} showed two million more cash on hand than the bank held; a supplier run had cleared that afternoon.",
+                "The board signed off {CON} with a cash figure the bank contradicted a week on.",
+            ),
             variants={
-                COPIED: {"copy": ("{DER} is typed up by the treasury desk from its own deal tickets, quite apart from {SRC}.",)},
-                REVERSE: {"claim": ("The error started in {CON}: a mistyped figure there was afterwards keyed back into {DER}, which is why {DER} and {SRC} now differ.",)},
-                "partial": {"lag": ("{DER} trails {SRC}, but not because of the paste schedule: the macro that loads it keeps timing out midway.",)},
-                "split": {"copy": ("{SRC} writes {MID} overnight, and {DER} is pasted in only from {MID}, never edited by hand.",)},
+                COPIED: {
+                    "copy": (
+                        "{DER} is typed up by the treasury desk from its own deal tickets, quite apart from {SRC}.",
+                    )
+                },
+                REVERSE: {
+                    "claim": (
+                        "The error started in {CON}: a mistyped figure there was afterwards keyed back into {DER}, which is why {DER} and {SRC} now differ.",
+                    )
+                },
+                "partial": {
+                    "lag": (
+                        "{DER} trails {SRC}, but not because of the paste schedule: the macro that loads it keeps timing out midway.",
+                    )
+                },
+                "split": {
+                    "copy": (
+                        "{SRC} writes {MID} overnight, and {DER} is pasted in only from {MID}, never edited by hand.",
+                    )
+                },
             },
         ),
         Skin(
-            name="depot", domain="logistics", kind="ordinary",
-            entities={"SRC": "the warehouse scanner database", "DER": "the stock board in the dispatch office",
-                      "CON": "the customer promise-date desk", "MID": "the shift summary sheet"},
-            setting=("Regional depot, Tuesday dispatch.", "Notes from the depot's weekly ops review."),
-            facts={
-                "copy": ("{DER} is rewritten from {SRC} at each shift change and nothing else goes on it.",
-                         "Counts on {DER} are only ever rewritten from {SRC} when shifts swap."),
-                "lag": ("Mid-shift, {DER} still shows the counts from hours before.",
-                        "Hours into a shift {DER} no longer matches what {SRC} has on record."),
-                "trust": ("{CON} quotes availability from {DER} and has no login to {SRC}.",
-                          "Staff at {CON} treat {DER} as the truth about stock and never query {SRC}."),
-                "claim": ("Every gap between {DER} and {SRC} turns into a promise at {CON}.",
-                          "The difference between {DER} and {SRC} was passed on word for word by {CON}."),
+            name="depot",
+            domain="logistics",
+            kind="ordinary",
+            entities={
+                "SRC": "the warehouse scanner database",
+                "DER": "the stock board in the dispatch office",
+                "CON": "the customer promise-date desk",
+                "MID": "the shift summary sheet",
             },
-            symptom=("{CON} promised forty pallets of tiles for Friday; the scanners showed the bay had been emptied that morning.",
-                     "Customers were promised next-day delivery on items that had already left the building."),
+            setting=(
+                "Regional depot, Tuesday dispatch.",
+                "Notes from the depot's weekly ops review.",
+            ),
+            facts={
+                "copy": (
+                    "{DER} is rewritten from {SRC} at each shift change and nothing else goes on it.",
+                    "Counts on {DER} are only ever rewritten from {SRC} when shifts swap.",
+                ),
+                "lag": (
+                    "Mid-shift, {DER} still shows the counts from hours before.",
+                    "Hours into a shift {DER} no longer matches what {SRC} has on record.",
+                ),
+                "trust": (
+                    "{CON} quotes availability from {DER} and has no login to {SRC}.",
+                    "Staff at {CON} treat {DER} as the truth about stock and never query {SRC}.",
+                ),
+                "claim": (
+                    "Every gap between {DER} and {SRC} turns into a promise at {CON}.",
+                    "The difference between {DER} and {SRC} was passed on word for word by {CON}.",
+                ),
+            },
+            symptom=(
+                "{CON} promised forty pallets of tiles for Friday; the scanners showed the bay had been emptied that morning.",
+                "Customers were promised next-day delivery on items that had already left the building.",
+            ),
             variants={
-                COPIED: {"copy": ("{DER} is kept from the supervisors' own walk-round counts, not from {SRC}.",)},
-                REVERSE: {"claim": ("The wrong number began at {CON}: a promise made there was chalked onto {DER} afterwards, which is why {DER} and {SRC} disagree.",)},
-                "partial": {"lag": ("{DER} is behind {SRC} mid-shift, though not because of the rewrite schedule: the marker board is simply not updated after meal pauses.",)},
-                "split": {"copy": ("{SRC} is summarised onto {MID} at each shift change, and {DER} is rewritten only from {MID}.",)},
+                COPIED: {
+                    "copy": (
+                        "{DER} is kept from the supervisors' own walk-round counts, not from {SRC}.",
+                    )
+                },
+                REVERSE: {
+                    "claim": (
+                        "The wrong number began at {CON}: a promise made there was chalked onto {DER} afterwards, which is why {DER} and {SRC} disagree.",
+                    )
+                },
+                "partial": {
+                    "lag": (
+                        "{DER} is behind {SRC} mid-shift, though not because of the rewrite schedule: the marker board is simply not updated after meal pauses.",
+                    )
+                },
+                "split": {
+                    "copy": (
+                        "{SRC} is summarised onto {MID} at each shift change, and {DER} is rewritten only from {MID}.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"SRC": "the {w1} {w2}", "DER": "the {w3} {w4}", "CON": "the {w5} {w6}",
-                      "MID": "the {w9} {w4}"},
-            glossary=('The {w1} {w2} is the master tally kept in the store-house, the {w3} {w4} is a board hung in the yard, and the {w5} {w6} is the crier who calls out what is in stock.',),
-            setting=("In the {w8} works, to {w7} a tally means to copy it over by hand.",
-                     "Among the {w8}, to {w7} is to make a hand copy of a tally."),
-            facts={
-                "copy": ("{DER} is {w7}ed from {SRC} at each bell and nothing else is written on it.",
-                         "{DER} carries only what was {w7}ed from {SRC} at the last bell."),
-                "lag": ("Between bells {DER} falls behind {SRC}.",
-                        "Long after a bell {DER} no longer matches {SRC}."),
-                "trust": ("{CON} reads only {DER} and never goes to {SRC}.",
-                          "{CON} takes {DER} as the true tally and never looks at {SRC}."),
-                "claim": ("The gap between {DER} and {SRC} went straight into what {CON} announced.",
-                          "What {DER} had wrong against {SRC} was announced by {CON}."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "SRC": "the {w1} {w2}",
+                "DER": "the {w3} {w4}",
+                "CON": "the {w5} {w6}",
+                "MID": "the {w9} {w4}",
             },
-            symptom=("{CON} announced a full count of {w10}; {SRC} had shown none for half a day.",
-                     "{CON} declared the {w10} all present, and it proved untrue."),
+            glossary=(
+                "The {w1} {w2} is the master tally kept in the store-house, the {w3} {w4} is a board hung in the yard, and the {w5} {w6} is the crier who calls out what is in stock.",
+            ),
+            setting=(
+                "In the {w8} works, to {w7} a tally means to copy it over by hand.",
+                "Among the {w8}, to {w7} is to make a hand copy of a tally.",
+            ),
+            facts={
+                "copy": (
+                    "{DER} is {w7}ed from {SRC} at each bell and nothing else is written on it.",
+                    "{DER} carries only what was {w7}ed from {SRC} at the last bell.",
+                ),
+                "lag": (
+                    "Between bells {DER} falls behind {SRC}.",
+                    "Long after a bell {DER} no longer matches {SRC}.",
+                ),
+                "trust": (
+                    "{CON} reads only {DER} and never goes to {SRC}.",
+                    "{CON} takes {DER} as the true tally and never looks at {SRC}.",
+                ),
+                "claim": (
+                    "The gap between {DER} and {SRC} went straight into what {CON} announced.",
+                    "What {DER} had wrong against {SRC} was announced by {CON}.",
+                ),
+            },
+            symptom=(
+                "{CON} announced a full count of {w10}; {SRC} had shown none for half a day.",
+                "{CON} declared the {w10} all present, and it proved untrue.",
+            ),
             variants={
-                COPIED: {"copy": ("{DER} is kept by its own keeper, apart from {SRC}; nothing is {w7}ed across.",)},
-                REVERSE: {"claim": ("The mistake began with {CON}: what it announced was written onto {DER} afterwards, so {DER} and {SRC} now differ.",)},
-                "partial": {"lag": ("{DER} falls behind {SRC}, though not because of the bells: its keeper often wanders off.",)},
-                "split": {"copy": ("{MID} is {w7}ed from {SRC} at each bell, and {DER} is {w7}ed only from {MID}.",)},
+                COPIED: {
+                    "copy": (
+                        "{DER} is kept by its own keeper, apart from {SRC}; nothing is {w7}ed across.",
+                    )
+                },
+                REVERSE: {
+                    "claim": (
+                        "The mistake began with {CON}: what it announced was written onto {DER} afterwards, so {DER} and {SRC} now differ.",
+                    )
+                },
+                "partial": {
+                    "lag": (
+                        "{DER} falls behind {SRC}, though not because of the bells: its keeper often wanders off.",
+                    )
+                },
+                "split": {
+                    "copy": (
+                        "{MID} is {w7}ed from {SRC} at each bell, and {DER} is {w7}ed only from {MID}.",
+                    )
+                },
             },
         ),
     ),

@@ -12,124 +12,296 @@ MOTIF = Motif(
     name="starvation",
     title="starvation",
     aliases=("starvation",),
-    roles={"HOG": "heavy user of the shared supply", "VIC": "user left without", "RES": "shared supply"},
-    relations=("consumes(HOG,RES)", "consumes(VIC,RES)", "has_priority_over(HOG,VIC)",
-               "shares_resource(HOG,VIC)"),
-    chain=(("consumes(HOG,RES)", "causes", "exhausted(RES)"),
-           ("exhausted(RES)", "causes", "starved(VIC)"),
-           ("has_priority_over(HOG,VIC)", "enables", "starved(VIC)")),
+    roles={
+        "HOG": "heavy user of the shared supply",
+        "VIC": "user left without",
+        "RES": "shared supply",
+    },
+    relations=(
+        "consumes(HOG,RES)",
+        "consumes(VIC,RES)",
+        "has_priority_over(HOG,VIC)",
+        "shares_resource(HOG,VIC)",
+    ),
+    chain=(
+        ("consumes(HOG,RES)", "causes", "exhausted(RES)"),
+        ("exhausted(RES)", "causes", "starved(VIC)"),
+        ("has_priority_over(HOG,VIC)", "enables", "starved(VIC)"),
+    ),
     symptom_node="starved(VIC)",
     symptom="a user that got nothing from a shared supply for long stretches",
     invariant="every user of a shared supply is eventually served",
-    fix="age_priority(HOG,VIC)", qualifier="so waiting raises a claim",
+    fix="age_priority(HOG,VIC)",
+    qualifier="so waiting raises a claim",
     wrong_fixes=("scale_up(RES)", "repair(VIC)", "backoff(VIC,RES)"),
     alt_fixes=("cap_usage(HOG,RES)",),
-    levels={"L1": "{HOG} kept getting first pick of {RES}, and {VIC} was left with nothing",
-            "L2": "Precedence scheme lets one consumer take all of a shared supply",
-            "L3": "Perpetual loser of a shared contest"},
+    levels={
+        "L1": "{HOG} kept getting first pick of {RES}, and {VIC} was left with nothing",
+        "L2": "Precedence scheme lets one consumer take all of a shared supply",
+        "L3": "Perpetual loser of a shared contest",
+    },
     dynamics=Dynamics(strengths={"has_priority_over(HOG,VIC)": 0.5}),
-    facts={"share": ("consumes(VIC,RES)", "shares_resource(HOG,VIC)"), "draw": ("consumes(HOG,RES)", "c1"),
-           "empty": ("c2",), "first": ("has_priority_over(HOG,VIC)", "c3")},
+    facts={
+        "share": ("consumes(VIC,RES)", "shares_resource(HOG,VIC)"),
+        "draw": ("consumes(HOG,RES)", "c1"),
+        "empty": ("c2",),
+        "first": ("has_priority_over(HOG,VIC)", "c3"),
+    },
     decoys=(
-        Variant(FLIP, Edit(FLIP, "c3"), "cap_usage(HOG,RES)",
-                "Going first lets the heavy user finish and leave, protecting the other",
-                "Precedence as protection"),
-        Variant(DELETE, Edit(DELETE, "c3"), "cap_usage(HOG,RES)",
-                "Other user goes without regardless of precedence", "Shortage not caused by the pecking order"),
+        Variant(
+            FLIP,
+            Edit(FLIP, "c3"),
+            "cap_usage(HOG,RES)",
+            "Going first lets the heavy user finish and leave, protecting the other",
+            "Precedence as protection",
+        ),
+        Variant(
+            DELETE,
+            Edit(DELETE, "c3"),
+            "cap_usage(HOG,RES)",
+            "Other user goes without regardless of precedence",
+            "Shortage not caused by the pecking order",
+        ),
     ),
-    partial=Variant("partial", Edit(DELETE, "c1"), "age_priority(HOG,VIC)",
-                    "Precedence decides who goes without when a supply runs dry for other reasons",
-                    "Perpetual loser of a shared contest"),
+    partial=Variant(
+        "partial",
+        Edit(DELETE, "c1"),
+        "age_priority(HOG,VIC)",
+        "Precedence decides who goes without when a supply runs dry for other reasons",
+        "Perpetual loser of a shared contest",
+    ),
     split=Split("consumes(HOG,RES)", "BUF", "staging step between the heavy user and the supply"),
     skins=(
         Skin(
-            name="dock", domain="logistics", kind="ordinary",
-            entities={"HOG": "the express parcel contract", "VIC": "the bulk freight customers",
-                      "RES": "the two loading docks", "BUF": "the yard marshalling lane"},
-            setting=("Cross-dock centre, weekly ops review.", "Complaint investigation, north cross-dock."),
-            facts={
-                "share": ("{VIC} and {HOG} both load from {RES}.", "{RES} serve {HOG} and {VIC} alike."),
-                "draw": ("{HOG} books {RES} for almost every hour it can, which leaves them fully taken.",
-                         "Between them, the trucks of {HOG} keep {RES} busy around the clock."),
-                "empty": ("With {RES} fully taken, {VIC} simply do not get a slot.",
-                          "When {RES} are full, {VIC} are the ones turned away."),
-                "first": ("About half the time, when both ask at once, {HOG} is given the slot first.",
-                          "Roughly every other contested slot goes to {HOG} ahead of {VIC}."),
+            name="dock",
+            domain="logistics",
+            kind="ordinary",
+            entities={
+                "HOG": "the express parcel contract",
+                "VIC": "the bulk freight customers",
+                "RES": "the two loading docks",
+                "BUF": "the yard marshalling lane",
             },
-            symptom=("{VIC} went nine days without a single loading slot, and two of them cancelled contracts.",
-                     "Some of {VIC} waited over a week for a slot that never came."),
+            setting=(
+                "Cross-dock centre, weekly ops review.",
+                "Complaint investigation, north cross-dock.",
+            ),
+            facts={
+                "share": (
+                    "{VIC} and {HOG} both load from {RES}.",
+                    "{RES} serve {HOG} and {VIC} alike.",
+                ),
+                "draw": (
+                    "{HOG} books {RES} for almost every hour it can, which leaves them fully taken.",
+                    "Between them, the trucks of {HOG} keep {RES} busy around the clock.",
+                ),
+                "empty": (
+                    "With {RES} fully taken, {VIC} simply do not get a slot.",
+                    "When {RES} are full, {VIC} are the ones turned away.",
+                ),
+                "first": (
+                    "About half the time, when both ask at once, {HOG} is given the slot first.",
+                    "Roughly every other contested slot goes to {HOG} ahead of {VIC}.",
+                ),
+            },
+            symptom=(
+                "{VIC} went nine days without a single loading slot, and two of them cancelled contracts.",
+                "Some of {VIC} waited over a week for a slot that never came.",
+            ),
             variants={
-                FLIP: {"first": ("About half the time {HOG} goes first when both ask, and on those days it loads and clears out quickly, which is what keeps {VIC} from being squeezed out.",)},
-                DELETE: {"first": ("Which of {HOG} and {VIC} goes first is irrelevant to {VIC} going without; even on days {VIC} are put first they still miss out.",)},
-                "partial": {"draw": ("{HOG} loads at {RES}, but that is not what leaves them full: half the bays are taken up by broken trailers nobody has moved.",)},
-                "split": {"draw": ("{HOG} books every hour it can through {BUF}, and {BUF} sends its trucks straight onto {RES}, leaving them fully taken.",)},
+                FLIP: {
+                    "first": (
+                        "About half the time {HOG} goes first when both ask, and on those days it loads and clears out quickly, which is what keeps {VIC} from being squeezed out.",
+                    )
+                },
+                DELETE: {
+                    "first": (
+                        "Which of {HOG} and {VIC} goes first is irrelevant to {VIC} going without; even on days {VIC} are put first they still miss out.",
+                    )
+                },
+                "partial": {
+                    "draw": (
+                        "{HOG} loads at {RES}, but that is not what leaves them full: half the bays are taken up by broken trailers nobody has moved.",
+                    )
+                },
+                "split": {
+                    "draw": (
+                        "{HOG} books every hour it can through {BUF}, and {BUF} sends its trucks straight onto {RES}, leaving them fully taken.",
+                    )
+                },
             },
         ),
         Skin(
-            name="cpu", domain="software", kind="ordinary",
-            entities={"HOG": "the nightly reindex job", "VIC": "the customer search requests",
-                      "RES": "the shared database CPU", "BUF": "the job queue"},
-            setting=("Performance incident, search service.", "Weekly reliability review, search team."),
-            facts={
-                "share": ("{VIC} and {HOG} run against {RES}.", "{RES} serves both {HOG} and {VIC}."),
-                "draw": ("{HOG} takes every cycle of {RES} it can get, and {RES} runs at full use while it runs.",
-                         "While {HOG} is running, {RES} is pinned at one hundred percent."),
-                "empty": ("With nothing left on {RES}, {VIC} sit unanswered.",
-                          "Once {RES} is fully taken, {VIC} get no time at all."),
-                "first": ("In roughly half the contested moments the scheduler lets {HOG} go ahead of {VIC}.",
-                          "About every other time both want {RES}, {HOG} is served first."),
+            name="cpu",
+            domain="software",
+            kind="ordinary",
+            entities={
+                "HOG": "the nightly reindex job",
+                "VIC": "the customer search requests",
+                "RES": "the shared database CPU",
+                "BUF": "the job queue",
             },
-            symptom=("{VIC} timed out for four hours every night, and customers in Asia saw empty result screens.",
-                     "For hours each night {VIC} got no answer at all."),
+            setting=(
+                "Performance incident, search service.",
+                "Weekly reliability review, search team.",
+            ),
+            facts={
+                "share": (
+                    "{VIC} and {HOG} run against {RES}.",
+                    "{RES} serves both {HOG} and {VIC}.",
+                ),
+                "draw": (
+                    "{HOG} takes every cycle of {RES} it can get, and {RES} runs at full use while it runs.",
+                    "While {HOG} is running, {RES} is pinned at one hundred percent.",
+                ),
+                "empty": (
+                    "With nothing left on {RES}, {VIC} sit unanswered.",
+                    "Once {RES} is fully taken, {VIC} get no time at all.",
+                ),
+                "first": (
+                    "In roughly half the contested moments the scheduler lets {HOG} go ahead of {VIC}.",
+                    "About every other time both want {RES}, {HOG} is served first.",
+                ),
+            },
+            symptom=(
+                "{VIC} timed out for four hours every night, and customers in Asia saw empty result screens.",
+                "For hours each night {VIC} got no answer at all.",
+            ),
             variants={
-                FLIP: {"first": ("In about half the contested moments {HOG} goes ahead of {VIC}, and going first lets it finish its batch and yield, which keeps {VIC} from being squeezed.",)},
-                DELETE: {"first": ("Who goes first between {HOG} and {VIC} is unrelated to {VIC} going unanswered; even with {VIC} put first the result is the same.",)},
-                "partial": {"draw": ("{HOG} does run on {RES}, but it is not what uses it up: a stuck logging process is.",)},
-                "split": {"draw": ("{HOG} pushes its work through {BUF}, which hands it straight to {RES} and keeps it pinned at full use.",)},
+                FLIP: {
+                    "first": (
+                        "In about half the contested moments {HOG} goes ahead of {VIC}, and going first lets it finish its batch and yield, which keeps {VIC} from being squeezed.",
+                    )
+                },
+                DELETE: {
+                    "first": (
+                        "Who goes first between {HOG} and {VIC} is unrelated to {VIC} going unanswered; even with {VIC} put first the result is the same.",
+                    )
+                },
+                "partial": {
+                    "draw": (
+                        "{HOG} does run on {RES}, but it is not what uses it up: a stuck logging process is.",
+                    )
+                },
+                "split": {
+                    "draw": (
+                        "{HOG} pushes its work through {BUF}, which hands it straight to {RES} and keeps it pinned at full use.",
+                    )
+                },
             },
         ),
         Skin(
-            name="lab", domain="education", kind="ordinary",
-            entities={"HOG": "the final-year project groups", "VIC": "the first-year students",
-                      "RES": "the computer lab", "BUF": "the booking spreadsheet"},
-            setting=("Department teaching review, autumn term.", "Complaint file, computing department."),
-            facts={
-                "share": ("{VIC} and {HOG} both need {RES}.", "{RES} is shared by {HOG} and {VIC}."),
-                "draw": ("{HOG} book {RES} for every free hour, so it is always full.",
-                         "Every free hour of {RES} is taken by {HOG}."),
-                "empty": ("With {RES} fully booked, {VIC} never get a seat.",
-                          "{VIC} are the ones left without a seat when {RES} is full."),
-                "first": ("When both ask for the same hour, {HOG} get it about half the time.",
-                          "About half of the clashing requests are settled in favour of {HOG}."),
+            name="lab",
+            domain="education",
+            kind="ordinary",
+            entities={
+                "HOG": "the final-year project groups",
+                "VIC": "the first-year students",
+                "RES": "the computer lab",
+                "BUF": "the booking spreadsheet",
             },
-            symptom=("{VIC} finished the term without a single practical session, and their coursework marks collapsed.",
-                     "Most of {VIC} never got into {RES} all term."),
+            setting=(
+                "Department teaching review, autumn term.",
+                "Complaint file, computing department.",
+            ),
+            facts={
+                "share": (
+                    "{VIC} and {HOG} both need {RES}.",
+                    "{RES} is shared by {HOG} and {VIC}.",
+                ),
+                "draw": (
+                    "{HOG} book {RES} for every free hour, so it is always full.",
+                    "Every free hour of {RES} is taken by {HOG}.",
+                ),
+                "empty": (
+                    "With {RES} fully booked, {VIC} never get a seat.",
+                    "{VIC} are the ones left without a seat when {RES} is full.",
+                ),
+                "first": (
+                    "When both ask for the same hour, {HOG} get it about half the time.",
+                    "About half of the clashing requests are settled in favour of {HOG}.",
+                ),
+            },
+            symptom=(
+                "{VIC} finished the term without a single practical session, and their coursework marks collapsed.",
+                "Most of {VIC} never got into {RES} all term.",
+            ),
             variants={
-                FLIP: {"first": ("About half of clashes go to {HOG}, and on those days they finish by noon and clear out, which is what leaves room for {VIC}.",)},
-                DELETE: {"first": ("How clashes between {HOG} and {VIC} are settled is irrelevant; even when {VIC} win a clash they still end up without a seat.",)},
-                "partial": {"draw": ("{HOG} use {RES}, but they are not why it is full: half the machines are out of order.",)},
-                "split": {"draw": ("{HOG} reserve every free hour through {BUF}, and {BUF} passes those bookings straight onto {RES}, so it is always full.",)},
+                FLIP: {
+                    "first": (
+                        "About half of clashes go to {HOG}, and on those days they finish by noon and clear out, which is what leaves room for {VIC}.",
+                    )
+                },
+                DELETE: {
+                    "first": (
+                        "How clashes between {HOG} and {VIC} are settled is irrelevant; even when {VIC} win a clash they still end up without a seat.",
+                    )
+                },
+                "partial": {
+                    "draw": (
+                        "{HOG} use {RES}, but they are not why it is full: half the machines are out of order.",
+                    )
+                },
+                "split": {
+                    "draw": (
+                        "{HOG} reserve every free hour through {BUF}, and {BUF} passes those bookings straight onto {RES}, so it is always full.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"HOG": "the {w1} {w2}", "VIC": "the {w3} {w4}", "RES": "the {w5} well",
-                      "BUF": "the {w9} trough"},
-            glossary=("The {w1} {w2} is the great ox of the upper farm, and the {w3} {w4} are the goats of the widow's yard.",),
-            setting=("In {w8}, to {w7} is to draw water.", "Among the {w8}, drawing water is called {w7}ing."),
-            facts={
-                "share": ("{HOG} and {VIC} both {w7} at {RES}.", "{RES} is {w7}ed by {HOG} and {VIC} alike."),
-                "draw": ("{HOG} {w7}s from {RES} at every chance, until it is dry.",
-                         "{HOG} {w7}s so often that {RES} runs dry."),
-                "empty": ("Once {RES} is dry, {VIC} get nothing.", "With {RES} dry, {VIC} go without."),
-                "first": ("When both come at once, {HOG} goes first about half the time.",
-                          "About every other meeting at {RES}, {HOG} is let go first."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "HOG": "the {w1} {w2}",
+                "VIC": "the {w3} {w4}",
+                "RES": "the {w5} well",
+                "BUF": "the {w9} trough",
             },
-            symptom=("{VIC} went a whole season with barely a drop.", "{VIC} were parched for weeks on end."),
+            glossary=(
+                "The {w1} {w2} is the great ox of the upper farm, and the {w3} {w4} are the goats of the widow's yard.",
+            ),
+            setting=(
+                "In {w8}, to {w7} is to draw water.",
+                "Among the {w8}, drawing water is called {w7}ing.",
+            ),
+            facts={
+                "share": (
+                    "{HOG} and {VIC} both {w7} at {RES}.",
+                    "{RES} is {w7}ed by {HOG} and {VIC} alike.",
+                ),
+                "draw": (
+                    "{HOG} {w7}s from {RES} at every chance, until it is dry.",
+                    "{HOG} {w7}s so often that {RES} runs dry.",
+                ),
+                "empty": (
+                    "Once {RES} is dry, {VIC} get nothing.",
+                    "With {RES} dry, {VIC} go without.",
+                ),
+                "first": (
+                    "When both come at once, {HOG} goes first about half the time.",
+                    "About every other meeting at {RES}, {HOG} is let go first.",
+                ),
+            },
+            symptom=(
+                "{VIC} went a whole season with barely a drop.",
+                "{VIC} were parched for weeks on end.",
+            ),
             variants={
-                FLIP: {"first": ("About half the time {HOG} goes first, and then it {w7}s its fill and leaves, which is what spares {VIC}.",)},
-                DELETE: {"first": ("Who goes first at {RES} is irrelevant to {VIC} going without.",)},
-                "partial": {"draw": ("{HOG} {w7}s at {RES}, but that is not what dries it: a crack in the floor does.",)},
+                FLIP: {
+                    "first": (
+                        "About half the time {HOG} goes first, and then it {w7}s its fill and leaves, which is what spares {VIC}.",
+                    )
+                },
+                DELETE: {
+                    "first": ("Who goes first at {RES} is irrelevant to {VIC} going without.",)
+                },
+                "partial": {
+                    "draw": (
+                        "{HOG} {w7}s at {RES}, but that is not what dries it: a crack in the floor does.",
+                    )
+                },
                 "split": {"draw": ("{HOG} {w7}s through {BUF}, and {BUF} empties {RES} dry.",)},
             },
         ),

@@ -22,121 +22,285 @@ MOTIF = Motif(
     name="survivorship_filter",
     title="survivorship filter",
     aliases=("survivorship", "survivor bias", "survivors bias"),
-    roles={"POP": "whole population", "FIL": "filter that only survivors pass", "ANA": "analyst drawing conclusions"},
+    roles={
+        "POP": "whole population",
+        "FIL": "filter that only survivors pass",
+        "ANA": "analyst drawing conclusions",
+    },
     relations=("filters(FIL,POP)", "observes(ANA,FIL)", "assumes(ANA,POP)"),
-    chain=(("filters(FIL,POP)", "causes", "biased(FIL)"),
-           ("biased(FIL)", "causes", "wrong_decision(ANA)"),
-           ("observes(ANA,FIL)", "enables", "wrong_decision(ANA)")),
+    chain=(
+        ("filters(FIL,POP)", "causes", "biased(FIL)"),
+        ("biased(FIL)", "causes", "wrong_decision(ANA)"),
+        ("observes(ANA,FIL)", "enables", "wrong_decision(ANA)"),
+    ),
     symptom_node="wrong_decision(ANA)",
     symptom="a decision based on the cases that happened to survive",
     invariant="conclusions about a population use the whole population, losses included",
-    fix="sample_all(ANA,POP)", qualifier="including the losses",
+    fix="sample_all(ANA,POP)",
+    qualifier="including the losses",
     wrong_fixes=("recalibrate(FIL)", "review(ANA)", "refresh(FIL)"),
     alt_fixes=(),
-    levels={"L1": "{ANA} drew conclusions about {POP} from what came through {FIL}",
-            "L2": "Selection on the outcome skews the sample used for a decision",
-            "L3": "Only the survivors are counted"},
+    levels={
+        "L1": "{ANA} drew conclusions about {POP} from what came through {FIL}",
+        "L2": "Selection on the outcome skews the sample used for a decision",
+        "L3": "Only the survivors are counted",
+    },
     dynamics=Dynamics(),
-    facts={"gate": ("filters(FIL,POP)", "c1"), "look": ("observes(ANA,FIL)", "c3"),
-           "assume": ("assumes(ANA,POP)",), "conclude": ("c2",)},
+    facts={
+        "gate": ("filters(FIL,POP)", "c1"),
+        "look": ("observes(ANA,FIL)", "c3"),
+        "assume": ("assumes(ANA,POP)",),
+        "conclude": ("c2",),
+    },
     decoys=(
-        Variant(MEDIATOR, Edit(MEDIATOR, "c1"), "recalibrate(FIL)",
-                "Skewed record decides both what is kept and what passes", "Bias at the source, not at the gate"),
-        Variant(REVERSE, Edit(REVERSE, "c2"), "review(ANA)",
-                "Decision made first, sample shaped to match", "Conclusion selecting its evidence"),
+        Variant(
+            MEDIATOR,
+            Edit(MEDIATOR, "c1"),
+            "recalibrate(FIL)",
+            "Skewed record decides both what is kept and what passes",
+            "Bias at the source, not at the gate",
+        ),
+        Variant(
+            REVERSE,
+            Edit(REVERSE, "c2"),
+            "review(ANA)",
+            "Decision made first, sample shaped to match",
+            "Conclusion selecting its evidence",
+        ),
     ),
-    partial=Variant("partial", Edit(DELETE, "c3"), "sample_all(ANA,POP)",
-                    "Second-hand survivor sample skews a decision", "Only the survivors are counted"),
+    partial=Variant(
+        "partial",
+        Edit(DELETE, "c3"),
+        "sample_all(ANA,POP)",
+        "Second-hand survivor sample skews a decision",
+        "Only the survivors are counted",
+    ),
     split=Split("filters(FIL,POP)", "STG", "first screening stage"),
     skins=(
         Skin(
-            name="bootcamp", domain="education", kind="ordinary",
-            entities={"POP": "everyone who enrolled in the bootcamp", "FIL": "the alumni survey",
-                      "ANA": "the marketing director", "STG": "the graduation list"},
+            name="bootcamp",
+            domain="education",
+            kind="ordinary",
+            entities={
+                "POP": "everyone who enrolled in the bootcamp",
+                "FIL": "the alumni survey",
+                "ANA": "the marketing director",
+                "STG": "the graduation list",
+            },
             setting=("Marketing review, coding bootcamp.", "Board paper on the new course launch."),
             facts={
-                "gate": ("{FIL} only reaches people who finished and kept in touch, so it is made up of the success stories.",
-                         "Only graduates who stayed in contact ever get {FIL}, which makes it a list of the ones who did well."),
-                "look": ("{ANA} works from {FIL} and nothing else.", "The only figures {ANA} sees come from {FIL}."),
-                "assume": ("{ANA} takes {FIL} as a picture of {POP}.", "{ANA} reads {FIL} as if it spoke for {POP}."),
-                "conclude": ("The rosy numbers in {FIL} drove the call.", "What {FIL} showed became the basis of the decision."),
+                "gate": (
+                    "{FIL} only reaches people who finished and kept in touch, so it is made up of the success stories.",
+                    "Only graduates who stayed in contact ever get {FIL}, which makes it a list of the ones who did well.",
+                ),
+                "look": (
+                    "{ANA} works from {FIL} and nothing else.",
+                    "The only figures {ANA} sees come from {FIL}.",
+                ),
+                "assume": (
+                    "{ANA} takes {FIL} as a picture of {POP}.",
+                    "{ANA} reads {FIL} as if it spoke for {POP}.",
+                ),
+                "conclude": (
+                    "The rosy numbers in {FIL} drove the call.",
+                    "What {FIL} showed became the basis of the decision.",
+                ),
             },
-            symptom=("{ANA} opened a second campus on a promised 92 percent job rate; the true rate across {POP} was under half.",
-                     "A new campus was opened on job figures that were true only for the graduates who answered."),
+            symptom=(
+                "{ANA} opened a second campus on a promised 92 percent job rate; the true rate across {POP} was under half.",
+                "A new campus was opened on job figures that were true only for the graduates who answered.",
+            ),
             variants={
-                MEDIATOR: {"gate": ("The records were lopsided from the start: the enrolment system logged only students with a job offer lined up, and that same record decides who gets {FIL}.",)},
-                REVERSE: {"conclude": ("The decision came first: {ANA} had already committed to the new campus and then chose which survey replies to keep.",)},
-                "partial": {"look": ("{ANA} never reads {FIL} directly; a consultant's slide deck passed its numbers along.",)},
-                "split": {"gate": ("{FIL} goes only to people on {STG}, and {STG} lists only those who finished, so the replies are all success stories.",)},
+                MEDIATOR: {
+                    "gate": (
+                        "The records were lopsided from the start: the enrolment system logged only students with a job offer lined up, and that same record decides who gets {FIL}.",
+                    )
+                },
+                REVERSE: {
+                    "conclude": (
+                        "The decision came first: {ANA} had already committed to the new campus and then chose which survey replies to keep.",
+                    )
+                },
+                "partial": {
+                    "look": (
+                        "{ANA} never reads {FIL} directly; a consultant's slide deck passed its numbers along.",
+                    )
+                },
+                "split": {
+                    "gate": (
+                        "{FIL} goes only to people on {STG}, and {STG} lists only those who finished, so the replies are all success stories.",
+                    )
+                },
             },
         ),
         Skin(
-            name="funds", domain="finance", kind="ordinary",
-            entities={"POP": "all the funds launched in the last ten years", "FIL": "the fund database's live register",
-                      "ANA": "the pension trustee", "STG": "the data vendor's cleaning step"},
+            name="funds",
+            domain="finance",
+            kind="ordinary",
+            entities={
+                "POP": "all the funds launched in the last ten years",
+                "FIL": "the fund database's live register",
+                "ANA": "the pension trustee",
+                "STG": "the data vendor's cleaning step",
+            },
             setting=("Pension scheme investment review.", "Trustee meeting notes, March."),
             facts={
-                "gate": ("Funds that closed vanish from {FIL}, so only the survivors remain on it.",
-                         "{FIL} keeps only funds still trading; the closed ones disappear."),
-                "look": ("{ANA} reads performance straight off {FIL}.", "All the figures {ANA} uses come from {FIL}."),
-                "assume": ("{ANA} treats {FIL} as representative of {POP}.", "{ANA} reads {FIL} as the record of {POP}."),
-                "conclude": ("The flattering averages from {FIL} shaped the decision.",
-                             "The averages on {FIL} became the case for the move."),
+                "gate": (
+                    "Funds that closed vanish from {FIL}, so only the survivors remain on it.",
+                    "{FIL} keeps only funds still trading; the closed ones disappear.",
+                ),
+                "look": (
+                    "{ANA} reads performance straight off {FIL}.",
+                    "All the figures {ANA} uses come from {FIL}.",
+                ),
+                "assume": (
+                    "{ANA} treats {FIL} as representative of {POP}.",
+                    "{ANA} reads {FIL} as the record of {POP}.",
+                ),
+                "conclude": (
+                    "The flattering averages from {FIL} shaped the decision.",
+                    "The averages on {FIL} became the case for the move.",
+                ),
             },
-            symptom=("{ANA} moved the scheme into active funds on an average return of nine percent; across {POP} it was under five.",
-                     "The scheme switched managers on returns that only the surviving funds ever earned."),
+            symptom=(
+                "{ANA} moved the scheme into active funds on an average return of nine percent; across {POP} it was under five.",
+                "The scheme switched managers on returns that only the surviving funds ever earned.",
+            ),
             variants={
-                MEDIATOR: {"gate": ("The figures were lopsided at source: the vendor only ever recorded funds large enough to report, and that same threshold decides which stay on {FIL}.",)},
-                REVERSE: {"conclude": ("The decision came first: {ANA} had already chosen active managers and then picked the figures from {FIL} that supported it.",)},
-                "partial": {"look": ("{ANA} never reads {FIL}; an adviser's summary passed the averages on.",)},
-                "split": {"gate": ("Closed funds are dropped by {STG} before {FIL} is built, so only the survivors remain on it.",)},
+                MEDIATOR: {
+                    "gate": (
+                        "The figures were lopsided at source: the vendor only ever recorded funds large enough to report, and that same threshold decides which stay on {FIL}.",
+                    )
+                },
+                REVERSE: {
+                    "conclude": (
+                        "The decision came first: {ANA} had already chosen active managers and then picked the figures from {FIL} that supported it.",
+                    )
+                },
+                "partial": {
+                    "look": (
+                        "{ANA} never reads {FIL}; an adviser's summary passed the averages on.",
+                    )
+                },
+                "split": {
+                    "gate": (
+                        "Closed funds are dropped by {STG} before {FIL} is built, so only the survivors remain on it.",
+                    )
+                },
             },
         ),
         Skin(
-            name="armour", domain="aviation", kind="ordinary",
-            entities={"POP": "every aircraft sent on missions", "FIL": "the returning aircraft inspected at base",
-                      "ANA": "the engineering board", "STG": "the recovery crews"},
-            setting=("Engineering board minutes, bomber squadron.", "Survivability study, squadron records."),
-            facts={
-                "gate": ("Only aircraft that made it home become {FIL}; the ones hit in the engines never came back.",
-                         "{FIL} are, by definition, the ones that survived."),
-                "look": ("{ANA} bases its work on the damage seen on {FIL}.",
-                         "{ANA} counts bullet holes on {FIL} and nothing else."),
-                "assume": ("{ANA} treats the damage pattern on {FIL} as the pattern across {POP}.",
-                           "{ANA} reads {FIL} as speaking for {POP}."),
-                "conclude": ("The hole counts on {FIL} decided where the armour went.",
-                             "What {FIL} showed drove the plating decision."),
+            name="armour",
+            domain="aviation",
+            kind="ordinary",
+            entities={
+                "POP": "every aircraft sent on missions",
+                "FIL": "the returning aircraft inspected at base",
+                "ANA": "the engineering board",
+                "STG": "the recovery crews",
             },
-            symptom=("{ANA} added plating to the wings and tail, where the holes were; losses did not fall at all.",
-                     "Armour went onto the parts that were already surviving hits, and losses stayed the same."),
+            setting=(
+                "Engineering board minutes, bomber squadron.",
+                "Survivability study, squadron records.",
+            ),
+            facts={
+                "gate": (
+                    "Only aircraft that made it home become {FIL}; the ones hit in the engines never came back.",
+                    "{FIL} are, by definition, the ones that survived.",
+                ),
+                "look": (
+                    "{ANA} bases its work on the damage seen on {FIL}.",
+                    "{ANA} counts bullet holes on {FIL} and nothing else.",
+                ),
+                "assume": (
+                    "{ANA} treats the damage pattern on {FIL} as the pattern across {POP}.",
+                    "{ANA} reads {FIL} as speaking for {POP}.",
+                ),
+                "conclude": (
+                    "The hole counts on {FIL} decided where the armour went.",
+                    "What {FIL} showed drove the plating decision.",
+                ),
+            },
+            symptom=(
+                "{ANA} added plating to the wings and tail, where the holes were; losses did not fall at all.",
+                "Armour went onto the parts that were already surviving hits, and losses stayed the same.",
+            ),
             variants={
-                MEDIATOR: {"gate": ("The damage records were lopsided at source: gunners' reports logged only wing hits, and those same reports decide which aircraft are pulled in to become {FIL}.",)},
-                REVERSE: {"conclude": ("The decision came first: {ANA} had already ordered wing plating and then tallied only the wing damage on {FIL}.",)},
-                "partial": {"look": ("{ANA} never inspects {FIL} itself; the hole counts arrive in a clerk's summary.",)},
-                "split": {"gate": ("{STG} tow in only the aircraft that made it home, and only those become {FIL}, so they are all survivors.",)},
+                MEDIATOR: {
+                    "gate": (
+                        "The damage records were lopsided at source: gunners' reports logged only wing hits, and those same reports decide which aircraft are pulled in to become {FIL}.",
+                    )
+                },
+                REVERSE: {
+                    "conclude": (
+                        "The decision came first: {ANA} had already ordered wing plating and then tallied only the wing damage on {FIL}.",
+                    )
+                },
+                "partial": {
+                    "look": (
+                        "{ANA} never inspects {FIL} itself; the hole counts arrive in a clerk's summary.",
+                    )
+                },
+                "split": {
+                    "gate": (
+                        "{STG} tow in only the aircraft that made it home, and only those become {FIL}, so they are all survivors.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"POP": "the whole flock of {w1} {w2}", "FIL": "the {w3} {w4}", "ANA": "the {w5} {w6}",
-                      "STG": "the {w9} {w10}"},
-            glossary=('The {w1} {w2} are the grazing beasts of the valley, the {w3} {w4} is the fold gate at dusk, and the {w5} {w6} is the tally-keeper.',),
-            setting=("In {w8}, a gate is said to {w7} a flock when it lets through only those that come back.",
-                     "Among the {w8}, to {w7} a flock is to let pass only the ones that return."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "POP": "the whole flock of {w1} {w2}",
+                "FIL": "the {w3} {w4}",
+                "ANA": "the {w5} {w6}",
+                "STG": "the {w9} {w10}",
+            },
+            glossary=(
+                "The {w1} {w2} are the grazing beasts of the valley, the {w3} {w4} is the fold gate at dusk, and the {w5} {w6} is the tally-keeper.",
+            ),
+            setting=(
+                "In {w8}, a gate is said to {w7} a flock when it lets through only those that come back.",
+                "Among the {w8}, to {w7} a flock is to let pass only the ones that return.",
+            ),
             facts={
-                "gate": ("{FIL} {w7}s {POP}, so it sees only the ones that returned.",
-                         "Because {FIL} {w7}s {POP}, everything on it came back."),
+                "gate": (
+                    "{FIL} {w7}s {POP}, so it sees only the ones that returned.",
+                    "Because {FIL} {w7}s {POP}, everything on it came back.",
+                ),
                 "look": ("{ANA} counts only what is on {FIL}.", "{ANA} sees nothing but {FIL}."),
-                "assume": ("{ANA} takes {FIL} to speak for {POP}.", "{ANA} reads {FIL} as if it were all of {POP}."),
-                "conclude": ("What {FIL} showed decided the matter.", "The tally on {FIL} became the ruling."),
+                "assume": (
+                    "{ANA} takes {FIL} to speak for {POP}.",
+                    "{ANA} reads {FIL} as if it were all of {POP}.",
+                ),
+                "conclude": (
+                    "What {FIL} showed decided the matter.",
+                    "The tally on {FIL} became the ruling.",
+                ),
             },
-            symptom=("{ANA} ruled that the long road was safe; most who took it never returned.",
-                     "On the tally, {ANA} sent everyone by the long road, and many were lost."),
+            symptom=(
+                "{ANA} ruled that the long road was safe; most who took it never returned.",
+                "On the tally, {ANA} sent everyone by the long road, and many were lost.",
+            ),
             variants={
-                MEDIATOR: {"gate": ("The tally was lopsided at the start: the counter marks only the strong ones, and that same mark decides what {FIL} lets pass.",)},
-                REVERSE: {"conclude": ("The ruling came first: {ANA} had already chosen the long road and then kept only the tallies that agreed.",)},
+                MEDIATOR: {
+                    "gate": (
+                        "The tally was lopsided at the start: the counter marks only the strong ones, and that same mark decides what {FIL} lets pass.",
+                    )
+                },
+                REVERSE: {
+                    "conclude": (
+                        "The ruling came first: {ANA} had already chosen the long road and then kept only the tallies that agreed.",
+                    )
+                },
                 "partial": {"look": ("{ANA} never sees {FIL} itself; a runner brings the count.",)},
-                "split": {"gate": ("{STG} turns back all but the returners, and {FIL} takes only what {STG} passes, so everything on it came back.",)},
+                "split": {
+                    "gate": (
+                        "{STG} turns back all but the returners, and {FIL} takes only what {STG} passes, so everything on it came back.",
+                    )
+                },
             },
         ),
     ),

@@ -22,119 +22,275 @@ MOTIF = Motif(
     name="thundering_herd",
     title="thundering herd on expiry",
     aliases=("thundering herd", "herd", "stampede"),
-    roles={"CCH": "cached item with an expiry", "CLN": "many clients using the cached item",
-           "SRV": "backend that refills it"},
+    roles={
+        "CCH": "cached item with an expiry",
+        "CLN": "many clients using the cached item",
+        "SRV": "backend that refills it",
+    },
     relations=("depends_on(CLN,CCH)", "sends_to(CLN,SRV)", "derives_from(CCH,SRV)"),
-    chain=(("exhausted(CCH)", "causes", "sends_to(CLN,SRV)"),
-           ("sends_to(CLN,SRV)", "causes", "overloaded(SRV)")),
+    chain=(
+        ("exhausted(CCH)", "causes", "sends_to(CLN,SRV)"),
+        ("sends_to(CLN,SRV)", "causes", "overloaded(SRV)"),
+    ),
     symptom_node="overloaded(SRV)",
     symptom="a backend swamped the moment a shared item expired",
     invariant="refreshes of a shared item are spread out in time",
-    fix="jitter(CCH)", qualifier="spread expiry times",
+    fix="jitter(CCH)",
+    qualifier="spread expiry times",
     wrong_fixes=("scale_up(SRV)", "refresh(CCH)", "backoff(CLN,SRV)"),
     alt_fixes=("coalesce(CLN,SRV)",),
-    levels={"L1": "{CCH} expired for all of {CLN} at once and they all went to {SRV} together",
-            "L2": "Synchronised expiry sends every client to the backend at the same moment",
-            "L3": "Everyone moves at the same signal"},
+    levels={
+        "L1": "{CCH} expired for all of {CLN} at once and they all went to {SRV} together",
+        "L2": "Synchronised expiry sends every client to the backend at the same moment",
+        "L3": "Everyone moves at the same signal",
+    },
     dynamics=Dynamics(),
-    facts={"copy": ("derives_from(CCH,SRV)", "depends_on(CLN,CCH)"), "expiry": ("c1",),
-           "rush": ("sends_to(CLN,SRV)", "c2")},
+    facts={
+        "copy": ("derives_from(CCH,SRV)", "depends_on(CLN,CCH)"),
+        "expiry": ("c1",),
+        "rush": ("sends_to(CLN,SRV)", "c2"),
+    },
     decoys=(
-        Variant(MEDIATOR, Edit(MEDIATOR, "c1"), "coalesce(CLN,SRV)",
-                "Client rush both uses up the cached item and swamps the backend", "Common surge mistaken for expiry"),
-        Variant(REVERSE, Edit(REVERSE, "c2"), "shed_load(SRV)",
-                "Swamped backend draws repeated client requests", "Overload as cause of the rush"),
+        Variant(
+            MEDIATOR,
+            Edit(MEDIATOR, "c1"),
+            "coalesce(CLN,SRV)",
+            "Client rush both uses up the cached item and swamps the backend",
+            "Common surge mistaken for expiry",
+        ),
+        Variant(
+            REVERSE,
+            Edit(REVERSE, "c2"),
+            "shed_load(SRV)",
+            "Swamped backend draws repeated client requests",
+            "Overload as cause of the rush",
+        ),
     ),
-    partial=Variant("partial", Edit(DROP_RELATION, "derives_from(CCH,SRV)"), "jitter(CCH)",
-                    "Synchronised expiry of an item from elsewhere sends every client to the backend",
-                    "Everyone moves at the same signal"),
+    partial=Variant(
+        "partial",
+        Edit(DROP_RELATION, "derives_from(CCH,SRV)"),
+        "jitter(CCH)",
+        "Synchronised expiry of an item from elsewhere sends every client to the backend",
+        "Everyone moves at the same signal",
+    ),
     split=Split("sends_to(CLN,SRV)", "LB", "router between clients and backend"),
     skins=(
         Skin(
-            name="rates", domain="logistics", kind="ordinary",
-            entities={"CCH": "the daily freight-rate sheet", "CLN": "the two hundred booking agents",
-                      "SRV": "the carrier's pricing desk", "LB": "the call-routing switchboard"},
-            setting=("Carrier service review, Monday.", "Customer-service incident, freight booking."),
-            facts={
-                "copy": ("{CLN} quote from {CCH}, which is printed each morning from the figures of {SRV}.",
-                         "{CCH} is a copy of the figures of {SRV}, and {CLN} quote from it all day."),
-                "expiry": ("{CCH} lapses at exactly noon, and when it does every one of {CLN} needs fresh figures at once.",
-                           "At noon {CCH} runs out for everyone at the same instant."),
-                "rush": ("So at noon {CLN} all phone {SRV} together, and {SRV} is swamped.",
-                         "The simultaneous calls from {CLN} flood {SRV}."),
+            name="rates",
+            domain="logistics",
+            kind="ordinary",
+            entities={
+                "CCH": "the daily freight-rate sheet",
+                "CLN": "the two hundred booking agents",
+                "SRV": "the carrier's pricing desk",
+                "LB": "the call-routing switchboard",
             },
-            symptom=("Every day at noon {SRV} stopped answering for forty minutes.",
-                     "{SRV} was unreachable for most of every lunchtime."),
+            setting=(
+                "Carrier service review, Monday.",
+                "Customer-service incident, freight booking.",
+            ),
+            facts={
+                "copy": (
+                    "{CLN} quote from {CCH}, which is printed each morning from the figures of {SRV}.",
+                    "{CCH} is a copy of the figures of {SRV}, and {CLN} quote from it all day.",
+                ),
+                "expiry": (
+                    "{CCH} lapses at exactly noon, and when it does every one of {CLN} needs fresh figures at once.",
+                    "At noon {CCH} runs out for everyone at the same instant.",
+                ),
+                "rush": (
+                    "So at noon {CLN} all phone {SRV} together, and {SRV} is swamped.",
+                    "The simultaneous calls from {CLN} flood {SRV}.",
+                ),
+            },
+            symptom=(
+                "Every day at noon {SRV} stopped answering for forty minutes.",
+                "{SRV} was unreachable for most of every lunchtime.",
+            ),
             variants={
-                MEDIATOR: {"expiry": ("The noon rush by {CLN} comes first, since a shift change sends them all to the phones, and that same rush is what wipes {CCH} for the afternoon.",)},
-                REVERSE: {"rush": ("{SRV} was already swamped by its own month-end re-pricing, and its slow answers are what kept sending {CLN} back to it.",)},
-                "partial": {"copy": ("{CCH} is printed from an industry index, not from {SRV}, and {CLN} quote from it all day.",)},
-                "split": {"rush": ("So at noon {CLN} all call through {LB}, which puts every call straight onto {SRV}, and {SRV} is swamped.",)},
+                MEDIATOR: {
+                    "expiry": (
+                        "The noon rush by {CLN} comes first, since a shift change sends them all to the phones, and that same rush is what wipes {CCH} for the afternoon.",
+                    )
+                },
+                REVERSE: {
+                    "rush": (
+                        "{SRV} was already swamped by its own month-end re-pricing, and its slow answers are what kept sending {CLN} back to it.",
+                    )
+                },
+                "partial": {
+                    "copy": (
+                        "{CCH} is printed from an industry index, not from {SRV}, and {CLN} quote from it all day.",
+                    )
+                },
+                "split": {
+                    "rush": (
+                        "So at noon {CLN} all call through {LB}, which puts every call straight onto {SRV}, and {SRV} is swamped.",
+                    )
+                },
             },
         ),
         Skin(
-            name="enrolment", domain="education", kind="ordinary",
-            entities={"CCH": "the course registration token", "CLN": "the three thousand first-years",
-                      "SRV": "the registration server", "LB": "the university's login gateway"},
-            setting=("Enrolment day review, registry office.", "IT incident report, start of term."),
-            facts={
-                "copy": ("{CLN} sign up using {CCH}, which is issued by {SRV}.",
-                         "{CCH} comes from {SRV}, and {CLN} need it to register."),
-                "expiry": ("Every copy of {CCH} runs out at 09:00 on enrolment day, for everyone at once.",
-                           "At 09:00 every copy of {CCH} lapses together."),
-                "rush": ("So at 09:00 all of {CLN} go to {SRV} in the same minute and swamp it.",
-                         "The same-minute requests from {CLN} flood {SRV}."),
+            name="enrolment",
+            domain="education",
+            kind="ordinary",
+            entities={
+                "CCH": "the course registration token",
+                "CLN": "the three thousand first-years",
+                "SRV": "the registration server",
+                "LB": "the university's login gateway",
             },
-            symptom=("{SRV} collapsed within a minute of opening, and enrolment slipped by two days.",
-                     "Nobody could register for most of the morning."),
+            setting=(
+                "Enrolment day review, registry office.",
+                "IT incident report, start of term.",
+            ),
+            facts={
+                "copy": (
+                    "{CLN} sign up using {CCH}, which is issued by {SRV}.",
+                    "{CCH} comes from {SRV}, and {CLN} need it to register.",
+                ),
+                "expiry": (
+                    "Every copy of {CCH} runs out at 09:00 on enrolment day, for everyone at once.",
+                    "At 09:00 every copy of {CCH} lapses together.",
+                ),
+                "rush": (
+                    "So at 09:00 all of {CLN} go to {SRV} in the same minute and swamp it.",
+                    "The same-minute requests from {CLN} flood {SRV}.",
+                ),
+            },
+            symptom=(
+                "{SRV} collapsed within a minute of opening, and enrolment slipped by two days.",
+                "Nobody could register for most of the morning.",
+            ),
             variants={
-                MEDIATOR: {"expiry": ("The 09:00 rush by {CLN} comes first, since the opening time is published, and that same rush is what voids every copy of {CCH}.",)},
-                REVERSE: {"rush": ("{SRV} was already swamped by a backup job, and its slow replies are what kept sending {CLN} back to it.",)},
-                "partial": {"copy": ("{CCH} is issued by the library system, not by {SRV}, and {CLN} need it to register.",)},
-                "split": {"rush": ("So at 09:00 all of {CLN} come through {LB}, which passes every request straight to {SRV}, and it is swamped.",)},
+                MEDIATOR: {
+                    "expiry": (
+                        "The 09:00 rush by {CLN} comes first, since the opening time is published, and that same rush is what voids every copy of {CCH}.",
+                    )
+                },
+                REVERSE: {
+                    "rush": (
+                        "{SRV} was already swamped by a backup job, and its slow replies are what kept sending {CLN} back to it.",
+                    )
+                },
+                "partial": {
+                    "copy": (
+                        "{CCH} is issued by the library system, not by {SRV}, and {CLN} need it to register.",
+                    )
+                },
+                "split": {
+                    "rush": (
+                        "So at 09:00 all of {CLN} come through {LB}, which passes every request straight to {SRV}, and it is swamped.",
+                    )
+                },
             },
         ),
         Skin(
-            name="prescriptions", domain="medicine", kind="ordinary",
-            entities={"CCH": "the repeat-prescription authorisations", "CLN": "the practice's chronic-care patients",
-                      "SRV": "the GP practice phone line", "LB": "the regional phone router"},
+            name="prescriptions",
+            domain="medicine",
+            kind="ordinary",
+            entities={
+                "CCH": "the repeat-prescription authorisations",
+                "CLN": "the practice's chronic-care patients",
+                "SRV": "the GP practice phone line",
+                "LB": "the regional phone router",
+            },
             setting=("Practice complaints review, March.", "Access audit, village surgery."),
             facts={
-                "copy": ("{CCH} are renewed from the records kept at {SRV}, and {CLN} collect medicine on them.",
-                         "{CLN} collect medicine on {CCH}, which are copies of the records at {SRV}."),
-                "expiry": ("All {CCH} were set to lapse on the same day, the first of the month.",
-                           "On the first of the month every one of {CCH} ran out together."),
-                "rush": ("So on the first, {CLN} all rang {SRV} at once, and {SRV} was swamped.",
-                         "The same-morning calls from {CLN} flooded {SRV}."),
+                "copy": (
+                    "{CCH} are renewed from the records kept at {SRV}, and {CLN} collect medicine on them.",
+                    "{CLN} collect medicine on {CCH}, which are copies of the records at {SRV}.",
+                ),
+                "expiry": (
+                    "All {CCH} were set to lapse on the same day, the first of the month.",
+                    "On the first of the month every one of {CCH} ran out together.",
+                ),
+                "rush": (
+                    "So on the first, {CLN} all rang {SRV} at once, and {SRV} was swamped.",
+                    "The same-morning calls from {CLN} flooded {SRV}.",
+                ),
             },
-            symptom=("{SRV} was engaged for the whole of the first week, and urgent callers could not get through.",
-                     "For days nobody could reach {SRV}."),
+            symptom=(
+                "{SRV} was engaged for the whole of the first week, and urgent callers could not get through.",
+                "For days nobody could reach {SRV}.",
+            ),
             variants={
-                MEDIATOR: {"expiry": ("The rush of calls by {CLN} came first, since a newspaper story set it off, and that same rush is what used up every one of {CCH} in a day.",)},
-                REVERSE: {"rush": ("{SRV} was already swamped by a flu outbreak, and its long queues are what kept {CLN} redialling.",)},
-                "partial": {"copy": ("{CCH} are renewed by the pharmacy, not from the records at {SRV}, and {CLN} collect medicine on them.",)},
-                "split": {"rush": ("So on the first, {CLN} all rang through {LB}, which put every call straight onto {SRV}, swamping it.",)},
+                MEDIATOR: {
+                    "expiry": (
+                        "The rush of calls by {CLN} came first, since a newspaper story set it off, and that same rush is what used up every one of {CCH} in a day.",
+                    )
+                },
+                REVERSE: {
+                    "rush": (
+                        "{SRV} was already swamped by a flu outbreak, and its long queues are what kept {CLN} redialling.",
+                    )
+                },
+                "partial": {
+                    "copy": (
+                        "{CCH} are renewed by the pharmacy, not from the records at {SRV}, and {CLN} collect medicine on them.",
+                    )
+                },
+                "split": {
+                    "rush": (
+                        "So on the first, {CLN} all rang through {LB}, which put every call straight onto {SRV}, swamping it.",
+                    )
+                },
             },
         ),
         Skin(
-            name="nonce", domain="{w8}", kind="nonce",
-            entities={"CCH": "the {w1} {w6}", "CLN": "the {w2} {w3}", "SRV": "the {w4} {w5}",
-                      "LB": "the {w9} {w10}"},
-            glossary=('A {w6} is a trading token, the {w2} {w3} are the pedlars, and the {w4} {w5} is the counting-house that issues tokens.',),
-            setting=("In {w8}, a {w6} is said to {w7} when its time runs out.",
-                     "Among the {w8}, a {w6} whose time has run out is said to {w7}."),
-            facts={
-                "copy": ("{CCH} is struck from the stock of {SRV}, and {CLN} trade on it.",
-                         "{CLN} trade on {CCH}, which is struck from the stock of {SRV}."),
-                "expiry": ("Every {CCH} {w7}s at the same bell, for everyone at once.", "At the noon bell all of them {w7} together."),
-                "rush": ("So at that bell {CLN} all crowd to {SRV} at once.", "The crowd of {CLN} floods {SRV}."),
+            name="nonce",
+            domain="{w8}",
+            kind="nonce",
+            entities={
+                "CCH": "the {w1} {w6}",
+                "CLN": "the {w2} {w3}",
+                "SRV": "the {w4} {w5}",
+                "LB": "the {w9} {w10}",
             },
-            symptom=("{SRV} was overrun every noon and turned everyone away.", "Each noon {SRV} could serve no one."),
+            glossary=(
+                "A {w6} is a trading token, the {w2} {w3} are the pedlars, and the {w4} {w5} is the counting-house that issues tokens.",
+            ),
+            setting=(
+                "In {w8}, a {w6} is said to {w7} when its time runs out.",
+                "Among the {w8}, a {w6} whose time has run out is said to {w7}.",
+            ),
+            facts={
+                "copy": (
+                    "{CCH} is struck from the stock of {SRV}, and {CLN} trade on it.",
+                    "{CLN} trade on {CCH}, which is struck from the stock of {SRV}.",
+                ),
+                "expiry": (
+                    "Every {CCH} {w7}s at the same bell, for everyone at once.",
+                    "At the noon bell all of them {w7} together.",
+                ),
+                "rush": (
+                    "So at that bell {CLN} all crowd to {SRV} at once.",
+                    "The crowd of {CLN} floods {SRV}.",
+                ),
+            },
+            symptom=(
+                "{SRV} was overrun every noon and turned everyone away.",
+                "Each noon {SRV} could serve no one.",
+            ),
             variants={
-                MEDIATOR: {"expiry": ("The crowding of {CLN} comes first, at the market bell, and that same crowd is what uses up every {CCH}.",)},
-                REVERSE: {"rush": ("{SRV} was already overrun by pilgrims, and its slowness is what kept {CLN} coming back.",)},
-                "partial": {"copy": ("{CCH} is struck by the mint, not by {SRV}, and {CLN} trade on it.",)},
-                "split": {"rush": ("So at that bell {CLN} all crowd through {LB}, which lets them straight on to {SRV}.",)},
+                MEDIATOR: {
+                    "expiry": (
+                        "The crowding of {CLN} comes first, at the market bell, and that same crowd is what uses up every {CCH}.",
+                    )
+                },
+                REVERSE: {
+                    "rush": (
+                        "{SRV} was already overrun by pilgrims, and its slowness is what kept {CLN} coming back.",
+                    )
+                },
+                "partial": {
+                    "copy": ("{CCH} is struck by the mint, not by {SRV}, and {CLN} trade on it.",)
+                },
+                "split": {
+                    "rush": (
+                        "So at that bell {CLN} all crowd through {LB}, which lets them straight on to {SRV}.",
+                    )
+                },
             },
         ),
     ),
