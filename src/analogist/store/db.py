@@ -24,6 +24,7 @@ import random
 import sqlite3
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -340,14 +341,15 @@ def _set_depth(conn: sqlite3.Connection, depth: int) -> None:
         conn.depth = depth
 
 
-class UsesConnection:
+class UsesConnection(ABC):
     """Base of the SQLite row mixins (:mod:`runs`, :mod:`bench`, :mod:`schemas`,
     :mod:`index_reads`): each reaches the database only through ``self.conn``, which
     :class:`~analogist.store.store.Store` provides (this thread's connection)."""
 
     @property
+    @abstractmethod
     def conn(self) -> Connection:
-        raise NotImplementedError
+        """This thread's connection."""
 
 
 class Connections:

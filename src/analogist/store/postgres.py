@@ -28,7 +28,6 @@ from analogist.episode import Episode
 from analogist.errors import ConfigError, StoreError
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store.db import utcnow
-from analogist.store.index_sync import SOURCES, IndexState
 from analogist.store.pg_migrations import PG_MIGRATIONS
 from analogist.store.store import Derived, Store
 
@@ -193,14 +192,6 @@ class PostgresStore(Store):
         g = self.conn.execute("SELECT generation FROM index_state").fetchone()[0]
         top = self.conn.execute("SELECT MAX(rowid) FROM episodes").fetchone()[0]
         return int(g), int(top or 0)
-
-    def index_state(self) -> IndexState:
-        g, r = self.conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()
-        tops = {
-            t: int(self.conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {t}").fetchone()[0])
-            for t in SOURCES
-        }
-        return IndexState(int(g), int(r), tops)
 
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:

@@ -20,6 +20,7 @@ from analogist.bench.analysis.metrics import Metric
 from analogist.bench.analysis.score_record import Score
 from analogist.bench.analysis.stats import bootstrap, paired_difference
 from analogist.bench.analysis.svg import esc, fmt
+from analogist.bench.suites.runs import newest_done_run
 
 ARMS = ("E", "E+Bld")
 CONDITIONS = ("split", "split_decoy", "plain")
@@ -109,14 +110,9 @@ def _block(
 
 def latest_blending(store: Any, n_boot: int = 1000, seed: int = 0) -> dict | None:
     """The newest finished blending run of ``store`` aggregated from its rows, or None."""
-    runs = [
-        r
-        for r in store.list_bench_runs()
-        if str(r["run_id"]).startswith("blend_") and r.get("status") == "done"
-    ]
-    if not runs:
+    run = newest_done_run(store, "blend_")
+    if run is None:
         return None
-    run = store.get_bench_run(runs[0]["run_id"])
     rows = store.bench_results(run["run_id"])
     doc: dict[str, Any] = {"run_id": run["run_id"], "config": run["config"], "conditions": {}}
     pooled: dict[str, list[Score]] = {a: [] for a in ARMS}

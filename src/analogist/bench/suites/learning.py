@@ -43,6 +43,7 @@ from analogist.bench.generation.asides import Dealer
 from analogist.bench.generation.families_memory import build_f3
 from analogist.bench.generation.items import Context, Item, Slot
 from analogist.bench.generation.motifs import split_motifs
+from analogist.bench.suites.runs import newest_done_run
 from analogist.errors import BenchError
 from analogist.learn import ConsolidationPolicy, InductionPolicy
 from analogist.memory import Memory
@@ -318,14 +319,9 @@ def metrics_for(condition: str, budget: int) -> tuple[Metric, ...]:
 
 def latest_learning(store: Any, n_boot: int = 1000, seed: int = 0) -> dict | None:
     """The newest finished learning run of ``store`` aggregated from its rows, or None."""
-    runs = [
-        r
-        for r in store.list_bench_runs()
-        if str(r["run_id"]).startswith("learn_") and r.get("status") == "done"
-    ]
-    if not runs:
+    run = newest_done_run(store, "learn_")
+    if run is None:
         return None
-    run = store.get_bench_run(runs[0]["run_id"])
     rows = store.bench_results(run["run_id"])
     out: dict[str, Any] = {"run_id": run["run_id"], "config": run["config"], "conditions": {}}
     conds = sorted(
