@@ -14,8 +14,10 @@ scores a channel reports are exact cosines; only *which* rows are found is appro
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -34,12 +36,23 @@ def expansion_search() -> int:
     return int(raw)
 
 
+def _index_class() -> Any:
+    """usearch's ``Index``, imported after onnxruntime when that is installed: importing
+    onnxruntime (the MiniLM embedder) after usearch crashes the process with a segmentation
+    fault (measured here: ``import usearch.index; import onnxruntime``), the other order works."""
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
+    from usearch.index import Index
+
+    return Index
+
+
 def available() -> str | None:
     """None when HNSW search can be used, else why not (one line)."""
     if os.environ.get("ANALOGIST_EXACT_VECTORS", "") not in ("", "0"):
         return "ANALOGIST_EXACT_VECTORS is set"
     try:
-        import usearch.index  # noqa: F401
+        _index_class()
     except ImportError:
         return "usearch is not installed (pip install 'analogist[scale]')"
     return None
@@ -70,12 +83,10 @@ class Hnsw:
         """A graph over every row of ``matrix`` (unit rows; inner-product metric). One thread by
         default, so the same rows give the same graph; ``ANALOGIST_HNSW_THREADS=N`` builds
         faster on N cores at the price of that determinism."""
-        from usearch.index import Index
-
         if threads is None:
             threads = build_threads()
 
-        idx = Index(
+        idx = _index_class()(
             ndim=matrix.shape[1],
             metric="ip",
             dtype="f16",
@@ -94,12 +105,10 @@ class Hnsw:
 
     @classmethod
     def open(cls, path: Path) -> Hnsw:
-        from usearch.index import Index
-
-        idx = Index.restore(str(path), view=True)
+        idx = _index_class().restore(str(path), view=True)
         if idx is None:
             raise ValueError(f"{path} is not a usearch index")
-        idx.expansion_search = expansion_search()  # type: ignore[misc]  # settable at run time
+        idx.expansion_search = expansion_search()  # settable at run time
         return cls(idx, path)
 
     def candidates(self, query: np.ndarray, k: int) -> np.ndarray:
