@@ -98,14 +98,14 @@ MOTIF = Motif(
                 ),
                 "noise": (
                     "{ALM} sounded several hundred times a shift, almost all for loose leads, and {RSP} stopped reacting to them.",
-                    "With {ALM} chiming every few minutes for nothing, {RSP} grew numb to the sound.",
+                    "{RSP} grew numb to the sound because {ALM} kept chiming every few minutes for nothing.",
                 ),
                 "tuneout": (
-                    "{RSP} routinely turn {ALM} to mute and carry on.",
+                    "{RSP} routinely turn {ALM} to mute and carry on, not even looking up.",
                     "On most shifts {RSP} silence {ALM} without looking.",
                 ),
                 "miss": (
-                    "When a real one came, it went unanswered.",
+                    "When a real one came, it went unanswered, as {RSP} were numb to them by then.",
                     "The one genuine alarm that night got the same non-response as the others.",
                 ),
             },
@@ -116,22 +116,18 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "noise": (
-                        "{RSP} were already worn out from double shifts, and because nobody acknowledged them, {ALM} kept sounding again.",
+                        "{ALM} kept chiming every few minutes because {RSP} had grown numb to the sound.",
                     )
                 },
                 REVERSE: {
                     "miss": (
-                        "It ran the other way: {RSP} had missed an earlier real alarm while off the ward, and the inquiry that followed is what left them numb.",
+                        "When a real one came, it went unanswered, and {RSP} were numb to them from then on.",
                     )
                 },
-                "partial": {
-                    "sense": (
-                        "{ALM} do not read {EVT} directly; they sound on a risk score computed every minute.",
-                    )
-                },
+                "partial": {"sense": ("{EVT} is not what {ALM} are there to catch.",)},
                 "split": {
                     "noise": (
-                        "{ALM} reach {RSP} through {DSP}, which relayed several hundred alarms a shift, almost all for loose leads, and {RSP} stopped reacting.",
+                        "{ALM} sounded several hundred times a shift through {DSP}, almost all for loose leads, and {RSP} stopped reacting to them.",
                     )
                 },
             },
@@ -161,7 +157,7 @@ MOTIF = Motif(
                     "{RSP} clear {ALM} with a swipe.",
                 ),
                 "miss": (
-                    "So the one that mattered was swiped away with the rest.",
+                    "Numb by then, {RSP} swiped the one that mattered away with the rest.",
                     "The real one got the same swipe.",
                 ),
             },
@@ -172,22 +168,18 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "noise": (
-                        "{RSP} were already drained by a month of launches, and because nothing was being acknowledged, {ALM} kept firing again.",
+                        "{RSP} had learned to shrug them off, so {ALM} fired again dozens of times a night, nearly all false.",
                     )
                 },
                 REVERSE: {
                     "miss": (
-                        "It ran the other way: {RSP} had missed a real crunch in the spring, and the blame that followed is what wore them out.",
+                        "{RSP} swiped the one that mattered away with the rest, and were numb ever after.",
                     )
                 },
-                "partial": {
-                    "sense": (
-                        "{ALM} do not look at {EVT} itself; they fire on a fixed timer and a guess.",
-                    )
-                },
+                "partial": {"sense": ("{ALM} never watch for {EVT}.",)},
                 "split": {
                     "noise": (
-                        "{ALM} reach {RSP} through {DSP}, which passed on dozens of calls a night, nearly all false, so {RSP} learned to shrug them off.",
+                        "{ALM} fired dozens of times a night through {DSP}, nearly all false, and {RSP} learned to shrug them off.",
                     )
                 },
             },
@@ -210,15 +202,15 @@ MOTIF = Motif(
                 ),
                 "noise": (
                     "{ALM} blared twenty times a shift for sensor glitches, and {RSP} stopped hearing them.",
-                    "With {ALM} sounding for nothing all day, {RSP} grew numb to them.",
+                    "{RSP} grew numb to them because {ALM} had sounded for nothing all day.",
                 ),
                 "tuneout": (
-                    "{RSP} reset {ALM} by reflex.",
+                    "{RSP} reset {ALM} by reflex, not by choice.",
                     "{RSP} press reset on {ALM} without looking up.",
                 ),
                 "miss": (
                     "The genuine one was reset like all the rest.",
-                    "So when a real one sounded, it got the same reflex reset.",
+                    "So when a real one sounded, numb {RSP} gave it the same reflex reset.",
                 ),
             },
             symptom=(
@@ -228,22 +220,18 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "noise": (
-                        "{RSP} were already dead on their feet after a twelve-hour outage, and because nothing was acknowledged, {ALM} kept sounding.",
+                        "{ALM} blared twenty times a shift because {RSP} had stopped hearing them.",
                     )
                 },
                 REVERSE: {
                     "miss": (
-                        "It ran the other way: {RSP} missed a real excursion last winter, and the fallout from that is what left them numb.",
+                        "When a real one sounded and {RSP} gave it the same reflex reset, it made them numb.",
                     )
                 },
-                "partial": {
-                    "sense": (
-                        "{ALM} are not tied to {EVT} directly; they sound on a timer-based estimate.",
-                    )
-                },
+                "partial": {"sense": ("{ALM} are wired to sound on a timer, not on {EVT}.",)},
                 "split": {
                     "noise": (
-                        "{ALM} reach {RSP} through {DSP}, which relayed twenty soundings a shift for sensor glitches, and {RSP} stopped hearing them.",
+                        "{ALM} blared twenty times a shift via {DSP} for sensor glitches, and {RSP} stopped hearing them.",
                     )
                 },
             },
@@ -272,11 +260,11 @@ MOTIF = Motif(
                 ),
                 "noise": (
                     "{ALM} {w7}s {RSP} dozens of times a day, nearly always for nothing, and {RSP} stopped stirring.",
-                    "After endless {w7}ing by {ALM}, {RSP} no longer stirred.",
+                    "{RSP} no longer stirred, because of endless {w7}ing by {ALM}.",
                 ),
-                "tuneout": ("{RSP} wave {ALM} away without looking.", "{RSP} pay {ALM} no mind."),
+                "tuneout": ("{RSP} wave {ALM} away, not even looking.", "{RSP} pay {ALM} no mind."),
                 "miss": (
-                    "So the true ringing was waved away with the rest.",
+                    "So {RSP}, no longer stirring, waved the true ringing away with the rest.",
                     "The real one got the same wave.",
                 ),
             },
@@ -287,20 +275,20 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "noise": (
-                        "{RSP} were already spent from the harvest, and because nobody answered, {ALM} kept {w7}ing them.",
+                        "{ALM} {w7}s {RSP} again dozens of times a day because {RSP} stopped stirring.",
                     )
                 },
                 REVERSE: {
                     "miss": (
-                        "It ran the other way: {RSP} missed an earlier one, and the shame of it is what left them unmoved.",
+                        "{RSP} waved the true ringing away with the rest, and so no longer stirred after it.",
                     )
                 },
                 "partial": {
-                    "sense": ("{ALM} does not sense {EVT} at all; it rings by the sundial.",)
+                    "sense": ("{ALM} is set to ring by the sundial, not when {EVT} comes.",)
                 },
                 "split": {
                     "noise": (
-                        "{ALM} {w7}s {RSP} only by way of {DSP}, dozens of times a day, nearly always for nothing, and {RSP} stopped stirring.",
+                        "{ALM} {w7}s {RSP} by way of {DSP} dozens of times a day, nearly always for nothing, and {RSP} stopped stirring.",
                     )
                 },
             },

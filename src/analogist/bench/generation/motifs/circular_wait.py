@@ -107,7 +107,7 @@ MOTIF = Motif(
                     "{T1} takes {L1} first and then waits on {L2}, keeping {L1} all the while.",
                 ),
                 "second": (
-                    "About half the time, at that moment, {T2} has already grabbed {L2}.",
+                    "About half the time, at that moment, {T2} has already grabbed {L2}, and that leaves {T1} stuck.",
                     "Roughly every other cycle {T2} is using {L2} right then.",
                 ),
                 "loop": (
@@ -122,18 +122,18 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "second": (
-                        "About half the time {T2} has {L2} at that moment, and when it does it finishes quickly and passes {L2} on, which is what keeps {T1} from getting stuck.",
+                        "About half the time, at that moment, {T2} has already grabbed {L2}, and that keeps {T1} from getting stuck.",
                     )
                 },
                 DELETE: {
                     "second": (
-                        "Whether {T2} has {L2} at that moment is irrelevant; {T1} freezes even on nights when {T2} is switched off.",
+                        "About half the time, at that moment, {T2} has already grabbed {L2}, but that is not what leaves {T1} stuck.",
                     )
                 },
-                "partial": {"handoff": ("{T1} and {T2} otherwise work on separate products.",)},
+                "partial": {"handoff": ("{T1} never passes finished frames on to {T2}.",)},
                 "split": {
                     "first": (
-                        "{T1} clamps {L1}, then joins {QUE}, which only moves when {L2} is free; {T1} keeps {L1} all the while.",
+                        "{T1} takes {L1} first and then waits in {QUE} for {L2}, keeping {L1} all the while.",
                     )
                 },
             },
@@ -157,7 +157,7 @@ MOTIF = Motif(
                     "{T1} keeps {L1} closed until it is given {L2}.",
                 ),
                 "second": (
-                    "About half the time, at that moment, {T2} has {L2} under its own control.",
+                    "About half the time, at that moment, {T2} has {L2} under its own control, which keeps {T1} waiting.",
                     "Roughly every other flood, {T2} is in charge of {L2} at that point.",
                 ),
                 "loop": (
@@ -172,20 +172,16 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "second": (
-                        "About half the time {T2} has {L2} at that point, and when it does it opens quickly and passes control on, which is what keeps {T1} from getting stuck.",
+                        "About half the time, at that moment, {T2} has {L2} under its own control, which frees {T1} up.",
                     )
                 },
                 DELETE: {
                     "second": (
-                        "Whether {T2} controls {L2} is irrelevant; {T1} stays stuck even in years when {T2} is away.",
+                        "About half the time, at that moment, {T2} has {L2} under its own control, though that is never what keeps {T1} waiting.",
                     )
                 },
-                "partial": {"handoff": ("{T1} and {T2} otherwise manage separate streams.",)},
-                "split": {
-                    "first": (
-                        "{T1} keeps {L1} shut and asks for {L2} through {QUE}, which only answers once {L2} is free.",
-                    )
-                },
+                "partial": {"handoff": ("{T1} sends no water on to {T2}.",)},
+                "split": {"first": ("{T1} keeps {L1} closed until it is given {L2} by {QUE}.",)},
             },
         ),
         Skin(
@@ -207,7 +203,7 @@ MOTIF = Motif(
                     "{T1} take {L1} first and keep it while waiting on {L2}.",
                 ),
                 "second": (
-                    "About half the time, at that moment, {T2} are already standing on {L2}.",
+                    "About half the time, at that moment, {T2} are already standing on {L2}, and that strands {T1}.",
                     "Roughly every other shift, {T2} are on {L2} right then.",
                 ),
                 "loop": (
@@ -222,19 +218,17 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "second": (
-                        "About half the time {T2} are on {L2} at that moment, and when they are they clear through fast and free it, which is what keeps {T1} from getting stuck.",
+                        "About half the time, at that moment, {T2} are already standing on {L2}, and that clears the way for {T1}.",
                     )
                 },
                 DELETE: {
                     "second": (
-                        "Whether {T2} are on {L2} is irrelevant; {T1} get stuck even on nights with no outbound train at all.",
+                        "About half the time, at that moment, {T2} are already standing on {L2}, but that never strands {T1}.",
                     )
                 },
-                "partial": {"handoff": ("{T1} and {T2} otherwise run separate services.",)},
+                "partial": {"handoff": ("{T1} hand none of their wagons on to {T2}.",)},
                 "split": {
-                    "first": (
-                        "{T1} occupy {L1} and ask for {L2} through {QUE}, which only moves once {L2} is free; they stay on {L1} the whole time.",
-                    )
+                    "first": ("{T1} take {L1} first and keep it while waiting on {QUE} for {L2}.",)
                 },
             },
         ),
@@ -263,7 +257,7 @@ MOTIF = Motif(
                     "{T1} {w7}s {L1} while it waits on {L2}.",
                 ),
                 "second": (
-                    "About half the time, just then, {T2} {w7}s {L2}.",
+                    "About half the time, just then, {T2} {w7}s {L2}, and so {T1} freezes.",
                     "Every other day {T2} is {w7}ing {L2} at that moment.",
                 ),
                 "loop": (
@@ -278,20 +272,16 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "second": (
-                        "About half the time {T2} {w7}s {L2} just then, and when it does it finishes fast and lets go, which is what keeps {T1} from freezing.",
+                        "About half the time, just then, {T2} {w7}s {L2} and lets go fast, so {T1} never freezes.",
                     )
                 },
                 DELETE: {
                     "second": (
-                        "Whether {T2} {w7}s {L2} is irrelevant; {T1} freezes even when {T2} is away.",
+                        "About half the time, just then, {T2} {w7}s {L2}, and {T1} freezes whether it does or not.",
                     )
                 },
-                "partial": {"handoff": ("{T1} and {T2} otherwise work apart.",)},
-                "split": {
-                    "first": (
-                        "{T1} {w7}s {L1} and reaches for {L2} through {QUE}, which answers only when {L2} is free.",
-                    )
-                },
+                "partial": {"handoff": ("No carvings go from {T1} to {T2}.",)},
+                "split": {"first": ("{T1} {w7}s {L1} while it waits on {QUE} for {L2}.",)},
             },
         ),
     ),

@@ -98,7 +98,7 @@ MOTIF = Motif(
                     "{OUT} are reported to {DM} each term.",
                 ),
                 "belief": (
-                    "{DM} half believes that {OBS} are what lift {OUT}.",
+                    "{DM} half believes that {OBS} are what lift {OUT}, and that belief pushes it to act.",
                     "Some on {DM} are convinced {OBS} drive {OUT}; others are unsure.",
                 ),
                 "act": (
@@ -113,22 +113,18 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "belief": (
-                        "{DM} partly suspects {OBS} drive {OUT}, and that suspicion is exactly what makes it pause and test before spending.",
+                        "{DM} half believes that {OBS} are what lift {OUT}, and that belief makes it wary of acting.",
                     )
                 },
                 DELETE: {
                     "belief": (
-                        "What {DM} believes about {OBS} was beside the point; district rules oblige it to fund anything that tracks {OUT}.",
+                        "{DM} half believes that {OBS} are what lift {OUT}, though that belief does not push it to act.",
                     )
                 },
-                "partial": {
-                    "watch": (
-                        "{DM} never sees {OUT} directly; it hears of them only through the press.",
-                    )
-                },
+                "partial": {"watch": ("{OUT} are never reported to {DM}.",)},
                 "split": {
                     "belief": (
-                        "{DM} takes its view from {RPT}, which half believes {OBS} are what lift {OUT}.",
+                        "Through {RPT}, {DM} half believes that {OBS} are what lift {OUT}, and that belief pushes it to act.",
                     )
                 },
             },
@@ -158,7 +154,7 @@ MOTIF = Motif(
                     "{OUT} is counted for {DM} every year.",
                 ),
                 "belief": (
-                    "{DM} half believes that {OBS} are what raise {OUT}.",
+                    "{DM} half believes that {OBS} are what raise {OUT}, which makes it quick to act.",
                     "Some at {DM} are sure {OBS} make the difference; others are not.",
                 ),
                 "act": ("The pattern alone decided the matter.", "{DM} acted on the pattern."),
@@ -170,22 +166,18 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "belief": (
-                        "{DM} partly suspects {OBS} raise {OUT}, and that suspicion is exactly what makes it pause and run a trial first.",
+                        "{DM} half believes that {OBS} are what raise {OUT}, which makes it slow to act.",
                     )
                 },
                 DELETE: {
                     "belief": (
-                        "What {DM} thinks about {OBS} was beside the point; its funding rules oblige it to back anything that tracks {OUT}.",
+                        "{DM} half believes that {OBS} are what raise {OUT}, which makes no difference to how it acts.",
                     )
                 },
-                "partial": {
-                    "watch": (
-                        "{DM} never counts {OUT} itself; it reads the figures in the national report.",
-                    )
-                },
+                "partial": {"watch": ("{OUT} is counted every year, but not for {DM}.",)},
                 "split": {
                     "belief": (
-                        "{DM} takes its view from {RPT}, which half believes {OBS} are what raise {OUT}.",
+                        "{DM} half believes, from {RPT}, that {OBS} are what raise {OUT}, which makes it quick to act.",
                     )
                 },
             },
@@ -212,7 +204,7 @@ MOTIF = Motif(
                 ),
                 "watch": ("{DM} sees {OUT} weekly.", "{OUT} land on the desk of {DM} every week."),
                 "belief": (
-                    "{DM} half believes that {OBS} drive {OUT}.",
+                    "{DM} half believes that {OBS} drive {OUT}, and that belief hurries the decision.",
                     "Some on {DM} are sure {OBS} bring in the sales; others doubt it.",
                 ),
                 "act": (
@@ -227,22 +219,18 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "belief": (
-                        "{DM} partly suspects {OBS} drive {OUT}, and that suspicion is exactly what makes it wait and test before spending.",
+                        "{DM} half believes that {OBS} drive {OUT}, and that belief slows the decision.",
                     )
                 },
                 DELETE: {
                     "belief": (
-                        "What {DM} believes about {OBS} was beside the point; the budget formula ties spend to anything that tracks {OUT}.",
+                        "{DM} half believes that {OBS} drive {OUT}, but that belief never enters the decision.",
                     )
                 },
-                "partial": {
-                    "watch": (
-                        "{DM} never sees {OUT} directly; the finance team summarises them once a year.",
-                    )
-                },
+                "partial": {"watch": ("{OUT} never land on the desk of {DM}.",)},
                 "split": {
                     "belief": (
-                        "{DM} takes its view from {RPT}, which half believes {OBS} drive {OUT}.",
+                        "{DM} half believes {RPT}, which says {OBS} drive {OUT}, and that belief hurries the decision.",
                     )
                 },
             },
@@ -275,7 +263,7 @@ MOTIF = Motif(
                     "{OUT} is reported to {DM} each season.",
                 ),
                 "belief": (
-                    "{DM} half believes {OBS} is what swells {OUT}.",
+                    "{DM} half believes {OBS} is what swells {OUT}, and that spurs it to act.",
                     "Some of {DM} are sure {OBS} makes {OUT}; others are not.",
                 ),
                 "act": ("On that pattern alone {DM} acted.", "The pattern decided it."),
@@ -287,18 +275,18 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "belief": (
-                        "{DM} partly suspects {OBS} swells {OUT}, and that suspicion is exactly what makes it wait and try first.",
+                        "{DM} half believes {OBS} is what swells {OUT}, and that makes it slow to act.",
                     )
                 },
                 DELETE: {
                     "belief": (
-                        "What {DM} believes about {OBS} was beside the point; old law commands it to double anything that {w7}s with {OUT}.",
+                        "{DM} half believes {OBS} is what swells {OUT}, but that does not spur it to act.",
                     )
                 },
-                "partial": {"watch": ("{DM} never hears of {OUT} directly.",)},
+                "partial": {"watch": ("{OUT} is reported to others each season, not to {DM}.",)},
                 "split": {
                     "belief": (
-                        "{DM} takes its view from {RPT}, which half believes {OBS} is what swells {OUT}.",
+                        "From {RPT}, {DM} half believes {OBS} is what swells {OUT}, and that spurs it to act.",
                     )
                 },
             },
