@@ -1,0 +1,338 @@
+"""Import an export (``analogist import``) into an empty memory, all or nothing.
+
+The header is checked before the target is opened (format version, schema, tables and their
+columns). Then one write transaction: the target is checked to be empty (no rows in any exported
+table and no vocabulary term in use), its vocabulary is replaced by the file's, and the records
+are validated line by line and written in batches; the full-text index is rebuilt from the
+episodes. Only when every line was valid, the row counts match the header and the checksum of
+all record lines matches does the transaction commit. Any problem is one line naming the line
+number and what is wrong, and the target is left as it was (a SQLite file the import created is
+removed again).
+
+Merging into a memory that already holds data is refused: ids would clash (episodes, runs,
+schemas) and ledger ids and log rowids that consolidation watermarks point at would have to be
+renumbered. Import into a new database instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from analogist.errors import StoreError
+from analogist.store.db import BACKEND_ERRORS
+from analogist.store.migrations import MIGRATIONS
+from analogist.store.postgres import PostgresStore, is_postgres_url, open_store
+from analogist.store.store import Store
+from analogist.store.transfer import FORMAT, FORMAT_VERSION, Header, TransferReport
+from analogist.store.transfer_tables import BY_NAME, TABLES, Table, decode
+from analogist.store.vocab import load_vocabulary
+
+BATCH = 1000
+_ORDER = {t.name: i for i, t in enumerate(TABLES)}
+_CHECKSUM = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+class TransferError(StoreError):
+    """An export file cannot be imported (malformed, truncated, changed, or newer); or the
+    target is not empty. Nothing was written."""
+
+
+def _fail(where: str, line: int | None, problem: str) -> TransferError:
+    at = f"{where} line {line}" if line is not None else where
+    return TransferError(f"{at}: {problem}; nothing was imported")
+
+
+def _json_line(raw: bytes, where: str, n: int) -> Any:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _fail(
+            where, n, f"not UTF-8 (byte 0x{raw[e.start]:02x} at column {e.start + 1})"
+        ) from None
+    if not text.strip():
+        raise _fail(where, n, "empty line (every line is one JSON record)")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as e:
+        why = f"{e.msg}, column {e.colno}" if isinstance(e, json.JSONDecodeError) else str(e)
+        raise _fail(where, n, f"not valid JSON ({why}); the file is damaged or cut off") from None
+
+
+def parse_header(raw: bytes | None, where: str) -> Header:
+    """Line 1 as a :class:`Header`, or a one-line :class:`TransferError` saying what is wrong."""
+    if raw is None:
+        raise _fail(where, None, "the file is empty (an export starts with its header line)")
+    h = _json_line(raw, where, 1)
+    if not isinstance(h, dict) or h.get("format") != FORMAT:
+        raise _fail(where, 1, f'not an analogist export (no "format": "{FORMAT}" header)')
+    version = h.get("format_version")
+    if version != FORMAT_VERSION:
+        raise _fail(
+            where,
+            1,
+            f"export format version {version!r} is not supported (this analogist reads "
+            f"version {FORMAT_VERSION}); import it with the analogist that wrote it "
+            f"({h.get('written_by', '?')})",
+        )
+    schema, tables = h.get("schema"), h.get("tables")
+    if not isinstance(schema, list) or not all(isinstance(s, str) for s in schema):
+        raise _fail(where, 1, '"schema" must be a list of migration names')
+    newer = [s for s in schema if s not in {m.name for m in MIGRATIONS}]
+    if newer:
+        raise _fail(
+            where,
+            1,
+            f"exported from a newer schema (migration {newer[0]!r} is unknown "
+            "to this analogist); upgrade analogist (pip install -U analogist)",
+        )
+    if not isinstance(tables, dict):
+        raise _fail(where, 1, '"tables" must be an object of table name -> rows and columns')
+    counts, columns = [], []
+    for name, spec in tables.items():
+        table = BY_NAME.get(name)
+        if table is None:
+            raise _fail(where, 1, f"table {name!r} is unknown to this analogist; upgrade it")
+        rows = spec.get("rows") if isinstance(spec, dict) else None
+        cols = spec.get("columns") if isinstance(spec, dict) else None
+        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
+            raise _fail(where, 1, f'table {name!r}: "rows" must be a count')
+        if cols != list(table.names):
+            raise _fail(
+                where,
+                1,
+                f"table {name!r} has columns {cols} but this analogist stores {list(table.names)}",
+            )
+        counts.append((name, rows))
+        columns.append((name, table.names))
+    checksum = h.get("checksum")
+    if not isinstance(checksum, str) or not _CHECKSUM.fullmatch(checksum):
+        raise _fail(where, 1, '"checksum" must be "sha256:" and 64 hex digits')
+    backend = h.get("source_backend")
+    return Header(
+        schema=tuple(schema),
+        source_backend=backend if isinstance(backend, str) else "?",
+        counts=tuple(counts),
+        checksum=checksum,
+        columns=tuple(columns),
+        written_by=str(h.get("written_by", "?")).removeprefix("analogist "),
+    )
+
+
+def _occupied(store: Store) -> list[str]:
+    """Exported tables that already hold rows (vocabulary: terms already in use)."""
+    found = []
+    for t in TABLES:
+        where = " WHERE count != 0" if t.name == "vocab" else ""
+        if store.conn.execute(f"SELECT 1 FROM {t.name}{where} LIMIT 1").fetchone():
+            found.append(t.name)
+    return found
+
+
+def _record(obj: Any, header_tables: dict[str, int], where: str, n: int) -> tuple[Table, tuple]:
+    """A parsed record line as (table, values in ``Table.stored`` order)."""
+    if not isinstance(obj, dict) or set(obj) != {"table", "row"}:
+        raise _fail(where, n, 'a record must be {"table": NAME, "row": {COLUMN: VALUE, ...}}')
+    table = BY_NAME.get(obj["table"]) if isinstance(obj["table"], str) else None
+    if table is None or table.name not in header_tables:
+        raise _fail(where, n, f"table {obj['table']!r} is not one the header announces")
+    row = obj["row"]
+    if not isinstance(row, dict):
+        raise _fail(where, n, f'{table.name}: "row" must be an object')
+    missing = [c for c in table.names if c not in row]
+    extra = [c for c in row if c not in table.names]
+    if missing or extra:
+        what = f"missing column {missing[0]!r}" if missing else f"unexpected column {extra[0]!r}"
+        raise _fail(where, n, f"{table.name}: {what}")
+    try:
+        values = tuple(decode(c, row[c.name]) for c in table.stored)
+    except ValueError as e:
+        raise _fail(where, n, f"{table.name}: {e}") from None
+    if table.name == "sig_vectors" and len(values[-1]) != 4 * values[4]:
+        raise _fail(where, n, f"sig_vectors: vector holds {len(values[-1])} bytes, not 4 x dim")
+    return table, values
+
+
+def _insert(store: Store, table: Table, rows: Sequence[tuple]) -> None:
+    names = [c.name for c in table.stored]
+    sql = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
+    store.conn.executemany(sql, rows)
+    if table.name == "episodes":  # the full-text index, row for row under the same rowid
+        i, t = names.index("id"), names.index("text")
+        store.conn.executemany(
+            "INSERT INTO episodes_fts (rowid, id, text) VALUES (?, ?, ?)",
+            [(r[0], r[i], r[t]) for r in rows],
+        )
+
+
+def _flush(store: Store, table: Table, batch: list[tuple[int, tuple]], where: str) -> None:
+    """Write one batch in a savepoint; when the database refuses it, find the line it refuses."""
+    if not batch:
+        return
+    errors: tuple[type[Exception], ...] = (StoreError, *BACKEND_ERRORS)
+    try:
+        with store.transaction():
+            _insert(store, table, [v for _, v in batch])
+        return
+    except errors:
+        pass
+    for n, values in batch:
+        try:
+            with store.transaction():
+                _insert(store, table, [values])
+        except errors as e:
+            why = " ".join(str(e).split())
+            raise _fail(where, n, f"{table.name}: the database refused this row ({why})") from None
+    raise _fail(where, batch[0][0], f"{table.name}: the database refused this batch of rows")
+
+
+def _finish(store: Store) -> None:
+    """After the rows: move PostgreSQL's id sequences past the imported ids, and count a
+    rebuild in the index state so a persisted snapshot left from an earlier database is
+    never taken for this one."""
+    if isinstance(store, PostgresStore):
+        for name, key in [(t.name, t.key) for t in TABLES] + [("episodes_fts", "rowid")]:
+            store.conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{name}', '{key}'), "
+                f"COALESCE(MAX({key}), 1), MAX({key}) IS NOT NULL) FROM {name}"
+            )
+    store.conn.execute(
+        "UPDATE index_state SET generation = generation + 1, rebuilds = rebuilds + 1"
+    )
+
+
+def load_records(
+    store: Store, header: Header, lines: Iterator[bytes], where: str
+) -> tuple[Counter[str], int]:
+    """Validate and write every record line after the header in one transaction.
+
+    Returns the rows per table and the bytes read. Raises :class:`TransferError` (and writes
+    nothing) on the first problem.
+    """
+    want = dict(header.counts)
+    seen: Counter[str] = Counter()
+    digest, size, n = hashlib.sha256(), 0, 1
+    with store.transaction():
+        busy = _occupied(store)
+        if busy:
+            raise _fail(
+                store.path,
+                None,
+                f"the target memory is not empty (it holds {', '.join(busy)}); import only "
+                "into a new SQLite file or an empty PostgreSQL database (merging is not supported)",
+            )
+        store.conn.execute("DELETE FROM vocab")  # the file's vocabulary replaces the default one
+        current: Table | None = None
+        batch: list[tuple[int, tuple]] = []
+        for n, raw in enumerate(lines, start=2):
+            size += len(raw)
+            body = raw[:-1] if raw.endswith(b"\n") else raw
+            digest.update(body + b"\n")
+            table, values = _record(_json_line(body, where, n), want, where, n)
+            if current is not None and _ORDER[table.name] < _ORDER[current.name]:
+                raise _fail(
+                    where,
+                    n,
+                    f"a {table.name} record after {current.name} records "
+                    "(an export lists tables in a fixed order)",
+                )
+            if table is not current:
+                if current is not None:
+                    _flush(store, current, batch, where)
+                current, batch = table, []
+            seen[table.name] += 1
+            if seen[table.name] > want[table.name]:
+                raise _fail(
+                    where,
+                    n,
+                    f"more {table.name} records than the {want[table.name]} the header announces",
+                )
+            batch.append((n, values))
+            if len(batch) >= BATCH:
+                _flush(store, table, batch, where)
+                batch = []
+        if current is not None:
+            _flush(store, current, batch, where)
+        short = [(t, k, seen[t]) for t, k in header.counts if seen[t] != k]
+        if short:
+            t, k, got = short[0]
+            raise _fail(
+                where,
+                None,
+                f"the file ends at line {n} with {got} {t} rows of the {k} "
+                "its header announces: it is truncated; export again",
+            )
+        got_sum = f"sha256:{digest.hexdigest()}"
+        if got_sum != header.checksum:
+            raise _fail(
+                where,
+                None,
+                f"checksum mismatch (the records hash to {got_sum[:19]}…, "
+                f"the header says {header.checksum[:19]}…): the file was changed after "
+                "export; export again",
+            )
+        _finish(store)
+    store.vocabulary = load_vocabulary(store.conn)
+    return seen, size
+
+
+def import_memory(store: Store, stream: IO[bytes], where: str = "import") -> TransferReport:
+    """Import the export read from the binary ``stream`` into the empty ``store``."""
+    start = time.perf_counter()
+    lines = iter(stream)
+    first = next(lines, None)
+    header = parse_header(first, where)
+    seen, size = load_records(store, header, lines, where)
+    return TransferReport(
+        tuple((t, seen[t]) for t, _ in header.counts),
+        header.checksum,
+        size + len(first or b""),
+        time.perf_counter() - start,
+        store.path,
+    )
+
+
+def import_from(path: str, db: str) -> TransferReport:
+    """Import the export at ``path`` (``-``: stdin) into the empty memory at ``db`` (a SQLite
+    path, created when missing, or a ``postgresql://`` URL). The header is checked before the
+    target is opened; a SQLite file created here is removed again when the import fails."""
+    start = time.perf_counter()
+    where = "stdin" if path == "-" else path
+    created = not is_postgres_url(db) and db != ":memory:" and not Path(db).expanduser().exists()
+    src = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+    try:
+        lines = iter(src)
+        first = next(lines, None)
+        header = parse_header(first, where)
+        store = open_store(db)
+        try:
+            seen, size = load_records(store, header, lines, where)
+        except BaseException:
+            store.close()
+            if created:
+                _remove_sqlite(db)
+            raise
+        store.close()
+    finally:
+        if src is not sys.stdin.buffer:
+            src.close()
+    return TransferReport(
+        tuple((t, seen[t]) for t, _ in header.counts),
+        header.checksum,
+        size + len(first or b""),
+        time.perf_counter() - start,
+        store.path,
+    )
+
+
+def _remove_sqlite(db: str) -> None:
+    base = Path(db).expanduser()
+    for p in (base, Path(f"{base}-wal"), Path(f"{base}-shm"), Path(f"{base}-journal")):
+        p.unlink(missing_ok=True)
