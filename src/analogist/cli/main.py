@@ -11,6 +11,7 @@ from analogist.cli import (
     bench_run_cmd,
     consolidate_cmd,
     encode_cmd,
+    export_cmd,
     external_cmd,
     map_cmd,
     mcp_cmd,
@@ -84,6 +85,8 @@ for command in (
     search_cmd.search,
     bench_cmd.bench,
     mcp_cmd.mcp_cmd,
+    export_cmd.export_cmd,
+    export_cmd.import_cmd,
 ):
     cli.add_command(command)
 

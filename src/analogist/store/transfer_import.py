@@ -136,6 +136,11 @@ def _occupied(store: Store) -> list[str]:
     return found
 
 
+def _listed(names: list[str]) -> str:
+    more = f" and {len(names) - 3} more tables" if len(names) > 3 else ""
+    return ", ".join(names[:3]) + more
+
+
 def _record(obj: Any, header_tables: dict[str, int], where: str, n: int) -> tuple[Table, tuple]:
     """A parsed record line as (table, values in ``Table.stored`` order)."""
     if not isinstance(obj, dict) or set(obj) != {"table", "row"}:
@@ -225,7 +230,7 @@ def load_records(
             raise _fail(
                 store.path,
                 None,
-                f"the target memory is not empty (it holds {', '.join(busy)}); import only "
+                f"the target memory is not empty (it holds {_listed(busy)}); import only "
                 "into a new SQLite file or an empty PostgreSQL database (merging is not supported)",
             )
         store.conn.execute("DELETE FROM vocab")  # the file's vocabulary replaces the default one
