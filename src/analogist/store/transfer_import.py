@@ -151,9 +151,9 @@ def _record(obj: Any, header_tables: dict[str, int], where: str, n: int) -> tupl
     row = obj["row"]
     if not isinstance(row, dict):
         raise _fail(where, n, f'{table.name}: "row" must be an object')
-    missing = [c for c in table.names if c not in row]
-    extra = [c for c in row if c not in table.names]
-    if missing or extra:
+    if row.keys() != table.name_set:
+        missing = [c for c in table.names if c not in row]
+        extra = [c for c in row if c not in table.names]
         what = f"missing column {missing[0]!r}" if missing else f"unexpected column {extra[0]!r}"
         raise _fail(where, n, f"{table.name}: {what}")
     try:

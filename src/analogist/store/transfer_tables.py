@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 TEXT, INT, REAL, BLOB = "text", "int", "real", "blob"
@@ -40,13 +41,17 @@ class Table:
     columns: tuple[Column, ...]
     key: str = "rowid"
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
         """Every field of a record's ``row``: the key first, then the columns."""
         cols = tuple(c.name for c in self.columns)
         return cols if self.key in cols else (self.key, *cols)
 
-    @property
+    @cached_property
+    def name_set(self) -> frozenset[str]:
+        return frozenset(self.names)
+
+    @cached_property
     def stored(self) -> tuple[Column, ...]:
         """The fields with their types (``rowid`` as a non-null integer)."""
         if self.key in {c.name for c in self.columns}:
