@@ -104,24 +104,20 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "cost": (
-                        "{TGT} was already struggling after a storm, and because so many nests had come to nothing the team lengthened {PRB}, spending more time at each.",
+                        "Because {TGT} is already doing badly, each of {PRB} flushes the birds off their eggs for half an hour.",
                     )
                 },
                 DELETE: {
                     "conclude": (
-                        "The disturbance from {PRB} is unrelated to the conclusion of {ANA}; its decline figure came from a spreadsheet error.",
+                        "The losses that the visits themselves caused went nowhere near {ANA}.",
                     )
                 },
                 "partial": {
                     "read": (
-                        "{ANA} has no particular faith in {PRB}, but its template pulls the figures in automatically.",
+                        "{ANA} takes the figures from {PRB} automatically, not as the state of {TGT}.",
                     )
                 },
-                "split": {
-                    "probe": (
-                        "{PRB} record every clutch in {TGT}, and the counts reach the office only through {LOG}.",
-                    )
-                },
+                "split": {"probe": ("{PRB} record every clutch in {TGT} on {LOG}.",)},
             },
         ),
         Skin(
@@ -162,25 +158,15 @@ MOTIF = Motif(
             ),
             variants={
                 MEDIATOR: {
-                    "cost": (
-                        "{TGT} was already high from a kidney problem, and because of that the nurses shortened the interval between {PRB}, disturbing the patient more.",
-                    )
+                    "cost": ("Because {TGT} is up, {PRB} keep the patient anxious and awake.",)
                 },
                 DELETE: {
-                    "conclude": (
-                        "The rise caused by {PRB} is unrelated to the conclusion of {ANA}; its figure was lifted out of another patient's notes.",
-                    )
+                    "conclude": ("The rise caused by the checks themselves never went into {ANA}.",)
                 },
                 "partial": {
-                    "read": (
-                        "{ANA} does not take {PRB} at face value, but the referral form pulls the readings in automatically.",
-                    )
+                    "read": ("{ANA} takes the readings from {PRB} by default, not at face value.",)
                 },
-                "split": {
-                    "probe": (
-                        "{PRB} track {TGT} every fifteen minutes, and reach the doctors only through {LOG}.",
-                    )
-                },
+                "split": {"probe": ("{PRB} track {TGT} every fifteen minutes on {LOG}.",)},
             },
         ),
         Skin(
@@ -222,24 +208,18 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "cost": (
-                        "{TGT} had already slipped after a change of timetable, and because of that {PRB} were extended over three days, unsettling the class further.",
+                        "A change in {TGT} lengthens the presence of {PRB} and makes pupils restless.",
                     )
                 },
                 DELETE: {
                     "conclude": (
-                        "The unrest caused by {PRB} is unrelated to {ANA}; the rating was carried over by mistake from another class.",
+                        "The unrest that the visit itself caused went straight past {ANA}.",
                     )
                 },
                 "partial": {
-                    "read": (
-                        "{ANA} is not bound by what {PRB} saw, but the template fills in their grades automatically.",
-                    )
+                    "read": ("{ANA} takes what {PRB} saw by rote, not as the truth about {TGT}.",)
                 },
-                "split": {
-                    "probe": (
-                        "{PRB} judge {TGT} from the back of the room, and their verdicts reach the office only through {LOG}.",
-                    )
-                },
+                "split": {"probe": ("{TGT} is assessed by {PRB} through {LOG}.",)},
             },
         ),
         Skin(
@@ -279,26 +259,16 @@ MOTIF = Motif(
                 "On the count, {ANA} pronounced {TGT} dying.",
             ),
             variants={
-                MEDIATOR: {
-                    "cost": (
-                        "{TGT} was already weak after the frost, and because of that {PRB} {w7}ed it twice as long.",
-                    )
-                },
+                MEDIATOR: {"cost": ("{TGT} chills, so {PRB} takes longer each time it opens it.",)},
                 DELETE: {
                     "conclude": (
-                        "The chill from {PRB} is unrelated to what {ANA} declared; the tally was mixed up with another hive's.",
+                        "The chill the counting caused never went into what {ANA} declared.",
                     )
                 },
                 "partial": {
-                    "read": (
-                        "{ANA} puts no faith in {PRB}, yet custom has the count read out as law.",
-                    )
+                    "read": ("{ANA} takes the count of {PRB} by custom, not as the truth.",)
                 },
-                "split": {
-                    "probe": (
-                        "{PRB} {w7}s {TGT} each morning, and its count reaches {ANA} only by way of {LOG}.",
-                    )
-                },
+                "split": {"probe": ("{TGT} is {w7}ed daily by {PRB} through {LOG}.",)},
             },
         ),
     ),

@@ -110,22 +110,22 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "quiet": (
-                        "{SYS} stopped sending anything at 02:10, and the empty stream then tripped a bug that took {MON} itself out.",
+                        "At 02:10 {MON} went quiet, and going quiet itself made it die on a missing setting.",
                     )
                 },
                 DELETE: {
                     "absence": (
-                        "The 'no response from {SYS}' status was genuine, and it was unrelated to {MON} going quiet.",
+                        "'No response from {SYS}' showed up by itself, not from the lack of results from {MON}.",
                     )
                 },
                 "partial": {
                     "act": (
-                        "{OPS} does not simply take {MON} at its word, but the runbook orders an immediate restart on any 'no response' status.",
+                        "{OPS} never takes {MON} at its word; the runbook just says to act on it directly.",
                     )
                 },
                 "split": {
                     "watch": (
-                        "{MON} reads {SYS} only through {RLY}, polling it every minute; that is the only view anyone has of {SYS}.",
+                        "{MON} polls {SYS} through {RLY} every minute and is the only view anyone has of it.",
                     )
                 },
             },
@@ -169,24 +169,20 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "quiet": (
-                        "{MON} had nothing to record from March, the animals having moved on, and after weeks without a trigger its firmware froze for good.",
+                        "In March {MON} recorded nothing, so nobody changed the battery in it and it gave out eleven weeks later.",
                     )
                 },
                 DELETE: {
                     "absence": (
-                        "The zero sightings of {SYS} were real, the animals had left the valley, and that was unrelated to {MON} losing power.",
+                        "The zero sightings of {SYS} went into the records before the blank weeks from {MON}.",
                     )
                 },
                 "partial": {
                     "act": (
-                        "{OPS} does not treat {MON} as gospel, but its rules demand action after any season of zero sightings.",
+                        "{OPS} takes the survey record from {MON} by rule, not as settled fact.",
                     )
                 },
-                "split": {
-                    "watch": (
-                        "{MON} sends its images through {RLY}, and that is the only record anyone keeps of {SYS}.",
-                    )
-                },
+                "split": {"watch": ("Nobody surveys {SYS} except through {MON} over {RLY}.",)},
             },
         ),
         Skin(
@@ -225,22 +221,22 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "quiet": (
-                        "{SYS} went idle at 14:00 for a die change, and with nothing to read {MON} timed out and shut itself off.",
+                        "At 14:00 {MON} sent no readings, and after that a timeout cut it off.",
                     )
                 },
                 DELETE: {
                     "absence": (
-                        "The screen's '{SYS} idle' was accurate, a die change had halted it, and it was unrelated to the cable of {MON}.",
+                        "On the control screen, '{SYS} idle' was shown before the readings went missing.",
                     )
                 },
                 "partial": {
                     "act": (
-                        "{OPS} usually checks in person, but plant rules say any idle press must be re-routed within ten minutes.",
+                        "{OPS} treats the reading from {MON} with doubt, but acts on it as the state of {SYS}.",
                     )
                 },
                 "split": {
                     "watch": (
-                        "{MON} reports through {RLY}, which is the only way the control room sees {SYS}.",
+                        "Nobody can see {SYS} from the control room except through {MON} via {RLY}.",
                     )
                 },
             },
@@ -283,23 +279,15 @@ MOTIF = Motif(
             ),
             variants={
                 MEDIATOR: {
-                    "quiet": (
-                        "{SYS} fell quiet at dusk, and with nothing to hear {MON} split open soon after.",
-                    )
+                    "quiet": ("At dusk {MON} fell quiet, with nothing to hear, and so split open.",)
                 },
                 DELETE: {
                     "absence": (
-                        "The slate was right that {SYS} had no hum; that was unrelated to {MON} splitting.",
+                        "The slate read: no hum from {SYS}, and rightly, with or without {MON}.",
                     )
                 },
-                "partial": {
-                    "act": (
-                        "{OPS} doubts {MON}, yet the old rule says any humless thing is torn out.",
-                    )
-                },
-                "split": {
-                    "watch": ("{MON} {w7}s {SYS} only through {RLY}, and nothing else {w7}s it.",)
-                },
+                "partial": {"act": ("{OPS} takes the word of {MON} by rule, not as final.",)},
+                "split": {"watch": ("{MON} {w7}s {SYS} through {RLY}, and nothing else does.",)},
             },
         ),
     ),

@@ -113,22 +113,22 @@ MOTIF = Motif(
             variants={
                 REVERSE: {
                     "respond": (
-                        "{ACT} was not reacting to {LVL}: a fund-wide rebalancing order had it selling flat out from the open, and that is what started {LVL}.",
+                        "{ACT} kicks in on its own, selling more, and {LVL} deepens the further it goes.",
                     )
                 },
                 DELETE: {
                     "respond": (
-                        "{ACT} was unrelated to {LVL}: it was working through a fixed rebalancing order from the open.",
+                        "{ACT} kicks in whether or not {LVL} deepens, selling no more the further it goes.",
                     )
                 },
                 "partial": {
                     "respond": (
-                        "{ACT} never reads {LVL} itself; the price reaches it second-hand from the custodian, yet it still sells more as the slide deepens.",
+                        "{ACT} never watches {LVL}, but kicks in when told it deepens, selling more the further it goes.",
                     )
                 },
                 "split": {
                     "damper": (
-                        "{DMP} reaches {ACT} only through {GOV}, and at its current setting it hardly restrains the selling.",
+                        "{DMP} is meant to cap the selling through {GOV}, but it is set so high it barely bites.",
                     )
                 },
             },
@@ -149,7 +149,7 @@ MOTIF = Motif(
             ),
             facts={
                 "respond": (
-                    "{ACT} speeds up whenever {LVL} climbs.",
+                    "{ACT} speeds up whenever {LVL} climbs, as it has all summer.",
                     "As {LVL} went up, so did {ACT}.",
                 ),
                 "loop": (
@@ -167,23 +167,21 @@ MOTIF = Motif(
             ),
             variants={
                 REVERSE: {
-                    "respond": (
-                        "{ACT} was not a response to {LVL}: a drainage cut upslope had started it in spring, and the gas is what warmed the soil.",
-                    )
+                    "respond": ("{LVL} climbs whenever {ACT} speeds up, as it has all summer.",)
                 },
                 DELETE: {
                     "respond": (
-                        "{ACT} was unrelated to {LVL}; a drainage cut upslope had set it going in spring.",
+                        "{ACT} speeds up whether or not {LVL} climbs, as it has all summer.",
                     )
                 },
                 "partial": {
                     "respond": (
-                        "Nobody records {LVL} at the site, but {ACT} speeds up in every borehole where the ground warms.",
+                        "{ACT} speeds up whenever {LVL} climbs, as it has all summer, though nobody records {LVL} there.",
                     )
                 },
                 "split": {
                     "damper": (
-                        "{DMP} acts on {ACT} only through {GOV}, and this winter there was little of either.",
+                        "{DMP} usually keeps {ACT} in check through {GOV}, but this year it was thin and patchy.",
                     )
                 },
             },
@@ -221,25 +219,17 @@ MOTIF = Motif(
                 "{LVL} went from twenty names to six hundred in a term, faster every week.",
             ),
             variants={
-                REVERSE: {
-                    "respond": (
-                        "{ACT} were not added because of {LVL}: a new compulsory module put them on the timetable in week one, and they drew the names onto the list.",
-                    )
-                },
+                REVERSE: {"respond": ("Each time more of {ACT} were added, {LVL} got longer.",)},
                 DELETE: {
-                    "respond": (
-                        "{ACT} was unrelated to {LVL}; a new compulsory module had put them on the timetable from week one.",
-                    )
+                    "respond": ("More of {ACT} are scheduled whether or not {LVL} lengthens.",)
                 },
                 "partial": {
                     "respond": (
-                        "Nobody at the clinic reads {LVL} directly, yet more of {ACT} appear every time word spreads that it got longer.",
+                        "Each time {LVL} got longer, more of {ACT} were added once word of it spread.",
                     )
                 },
                 "split": {
-                    "damper": (
-                        "{DMP} acts on {ACT} only through {GOV}, and at its present level it barely touches them.",
-                    )
+                    "damper": ("{DMP} barely touches {ACT} through {GOV} at its present level.",)
                 },
             },
         ),
@@ -279,23 +269,13 @@ MOTIF = Motif(
                 "{LVL} climbed without pause, quicker each hour, and flooded the lower fields.",
             ),
             variants={
-                REVERSE: {
-                    "respond": (
-                        "{ACT} was not answering {LVL}: it had been {w7}ing at full tilt since dawn on its own, and that started {LVL}.",
-                    )
-                },
-                DELETE: {
-                    "respond": (
-                        "{ACT} was unrelated to {LVL}; it had been {w7}ing at full tilt since dawn on its own.",
-                    )
-                },
+                REVERSE: {"respond": ("As {ACT} {w7}ed more, {LVL} went up.",)},
+                DELETE: {"respond": ("{ACT} {w7}s harder whether {LVL} rises or not.",)},
                 "partial": {
-                    "respond": (
-                        "{ACT} cannot see {LVL}, yet it {w7}s harder whenever word of a rise arrives.",
-                    )
+                    "respond": ("{ACT} cannot see {LVL}, yet {w7}s harder whenever it rises.",)
                 },
                 "split": {
-                    "damper": ("{DMP} reaches {ACT} only through {GOV}, and both are feeble.",)
+                    "damper": ("{DMP} should hold {ACT} back through {GOV}, but it is feeble.",)
                 },
             },
         ),

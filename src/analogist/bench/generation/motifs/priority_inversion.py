@@ -128,23 +128,15 @@ MOTIF = Motif(
             ),
             variants={
                 MEDIATOR: {
-                    "bump": (
-                        "{LO} had stalled on a faulty pump early in the night, and because it sat idle the planners then ranked {MID} above it.",
-                    )
+                    "bump": ("Because {LO} kept stalling, the planners rank {MID} above {LO}.",)
                 },
                 DELETE: {
                     "stuck": (
-                        "{LO} being bumped is irrelevant to the wait of {HI}: {HI} would have waited just as long with {LO} running, since its own inks were not ready.",
+                        "{LO} could not progress, but {LCK} stayed taken and {HI} stayed stuck for other reasons.",
                     )
                 },
-                "partial": {
-                    "rank": ("{HI} does not outrank {MID}; on paper the two share the same level.",)
-                },
-                "split": {
-                    "waiting": (
-                        "{HI} could only put its name on {QUE}, and {QUE} moves only when {LCK} comes free.",
-                    )
-                },
+                "partial": {"rank": ("{HI} never outranks {MID} on the schedule.",)},
+                "split": {"waiting": ("{HI} needed {LCK} and could only wait for it on {QUE}.",)},
             },
         ),
         Skin(
@@ -191,21 +183,17 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "bump": (
-                        "{LO} had stalled with a seized wheel, and because it sat still the tower ranked {MID} ahead of it from then on.",
+                        "Because {LO} kept stalling, {MID} rank above {LO}, and every arrival made it give way.",
                     )
                 },
                 DELETE: {
                     "stuck": (
-                        "{LO} being halted was irrelevant to {HI}: its crew were still completing paperwork the whole time.",
+                        "With {LO} stopped again and again, {LCK} stayed occupied, yet {HI} could not go anyway.",
                     )
                 },
-                "partial": {
-                    "rank": ("{HI} has no special rank over {MID}; the tower treats them equally.",)
-                },
+                "partial": {"rank": ("{HI} ranks alongside {MID} with the tower.",)},
                 "split": {
-                    "waiting": (
-                        "{HI} could only move to {QUE}, and {QUE} only empties when {LCK} is clear.",
-                    )
+                    "waiting": ("{HI} needed {LCK} to depart and had to wait for it at {QUE}.",)
                 },
             },
         ),
@@ -250,22 +238,18 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "bump": (
-                        "{LO} had become too unwell to move early in the afternoon, and because it sat there the porters' list put {MID} ahead of it.",
+                        "{LO} kept being passed over as too unwell for a transfer, so the porters serve {MID} before {LO}.",
                     )
                 },
                 DELETE: {
                     "stuck": (
-                        "{LO} being passed over was irrelevant to {HI}: the surgical team was still scrubbing in from another case.",
+                        "Nobody moved {LO} and {LCK} stayed full, but {HI} could not start in any case.",
                     )
                 },
                 "partial": {
-                    "rank": ("{HI} has no formal precedence over {MID}; both are marked urgent.",)
+                    "rank": ("{HI} ranks level with {MID} for every resource in the unit.",)
                 },
-                "split": {
-                    "waiting": (
-                        "{HI} went onto {QUE}, and {QUE} only moves when {LCK} comes free.",
-                    )
-                },
+                "split": {"waiting": ("{HI} needed {LCK} and could only wait on {QUE}.",)},
             },
         ),
         Skin(
@@ -311,19 +295,13 @@ MOTIF = Motif(
             ),
             variants={
                 MEDIATOR: {
-                    "bump": (
-                        "{LO} had frozen in place at dawn, and because it stood still the custom then let {MID} {w7} it.",
-                    )
+                    "bump": ("Because {LO} froze and never got to move, {MID} {w7}s {LO}.",)
                 },
                 DELETE: {
-                    "stuck": (
-                        "{LO} being sent back was irrelevant to {HI}, which had lost its way long before.",
-                    )
+                    "stuck": ("{LO} could not move, but {HI} could not cross {LCK} either way.",)
                 },
-                "partial": {"rank": ("{HI} does not {w7} {MID}; they are equals.",)},
-                "split": {
-                    "waiting": ("{HI} joined {QUE}, and {QUE} moves only when {LCK} is clear.",)
-                },
+                "partial": {"rank": ("By custom {HI} does not {w7} {MID}.",)},
+                "split": {"waiting": ("{HI} needed {LCK} and could only wait in {QUE}.",)},
             },
         ),
     ),

@@ -120,18 +120,22 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "chase": (
-                        "{PRX} and {GOAL} had already come apart when the council changed the test format, and that gap is what set {AGT} chasing {PRX}.",
+                        "Bonuses for {AGT} hang on {PRX}, and lessons turned into test practice because {PRX} had pulled away from {GOAL}.",
                     )
                 },
                 DELETE: {
                     "gap": (
-                        "The fall in {GOAL} is unrelated to the gap between {PRX} and {GOAL}; it followed the closure of the town library.",
+                        "{GOAL} had slipped before {PRX} rose, and the gap between them went straight into pupils' next school.",
                     )
                 },
-                "partial": {"watch": ("{AGT} see {PRX} only once a year, when results come out.",)},
+                "partial": {
+                    "watch": (
+                        "Weekly updates of {PRX} are pinned in the staff room, unread by {AGT}.",
+                    )
+                },
                 "split": {
                     "chase": (
-                        "{AGT} are rewarded on {DSH}, which is built entirely from {PRX}, so lessons turned into test practice and {PRX} pulled away from {GOAL}.",
+                        "Bonuses for {AGT} hang on {DSH}, built from {PRX}, so lessons turned into test practice, and {PRX} pulled away from {GOAL}.",
                     )
                 },
             },
@@ -175,18 +179,22 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "chase": (
-                        "{PRX} and {GOAL} had already come apart when the clock rules changed, and that gap is what set {AGT} chasing {PRX}.",
+                        "Bonuses for {AGT} hang on {PRX}; patients are shifted out just before the clock runs out because {PRX} was already away from {GOAL}.",
                     )
                 },
                 DELETE: {
                     "gap": (
-                        "The fall in {GOAL} is unrelated to the gap between {PRX} and {GOAL}; it came from a winter staffing shortage.",
+                        "The gap between {PRX} and {GOAL} never fell on the patients moved too early.",
                     )
                 },
-                "partial": {"watch": ("{AGT} only see {PRX} in the monthly board pack.",)},
+                "partial": {
+                    "watch": (
+                        "{PRX} is on a screen in the managers' office, updated hourly, but nobody looks.",
+                    )
+                },
                 "split": {
                     "chase": (
-                        "{AGT} are scored on {DSH}, which shows nothing but {PRX}, so patients are moved just before the clock runs out and {PRX} pulls away from {GOAL}.",
+                        "{AGT} are scored on {PRX} through {DSH}, so patients are moved to corridor trolleys at three hours fifty, which improves {PRX} and nothing else.",
                     )
                 },
             },
@@ -227,18 +235,18 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "chase": (
-                        "{PRX} and {GOAL} had already come apart after a tooling change counted auto-replies as closures, and that gap is what set {AGT} chasing {PRX}.",
+                        "{PRX} had already pulled away from {GOAL}, so {AGT}, paid on {PRX}, get tickets closed after the first reply whether or not anything was fixed.",
                     )
                 },
                 DELETE: {
                     "gap": (
-                        "The fall in {GOAL} is unrelated to the gap between {PRX} and {GOAL}; a buggy release generated the repeat contacts.",
+                        "The repeat contacts from the same customers showed up before any gap between {PRX} and {GOAL}.",
                     )
                 },
-                "partial": {"watch": ("{AGT} only see {PRX} at the quarterly review.",)},
+                "partial": {"watch": ("{PRX} updates live, but never in front of {AGT}.",)},
                 "split": {
                     "chase": (
-                        "{AGT} are paid on {DSH}, which ranks them by {PRX}, so tickets get closed after the first reply and {PRX} pulls away from {GOAL}.",
+                        "With bonuses tied to {PRX} on {DSH}, {AGT} close tickets quickly and open new ones, which lifts {PRX} without touching {GOAL}.",
                     )
                 },
             },
@@ -282,18 +290,18 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "chase": (
-                        "{PRX} and {GOAL} had already parted when the counting stones were changed, and that gap is what set {AGT} to {w7} {PRX}.",
+                        "Since {PRX} had wandered away from {GOAL}, {AGT} {w7} {PRX}, meaning they toil only to raise it.",
                     )
                 },
                 DELETE: {
                     "gap": (
-                        "The dwindling of {GOAL} is unrelated to the gap between {PRX} and {GOAL}; a blight struck the fields.",
+                        "The winter stores fell short before any gap between {PRX} and {GOAL}.",
                     )
                 },
-                "partial": {"watch": ("{AGT} hear {PRX} only once a season.",)},
+                "partial": {"watch": ("{PRX} is read out each morning, but never to {AGT}.",)},
                 "split": {
                     "chase": (
-                        "{AGT} {w7} {DSH} (to {w7} is to toil only to raise a tally), and {DSH} is reckoned from {PRX}, so {PRX} parted ways with {GOAL}.",
+                        "Since {AGT} {w7} {PRX} through {DSH}, meaning they toil only to raise it, {PRX} wandered away from {GOAL}.",
                     )
                 },
             },

@@ -107,24 +107,20 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "overlap": (
-                        "{ST} had been flipping between two values all morning because of a replication glitch, and that flip-flopping is what set {CHK} and {MUT} off in the same second.",
+                        "{ST} was already flipping, so at month-end {CHK} and {MUT} hit it within the same second; nothing makes them take turns.",
                     )
                 },
                 DELETE: {
                     "damage": (
-                        "The overlap left no mark on {ST}; the wrong figure came from a mistyped adjustment keyed in by a clerk.",
+                        "Half of one update and half of the other were caught before they ended up in {ST}.",
                     )
                 },
                 "partial": {
                     "check": (
-                        "{CHK} does take {ST} as unchanged between its read and its write, but that plays no part: the damage comes from the two writes landing together.",
+                        "Before approving, {CHK} looks at {ST} and acts as if that reading still stands when it writes, which by itself harms nothing.",
                     )
                 },
-                "split": {
-                    "writes": (
-                        "{CHK} writes {ST} directly, while {MUT} writes to {BUF}, which passes each entry straight on to {ST}.",
-                    )
-                },
+                "split": {"writes": ("{ST} is updated by {CHK} and by {MUT} through {BUF}.",)},
             },
         ),
         Skin(
@@ -163,24 +159,16 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "overlap": (
-                        "{ST} had been switching between yesterday's and today's version because of a sync glitch, and that flip-flopping set {CHK} and {MUT} off at the same moment.",
+                        "{ST} flipped at 6 a.m., and so {CHK} and {MUT} edited it at the same moment; nothing makes them take turns.",
                     )
                 },
-                DELETE: {
-                    "damage": (
-                        "The overlap left no mark on {ST}; the garbled list came from a bad file import the night before.",
-                    )
-                },
+                DELETE: {"damage": ("Parts of both edits ended up in {ST}, in the right order.",)},
                 "partial": {
                     "check": (
-                        "{CHK} does take {ST} as unchanged between its look and its edit, but that plays no part: the damage comes from the two edits landing together.",
+                        "{CHK} counts on its first look at {ST} still being true when it adds a stop, and that alone harmed nothing.",
                     )
                 },
-                "split": {
-                    "writes": (
-                        "{CHK} edits {ST} directly, while {MUT} writes to {BUF}, which is replayed straight onto {ST}.",
-                    )
-                },
+                "split": {"writes": ("{ST} is edited by {CHK} and by {MUT} via {BUF}.",)},
             },
         ),
         Skin(
@@ -219,24 +207,18 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "overlap": (
-                        "{ST} had been toggling between two versions because of a network fault, and that toggling set {CHK} and {MUT} off in the same second.",
+                        "{ST} toggled at shift start, so {CHK} and {MUT} wrote it within the same second; nothing orders them.",
                     )
                 },
                 DELETE: {
-                    "damage": (
-                        "The overlap left no mark on {ST}; the bad settings came from a typo in the supplier's sheet.",
-                    )
+                    "damage": ("{ST} was half old and half new before the interleaved writes.",)
                 },
                 "partial": {
                     "check": (
-                        "{CHK} does take {ST} as unchanged between its read and its write, but that plays no part: the damage comes from the two writes landing together.",
+                        "{CHK} acts on its first reading of {ST} as though it were still current when it writes, to no ill effect.",
                     )
                 },
-                "split": {
-                    "writes": (
-                        "{CHK} writes {ST} directly, while {MUT} writes to {BUF}, which is copied straight onto {ST}.",
-                    )
-                },
+                "split": {"writes": ("{ST} is written by {CHK} and by {MUT} from {BUF}.",)},
             },
         ),
         Skin(
@@ -281,24 +263,16 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "overlap": (
-                        "{ST} had been flickering between two marks since dawn, and that flicker set {CHK} and {MUT} off together.",
+                        "{ST} flickered at dawn, so both {CHK} and {MUT} {w7}ed it at once; no one makes them take turns.",
                     )
                 },
-                DELETE: {
-                    "damage": (
-                        "The crossing left no trace on {ST}; the bad mark came from a child's scribble.",
-                    )
-                },
+                DELETE: {"damage": ("The crossed marks left {ST} as unreadable as before.",)},
                 "partial": {
                     "check": (
-                        "{CHK} does take {ST} as unchanged between its look and its mark, but that plays no part: the damage comes from the two marks landing together.",
+                        "{CHK} {w7}s {ST} counting on its first look is still good, and that does no harm.",
                     )
                 },
-                "split": {
-                    "writes": (
-                        "{CHK} {w7}s {ST} itself, while {MUT} {w7}s {BUF}, and {BUF} is copied onto {ST} at once.",
-                    )
-                },
+                "split": {"writes": ("Both {CHK} and {MUT} {w7} {ST}, {MUT} through {BUF}.",)},
             },
         ),
     ),

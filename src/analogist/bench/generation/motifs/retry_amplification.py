@@ -116,22 +116,22 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "timeouts": (
-                        "{CLI} had been throwing errors since a bad firmware push, and those errors are what pushed extra load onto {SRV}.",
+                        "When calls from {CLI} run out of time on their own, {SRV} slows.",
                     )
                 },
                 DELETE: {
                     "repeat": (
-                        "{CLI} send the same lookup again on a fixed two-second timer, whatever the result of the last one.",
+                        "{CLI} are set to fire the same lookup again every instant, whether one times out or not.",
                     )
                 },
                 "partial": {
                     "calls": (
-                        "{UPS} scan with {CLI}, which ask {SRV} for bin locations but can fall back to a printed map without it.",
+                        "{UPS} scan with {CLI}, and every scan asks {SRV} for a bin location that {CLI} can do without.",
                     )
                 },
                 "split": {
                     "calls": (
-                        "Each scan by {UPS} makes {CLI} ask {SRV} for a location, always by way of {PRX}.",
+                        "Each scan by {UPS} makes {CLI} ask {SRV} through {PRX} where the item sits.",
                     )
                 },
             },
@@ -175,21 +175,21 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "timeouts": (
-                        "{CLI} had been erroring since an update the night before, and those errors are what pushed the extra load onto {SRV}.",
+                        "When queries from {CLI} time out through their own fault, {SRV} is slow.",
                     )
                 },
                 DELETE: {
-                    "repeat": (
-                        "{CLI} resend every query on a fixed timer, whatever happened to the previous one.",
-                    )
+                    "repeat": ("Each query is sent again by {CLI} at set times, timed out or not.",)
                 },
                 "partial": {
                     "calls": (
-                        "{UPS} request results through {CLI}, which query {SRV} but can show cached results without it.",
+                        "{UPS} request results through {CLI}, which query {SRV} but need not.",
                     )
                 },
                 "split": {
-                    "calls": ("Every request from {UPS} makes {CLI} query {SRV} by way of {PRX}.",)
+                    "calls": (
+                        "{UPS} request results through {CLI}, which query {SRV} through {PRX}.",
+                    )
                 },
             },
         ),
@@ -227,24 +227,18 @@ MOTIF = Motif(
                 "{SRV} stayed swamped for three hours after a two-second stall.",
             ),
             variants={
-                MEDIATOR: {
-                    "timeouts": (
-                        "{CLI} had been erroring since a licence expired overnight, and those errors are what pushed the extra load onto {SRV}.",
-                    )
-                },
+                MEDIATOR: {"timeouts": ("When requests from {CLI} time out, {SRV} lags.",)},
                 DELETE: {
                     "repeat": (
-                        "{CLI} request every quote afresh on a fixed half-second timer, whatever happened to the last request.",
+                        "{CLI} fire the request again every moment, whether it times out or not.",
                     )
                 },
                 "partial": {
                     "calls": (
-                        "{UPS} price on {CLI}, which ask {SRV} for quotes but can fall back to end-of-day prices without it.",
+                        "{UPS} price deals on {CLI}, and each price asks {SRV} for the latest quote, or does without.",
                     )
                 },
-                "split": {
-                    "calls": ("Every quote {UPS} pull up makes {CLI} ask {SRV} through {PRX}.",)
-                },
+                "split": {"calls": ("Every quote {UPS} pull up makes {CLI} ask {SRV} via {PRX}.",)},
             },
         ),
         Skin(
@@ -274,7 +268,7 @@ MOTIF = Motif(
                     "A slow {SRV} leaves {CLI} unanswered.",
                 ),
                 "repeat": (
-                    "{CLI} {w7}s at {SRV} every time a knock goes unanswered.",
+                    "{CLI} knocks at {SRV} again every time a knock goes unanswered.",
                     "Unanswered, {CLI} {w7}s again and again.",
                 ),
                 "pile": (
@@ -289,20 +283,20 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "timeouts": (
-                        "{CLI} had been stumbling since the frost, and its stumbling is what crowded {SRV}.",
+                        "The knocks of {CLI} go unanswered, and that leaves {SRV} slow to answer.",
                     )
                 },
                 DELETE: {
-                    "repeat": ("{CLI} knocks at {SRV} on the hour every hour, answered or not.",)
+                    "repeat": (
+                        "{CLI} knocks at {SRV} again every hour, whether a knock goes unanswered or not.",
+                    )
                 },
                 "partial": {
-                    "calls": (
-                        "{UPS} send word through {CLI}, which knocks at {SRV} but can manage without it.",
-                    )
+                    "calls": ("{UPS} send word through {CLI}, which knocks at {SRV} but need not.",)
                 },
                 "split": {
                     "calls": (
-                        "Every errand from {UPS} sends {CLI} knocking at {SRV} by way of {PRX}.",
+                        "Every errand from {UPS} sends {CLI} knocking at {SRV} through {PRX}.",
                     )
                 },
             },
