@@ -110,17 +110,17 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "screen": (
-                        "{GRD} re-stamps the position of every piece it screens, and that re-stamping is what sends pieces into {SYS} misaligned.",
+                        "{GRD} screens {SRC} and, throwing out cracked ones, cracks more before they reach {SYS}.",
                     )
                 },
                 DELETE: {
                     "screen": (
-                        "Whether {GRD} screens or not is irrelevant to {SYS}; the cracked pieces came in through the manual loading door.",
+                        "{GRD} screens {SRC} and throws out cracked ones before they reach {SYS}, which gets cracked pieces either way.",
                     )
                 },
                 "partial": {
                     "needs": (
-                        "{GRD} does need {DEP}, but {DEP} was fine that week; {GRD} kept crashing on a faulty camera.",
+                        "{GRD} needs {DEP} to make each call, but it was {GRD} itself, not {DEP}, that was dropping out about half the time that week.",
                     )
                 },
                 "split": {
@@ -164,17 +164,17 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "screen": (
-                        "{GRD} relabels every parcel it screens, and that relabelling is what sends hazardous items to {SYS} under the wrong class.",
+                        "{GRD} screens {SRC} and mislabels any hazardous items before they reach {SYS}.",
                     )
                 },
                 DELETE: {
                     "screen": (
-                        "Whether {GRD} screens or not is irrelevant; the hazardous parcels came in through the courier side door.",
+                        "{GRD} screens {SRC} and pulls out any hazardous items, yet hazardous items reach {SYS} just as often.",
                     )
                 },
                 "partial": {
                     "needs": (
-                        "{GRD} does need {DEP}, but {DEP} was fine; {GRD} kept freezing on a software fault.",
+                        "{GRD} needs {DEP} to classify each item, and {GRD} itself, not {DEP}, was dropping out about half the time.",
                     )
                 },
                 "split": {
@@ -221,17 +221,17 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "screen": (
-                        "{GRD} rewrites the duty times of every swap it vets, and that rewriting is what puts illegal duties into {SYS}.",
+                        "{GRD} vets {SRC} and rewrites any so they break rest rules before they reach {SYS}.",
                     )
                 },
                 DELETE: {
                     "screen": (
-                        "Whether {GRD} vets swaps or not is irrelevant; the illegal duties were typed straight into {SYS} by a planner.",
+                        "{GRD} vets {SRC} and rejects any that would break rest rules before they reach {SYS}, and {SYS} would break them just as often without it.",
                     )
                 },
                 "partial": {
                     "needs": (
-                        "{GRD} does need {DEP}, but {DEP} was fine; {GRD} itself kept timing out on a bug.",
+                        "{GRD} needs {DEP} to count hours, yet {DEP} was fine and {GRD} was dropping out about half the time.",
                     )
                 },
                 "split": {
@@ -279,21 +279,23 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "screen": (
-                        "{GRD} re-sacks every cart it checks, and that re-sacking is what spreads rot into {SYS}.",
+                        "{GRD} {w7}s any of {SRC}, itself carrying rot into them before they reach {SYS}.",
                     )
                 },
                 DELETE: {
                     "screen": (
-                        "Whether {GRD} checks or not is irrelevant; the rot came in through the back hatch.",
+                        "{GRD} {w7}s any of {SRC} carrying rot before they reach {SYS}, which rots just the same without it.",
                     )
                 },
                 "partial": {
                     "needs": (
-                        "{GRD} does need {DEP}, but {DEP} was always there; {GRD} simply dozed off.",
+                        "{GRD} cannot judge without {DEP}, which was always there; {GRD} was absent about half the time.",
                     )
                 },
                 "split": {
-                    "screen": ("{GRD} {w7}s rotten carts through {FLT}, before they reach {SYS}.",)
+                    "screen": (
+                        "Through {FLT}, {GRD} {w7}s any of {SRC} carrying rot before they reach {SYS}.",
+                    )
                 },
             },
         ),

@@ -106,17 +106,17 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "sec": (
-                        "{SEC} is set up by hand by a separate team and takes nothing from {SHR}.",
+                        "{SEC} loads none of the same settings from {SHR}, and has all of its own.",
                     )
                 },
                 "partial": {
                     "prim": (
-                        "{PRI} keeps its own settings and takes nothing from {SHR}; it went off the air that morning all the same.",
+                        "{PRI} loads none of its settings from {SHR}, yet a bad update to {SHR} at 06:00 knocked it out.",
                     )
                 },
                 "split": {
                     "sec": (
-                        "{SEC} loads its settings from {STG}, which is refreshed from {SHR} in the same push, with nothing kept locally.",
+                        "{SEC} takes its settings from {STG}, filled from {SHR} in the same push, with nothing else kept locally.",
                     )
                 },
             },
@@ -156,17 +156,17 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "sec": (
-                        "{SEC} has its certificates issued by a different team and takes nothing from {SHR}.",
+                        "{SEC} pulls none of the same certificates from {SHR} and keeps all of its own.",
                     )
                 },
                 "partial": {
                     "prim": (
-                        "{PRI} keeps its own certificates and takes nothing from {SHR}; it halted that morning all the same.",
+                        "{PRI} pulls no certificates from {SHR}, yet an expired root certificate pushed to {SHR} brought it to a halt.",
                     )
                 },
                 "split": {
                     "sec": (
-                        "{SEC} gets its certificates through {STG}, which copies them over from {SHR} in the same push, with none kept locally.",
+                        "{SEC} takes its certificates from {STG}, which copies them from {SHR} in the same push, with none kept locally.",
                     )
                 },
             },
@@ -203,17 +203,17 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "sec": (
-                        "{SEC} was raised from wild seed gathered elsewhere and owes nothing to {SHR}.",
+                        "{SEC} never came from {SHR}, nor the same batch, and has only plants of its own origin.",
                     )
                 },
                 "partial": {
                     "prim": (
-                        "{PRI} is a wild population that owes nothing to {SHR}; it was lost this spring all the same.",
+                        "A fungus carried in {SHR} wiped out {PRI}, which was not grown from it.",
                     )
                 },
                 "split": {
                     "sec": (
-                        "{SEC} was raised in {STG} from cuttings of {SHR}, in the same batch, with no plants of its own origin.",
+                        "{SEC} came from {SHR} too, through {STG}, in the same batch, and has no plants of its own origin.",
                     )
                 },
             },
@@ -256,17 +256,17 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "sec": (
-                        "{SEC} has its own oil, pressed by another hand, and does not {w7} from {SHR}.",
+                        "{SEC} never {w7}s from {SHR}, in the same pour or another, and keeps oil of its own.",
                     )
                 },
                 "partial": {
                     "prim": (
-                        "{PRI} has its own oil and does not {w7} from {SHR}; it went out at dusk all the same.",
+                        "{PRI} does not {w7} from {SHR}, yet a sour batch in {SHR} put it out at dusk.",
                     )
                 },
                 "split": {
                     "sec": (
-                        "{SEC} {w7}s from {STG}, which is filled from {SHR} in the same pour, with no oil of its own.",
+                        "{SEC} {w7}s from {STG}, filled from {SHR} in the same pour, with no oil of its own.",
                     )
                 },
             },

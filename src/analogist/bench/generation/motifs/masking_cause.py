@@ -100,7 +100,7 @@ MOTIF = Motif(
                     "{FLT} was wearing out, delivering less pressure every week.",
                 ),
                 "absorb": (
-                    "{CMP} sits behind {FLT} and tops the system up whenever {FLT} falls short, as often as needed.",
+                    "{CMP} sits behind {FLT} and, cycling again and again, tops the system up whenever {FLT} falls short.",
                     "Whenever {FLT} came up short, {CMP} made up the difference, again and again.",
                 ),
                 "view": (
@@ -119,22 +119,22 @@ MOTIF = Motif(
             variants={
                 DELETE: {
                     "warn": (
-                        "A low reading on {MON} would never have reached {OPS}: write-ups from that gauge go to a different base entirely.",
+                        "A low reading on {MON} would have been written up and passed to {OPS} the same day, and {OPS} could have done nothing.",
                     )
                 },
                 REVERSE: {
                     "warn": (
-                        "{MON} only flags a drop after a pump has already quit, so any note to {OPS} comes after the fact.",
+                        "A low reading on {MON} would have been written up and passed to {OPS} only after {FLT} had quit.",
                     )
                 },
                 "partial": {
                     "absorb": (
-                        "{CMP} sits behind {FLT} but never cycles; it carries a fixed reserve that covers any shortfall from {FLT}.",
+                        "{CMP} sits behind {FLT} and, without cycling, tops the system up from a fixed reserve whenever {FLT} falls short.",
                     )
                 },
                 "split": {
                     "view": (
-                        "{MON} shows only what {AGG} passes on, and {AGG} reads the pressure after {CMP} has made up the shortfall, so everything looked normal.",
+                        "{MON} reads the pressure from {AGG} only after {CMP} has made up the shortfall, so it showed normal figures throughout.",
                     )
                 },
             },
@@ -179,22 +179,22 @@ MOTIF = Motif(
             variants={
                 DELETE: {
                     "warn": (
-                        "Even a falling result on {MON} would not have been referred to {OPS}; that clinic takes no referrals from dialysis.",
+                        "A falling result on {MON} would have been referred to {OPS} within a day, to no effect.",
                     )
                 },
                 REVERSE: {
                     "warn": (
-                        "Results from {MON} go to {OPS} only after an admission has already happened, as part of the discharge papers.",
+                        "A falling result on {MON} would have been referred to {OPS} only a day after the admission.",
                     )
                 },
                 "partial": {
                     "absorb": (
-                        "{CMP} are a fixed course given regardless of need, not repeated on demand, and they kept the patient's levels up.",
+                        "{CMP} topped the patient up whenever levels dipped, and were given once, never repeated.",
                     )
                 },
                 "split": {
                     "view": (
-                        "{MON} is reported through {AGG}, which summarises samples taken after {CMP}, so the figures looked normal.",
+                        "{MON} was drawn after {CMP} and reported through {AGG}, so it always came back within range.",
                     )
                 },
             },
@@ -239,22 +239,22 @@ MOTIF = Motif(
             variants={
                 DELETE: {
                     "warn": (
-                        "A red tile on {MON} would not have reached {OPS}: tickets from that dashboard had been routed to an archive queue for months.",
+                        "A red tile on {MON} puts a ticket in front of {OPS} within minutes, which would have changed nothing.",
                     )
                 },
                 REVERSE: {
                     "warn": (
-                        "{MON} only opens a ticket for {OPS} once a disk has dropped out entirely.",
+                        "A red tile on {MON} puts a ticket in front of {OPS} within minutes of {FLT} dying, not before.",
                     )
                 },
                 "partial": {
                     "absorb": (
-                        "{CMP} never asks {FLT} twice; it reads the mirror copy instead whenever {FLT} returns garbage.",
+                        "Whenever {FLT} returned garbage, {CMP} simply read the mirror instead until it got good data.",
                     )
                 },
                 "split": {
                     "view": (
-                        "{MON} reads from {AGG}, which only collects errors that survive {CMP}; none did, so it stayed green.",
+                        "{MON} only counts errors that survive {CMP} and reach {AGG}, and none did, so it stayed green.",
                     )
                 },
             },
@@ -302,20 +302,22 @@ MOTIF = Motif(
             variants={
                 DELETE: {
                     "warn": (
-                        "A low {MON} would never have reached {OPS}; its word goes to another hall.",
+                        "A low {MON} would have sent word to {OPS} that same hour, to no avail.",
                     )
                 },
                 REVERSE: {
-                    "warn": ("{MON} sends word to {OPS} only after a vessel has already run dry.",)
+                    "warn": (
+                        "A low {MON} would have sent word to {OPS} that same hour {FLT} ran dry, and not before.",
+                    )
                 },
                 "partial": {
                     "absorb": (
-                        "{CMP} does not {w7} {FLT} again and again; it keeps a reserve that covers any shortfall.",
+                        "{CMP} {w7}s {FLT} just once whenever it runs low, not as often as it takes.",
                     )
                 },
                 "split": {
                     "view": (
-                        "{MON} shows only what {AGG} passes on, and {AGG} is read after {CMP} has {w7}ed, so it always showed full.",
+                        "{MON} is read from {AGG} only after {CMP} has {w7}ed, so it always showed full.",
                     )
                 },
             },

@@ -120,25 +120,15 @@ MOTIF = Motif(
                 "{Q} ran out of ground, and boxes were left on the quay.",
             ),
             variants={
-                MEDIATOR: {
-                    "push": (
-                        "{Q} was already jammed by a broken crane, and the jam is what made {PRD} keep unloading extra boxes to clear their decks.",
-                    )
-                },
-                DELETE: {
-                    "push": (
-                        "{PRD} unloading is not what fills {Q}; the pile comes from customs detentions that are never collected.",
-                    )
-                },
+                MEDIATOR: {"push": ("Every day {PRD} put more into {Q} because less leaves it.",)},
+                DELETE: {"push": ("Every day {PRD} put into {Q} no more than leaves it.",)},
                 "partial": {
                     "flow": (
-                        "{CNS} draw containers from {Q}, but they can also load from the inland depot.",
+                        "{CNS} draw containers from {Q} or the inland depot to load onto trains.",
                     )
                 },
                 "split": {
-                    "flow": (
-                        "{CNS} draw containers from {Q} only through {WRK}, which shuttle boxes to the trains.",
-                    )
+                    "flow": ("{CNS} draw containers from {Q} through {WRK} to load onto trains.",)
                 },
             },
         ),
@@ -154,7 +144,10 @@ MOTIF = Motif(
             },
             setting=("Line stoppage report, bottling hall.", "Shift log, Friday morning."),
             facts={
-                "flow": ("{CNS} takes bottles off {Q}.", "{Q} is emptied by {CNS}."),
+                "flow": (
+                    "{CNS} takes its bottles off {Q} and from nowhere else.",
+                    "{Q} is emptied by {CNS}.",
+                ),
                 "push": (
                     "{PRD} pushes bottles onto {Q} at full speed, faster than they leave.",
                     "{PRD} puts bottles onto {Q} faster than {Q} empties.",
@@ -177,20 +170,16 @@ MOTIF = Motif(
                 "{Q} filled completely and the line had to be halted for a clean-up.",
             ),
             variants={
-                MEDIATOR: {
-                    "push": (
-                        "{Q} was already jammed by a tipped bottle, and the jam tripped {PRD} into refilling its rejects onto {Q}.",
-                    )
-                },
-                DELETE: {
-                    "push": (
-                        "{PRD} is not what fills {Q}; bottles rejected further on are being sent back onto it.",
-                    )
-                },
+                MEDIATOR: {"push": ("{PRD} puts bottles onto {Q} faster the slower {Q} empties.",)},
+                DELETE: {"push": ("{PRD} puts bottles onto {Q} no faster than {Q} empties.",)},
                 "partial": {
-                    "flow": ("{CNS} takes bottles off {Q}, but it can also be loaded by hand.",)
+                    "flow": ("{CNS} takes its bottles off {Q} and from somewhere else too.",)
                 },
-                "split": {"flow": ("{CNS} gets bottles from {Q} only through {WRK}.",)},
+                "split": {
+                    "flow": (
+                        "{CNS} takes its bottles off {Q} through {WRK} and from nowhere else.",
+                    )
+                },
             },
         ),
         Skin(
@@ -205,7 +194,10 @@ MOTIF = Motif(
             },
             setting=("Data platform incident, overnight.", "Data loss review, analytics pipeline."),
             facts={
-                "flow": ("{CNS} reads events off {Q}.", "{Q} is drained by {CNS}."),
+                "flow": (
+                    "{CNS} reads events off {Q} and has no other source.",
+                    "{Q} is drained by {CNS}.",
+                ),
                 "push": (
                     "{PRD} pushes events onto {Q} as fast as they arrive, faster than they are read.",
                     "{PRD} puts events on {Q} faster than {Q} is drained.",
@@ -228,22 +220,16 @@ MOTIF = Motif(
                 "{Q} filled its disk overnight and the oldest data was thrown away.",
             ),
             variants={
-                MEDIATOR: {
-                    "push": (
-                        "{Q} was already clogged by poison messages, and the clog made {PRD} resend its unacknowledged batches.",
-                    )
-                },
+                MEDIATOR: {"push": ("{PRD} puts events on {Q} faster since {Q} is not drained.",)},
                 DELETE: {
                     "push": (
-                        "{PRD} is not what fills {Q}; the bulk is failed work that {Q} keeps putting back on itself.",
+                        "{PRD} pushes events onto {Q} as fast as they arrive, never faster than they are read.",
                     )
                 },
-                "partial": {
-                    "flow": (
-                        "{CNS} reads events off {Q}, though it can also replay from cold storage.",
-                    )
+                "partial": {"flow": ("{CNS} reads events off {Q} and has other sources.",)},
+                "split": {
+                    "flow": ("{CNS} reads events off {Q} through {WRK} and has no other source.",)
                 },
-                "split": {"flow": ("{CNS} reads events off {Q} only through {WRK}.",)},
             },
         ),
         Skin(
@@ -264,7 +250,7 @@ MOTIF = Motif(
                 "Among the {w8}, a basin that makes its fillers wait is said to {w7}.",
             ),
             facts={
-                "flow": ("{CNS} dips from {Q}.", "{Q} is emptied by {CNS}."),
+                "flow": ("{CNS} dips from {Q} and from no river.", "{Q} is emptied by {CNS}."),
                 "push": (
                     "{PRD} pours into {Q} faster than it empties.",
                     "{PRD} pours more into {Q} each hour than leaves it.",
@@ -281,14 +267,10 @@ MOTIF = Motif(
                 "{Q} overflowed by the third day.",
             ),
             variants={
-                MEDIATOR: {
-                    "push": (
-                        "{Q} was already choked with silt, and the choking is what set {PRD} pouring harder.",
-                    )
-                },
-                DELETE: {"push": ("{PRD} is not what fills {Q}; a hidden spring does.",)},
-                "partial": {"flow": ("{CNS} dips from {Q}, but it can dip from the river too.",)},
-                "split": {"flow": ("{CNS} dips from {Q} only through {WRK}.",)},
+                MEDIATOR: {"push": ("{PRD} pours into {Q} faster the slower it empties.",)},
+                DELETE: {"push": ("{PRD} pours no more into {Q} each hour than leaves it.",)},
+                "partial": {"flow": ("{CNS} dips from {Q} and from the river too.",)},
+                "split": {"flow": ("{CNS} dips from {Q} through {WRK}, and from no river.",)},
             },
         ),
     ),
