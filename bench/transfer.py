@@ -18,6 +18,7 @@ Usage: ``nice -n 15 python bench/transfer.py [--sizes 2000,10000] [--embedder ra
 from __future__ import annotations
 
 import argparse
+import filecmp
 import json
 import os
 import random
@@ -28,13 +29,27 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import zip_longest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def _peak_mb() -> float:
+    """Peak RSS of this process image (VmHWM; ``ru_maxrss`` would carry the parent's peak
+    across fork and exec)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _same_records(a: Path, b: Path) -> bool:
+    """Equal files after their header lines, compared line by line (streamed)."""
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        next(fa, None), next(fb, None)
+        return all(x == y for x, y in zip_longest(fa, fb))
 
 
 def build(db: str, n: int, embedder: str, seed: int) -> dict:
@@ -91,7 +106,7 @@ def run_size(n: int, embedder: str, seed: int, pg: str | None) -> dict:
     out["export"] = _child("--stage", "export", src, str(tmp / "a.jsonl"))
     out["import"] = _child("--stage", "import", str(tmp / "b.db"), str(tmp / "a.jsonl"))
     out["export_again"] = _child("--stage", "export", str(tmp / "b.db"), str(tmp / "b.jsonl"))
-    out["identical"] = (tmp / "a.jsonl").read_bytes() == (tmp / "b.jsonl").read_bytes()
+    out["identical"] = filecmp.cmp(tmp / "a.jsonl", tmp / "b.jsonl", shallow=False)
     out["db_mb"] = os.path.getsize(src) / 2**20
     if pg:
         from analogist.store.postgres import drop_database, fresh_database
@@ -99,8 +114,7 @@ def run_size(n: int, embedder: str, seed: int, pg: str | None) -> dict:
         url = fresh_database(pg, f"_transfer_{n}")
         out["import_pg"] = _child("--stage", "import", url, str(tmp / "a.jsonl"))
         out["export_pg"] = _child("--stage", "export", url, str(tmp / "p.jsonl"))
-        a, p = (tmp / "a.jsonl").read_bytes(), (tmp / "p.jsonl").read_bytes()
-        out["identical_pg"] = a.splitlines()[1:] == p.splitlines()[1:]
+        out["identical_pg"] = _same_records(tmp / "a.jsonl", tmp / "p.jsonl")
         drop_database(url)
     shutil.rmtree(tmp, ignore_errors=True)
     return out

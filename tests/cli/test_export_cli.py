@@ -54,6 +54,8 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
     missing = runner.invoke(cli, ["--db", str(tmp_path / "nope.db"), "export", "x.jsonl"])
     assert missing.exit_code == 1 and "no memory at" in missing.stderr
     assert not (tmp_path / "nope.db").exists()
+    nodir = runner.invoke(cli, ["--db", src, "export", str(tmp_path / "no" / "x.jsonl")])
+    assert nodir.exit_code == 1 and "folder" in nodir.stderr and "does not exist" in nodir.stderr
     nofile = runner.invoke(cli, ["--db", str(target), "import", str(tmp_path / "no.jsonl")])
     assert nofile.exit_code == 1 and "cannot access" in nofile.stderr
     assert not target.exists()

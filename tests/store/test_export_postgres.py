@@ -9,9 +9,11 @@ import io
 import json
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
-from analogist.store import Store
+from analogist.store import Derived, Store
+from analogist.store.index_sync import SOURCES
 from analogist.store.transfer import export_memory, export_to, unknown_tables
 from analogist.store.transfer_import import TransferError, import_from, import_memory
 from tests.store.export_cases import dump, fill, searches
@@ -63,6 +65,13 @@ def test_sqlite_to_postgres_and_back_is_lossless(pg, tmp_path, monkeypatch):
         # ids keep counting past the imported ones
         assert p.calls.record(p.calls.all()[0]) == 3 and p.log_run({"run_id": "r3"}) is None
         assert p.max_log_rowid() > a.max_log_rowid()
+        # the index state counts the imported rows as on SQLite, and its triggers are back on
+        counters = [(s.index_state().generation, s.index_state().rebuilds) for s in (p, c)]
+        rows = dump(c)
+        assert counters[0] == counters[1] == (1 + sum(len(rows[t]) for t in SOURCES), 1)
+        g = p.index_state().generation
+        p.put_derived({"proxy": Derived(vectors=(("LX", "e", np.zeros(4, np.float32)),))})
+        assert p.index_state().generation == g + 1
 
 
 def test_a_failed_import_leaves_the_postgres_target_empty(pg, tmp_path):

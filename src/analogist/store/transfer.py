@@ -228,7 +228,12 @@ def export_to(db: str, path: str) -> TransferReport:
             sys.stdout.buffer.flush()
             size = -1
         else:
-            final = Path(path)
+            final = Path(path).expanduser()
+            if not final.parent.is_dir():
+                raise StoreError(
+                    f"cannot write {path}: the folder {final.parent} does not exist; create it "
+                    "or give another path"
+                )
             part = final.with_name(f".{final.name}.part-{os.getpid()}")
             try:
                 with open(part, "wb") as f:
