@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 
@@ -50,6 +51,7 @@ from analogist.retrieve import (
     MacChannel,
     Target,
 )
+from analogist.retrieve.ann import GRAPH_DTYPE
 from analogist.retrieve.persist import snapshot_root
 from analogist.signature import parse_signature
 from analogist.store.postgres import database_bytes, drop_database, fresh_database
@@ -246,13 +248,22 @@ def dir_mb(path: str) -> float:
     return total / 2**20
 
 
-def ingest(db: str, n: int, embedder_name: str, seed: int, batch: int = 5000) -> dict:
-    """Child 1: ingest ``n`` pre-encoded signatures in batches, then write the snapshot."""
+def ingest(
+    db: str, n: int, embedder_name: str, seed: int, batch: int = 5000, per_item: int = 500
+) -> dict:
+    """Child 1: ingest ``n`` pre-encoded signatures — the first ``per_item`` one call each (the
+    per-item path an agent takes), the rest in batches — then write the snapshot."""
     memory = Memory(db, embedder=make_embedder(embedder_name))
     idx = memory.indexes
     idx.fingerprints(), idx.mac(), [idx.vectors(lv) for lv in ("L0", "L2", "L3")]
     rng, spent = random.Random(seed), 0.0
-    for start in range(0, n, batch):
+    per_item = min(per_item, n // 10)
+    lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(per_item)]
+    t0 = time.perf_counter()
+    for line in lines:
+        assert not memory.add([line]).rejected
+    per_item_s = time.perf_counter() - t0
+    for start in range(per_item, n, batch):
         lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(start, min(n, start + batch))]
         t0 = time.perf_counter()
         report = memory.add(lines)
@@ -263,8 +274,10 @@ def ingest(db: str, n: int, embedder_name: str, seed: int, batch: int = 5000) ->
     save_s = time.perf_counter() - t0
     memory.store.close()
     return {
-        "ingest_per_s": n / spent,
+        "ingest_per_s": (n - per_item) / spent,
         "ingest_s": spent,
+        "per_item_per_s": per_item / per_item_s if per_item else float("nan"),
+        "per_item_n": per_item,
         "save_s": save_s,
         "ingest_peak_rss_mb": rss_mb()[1],
     }
@@ -347,6 +360,31 @@ def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
     return out
 
 
+class LoadSampler:
+    """The 1-minute load average every few seconds while a stage runs (mean, max): figures
+    from a machine busy with other work are not comparable with an idle one."""
+
+    def __init__(self, every_s: float = 5.0):
+        self.every_s, self.samples = every_s, [os.getloadavg()[0]]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self.samples.append(os.getloadavg()[0])
+
+    def __enter__(self) -> LoadSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self) -> tuple[float, float]:
+        return float(np.mean(self.samples)), float(max(self.samples))
+
+
 def run_size(
     n: int, queries: int, embedder_name: str, seed: int, keep: str | None, pg: str | None = None
 ) -> dict:
@@ -357,6 +395,7 @@ def run_size(
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     out: dict = {"size": n, "embedder": make_embedder(embedder_name).name}
     for stage in ("ingest", "query"):
+        load = LoadSampler()
         cmd = [
             sys.executable,
             __file__,
@@ -371,7 +410,9 @@ def run_size(
             "--seed",
             str(seed),
         ]
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        with load:
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        out[f"load_{stage}"] = load.summary()
         if proc.returncode != 0:
             raise SystemExit(f"{stage} at {n:,} failed:\n{proc.stderr[-3000:]}")
         out.update(json.loads(proc.stdout.strip().splitlines()[-1]))
@@ -439,6 +480,13 @@ def report(r: dict) -> None:
         f"{r['rss_file_mb']:,.0f}; peak {r['peak_rss_mb']:,.0f}, ingest peak "
         f"{r['ingest_peak_rss_mb']:,.0f}); disk: db {r['db_mb']:,.0f} MB + indexes "
         f"{r['idx_mb']:,.0f} MB = {r['disk_kb_per_episode']:.1f} KB/episode"
+    )
+    print(
+        f"  batched ingest {r['ingest_per_s']:,.0f}/s vs per-item path (one add() call per "
+        f"episode, first {r['per_item_n']:,}) {r['per_item_per_s']:,.0f}/s = "
+        f"{r['ingest_per_s'] / r['per_item_per_s']:.1f}x; HNSW graph dtype {GRAPH_DTYPE}; "
+        f"load average (mean/max) ingest {r['load_ingest'][0]:.1f}/{r['load_ingest'][1]:.1f}, "
+        f"query {r['load_query'][0]:.1f}/{r['load_query'][1]:.1f} on {os.cpu_count()} cores"
     )
     floor = r["floor_ms"]
     print(

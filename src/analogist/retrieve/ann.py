@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,14 @@ import numpy as np
 #: bench's hardest level needs for recall@10 >= 0.95 at 100k (L0: near-orthogonal bag-of-words
 #: vectors; 200 gives 0.80 there, 0.99 on L2); ``ANALOGIST_HNSW_EF`` overrides it.
 CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 128, 800
+
+#: How the graph stores its copy of the vectors. bf16 is coarser than f16 (8-bit mantissa), which
+#: only perturbs which candidates are found (they are re-scored from the float32 rows), and it
+#: builds 1.3-1.7x faster on CPUs with bf16 dot products (measured: 2,015 vs 1,489 rows/s at 30k
+#: hashing vectors, recall@10 0.998 for both at ef 800); i8 builds faster still but caps
+#: recall@10 at 0.91 on dense clustered vectors.
+#: A graph keeps the dtype it was written with (read back from its file).
+GRAPH_DTYPE = "bf16"
 
 
 def expansion_search() -> int:
@@ -89,7 +98,7 @@ class Hnsw:
         idx = _index_class()(
             ndim=matrix.shape[1],
             metric="ip",
-            dtype="f16",
+            dtype=GRAPH_DTYPE,
             connectivity=CONNECTIVITY,
             expansion_add=EXPANSION_ADD,
             expansion_search=EXPANSION_SEARCH,
@@ -98,6 +107,23 @@ class Hnsw:
         for a in range(0, len(matrix), step):
             rows = np.ascontiguousarray(matrix[a : a + step], dtype=np.float32)
             idx.add(np.arange(a, a + len(rows), dtype=np.uint64), rows, threads=threads)
+        return cls(idx)
+
+    @classmethod
+    def extend(cls, path: Path, blocks: Iterable[np.ndarray], first: int) -> Hnsw | None:
+        """The graph saved at ``path`` read back into memory with ``blocks`` of rows added under
+        the keys ``first``, ``first + 1``, ... (an incremental snapshot: only new rows are
+        inserted); None when that graph does not hold exactly ``first`` rows."""
+        idx = _index_class().restore(str(path), view=False)
+        if idx is None or len(idx) != first:
+            return None
+        idx.expansion_add = EXPANSION_ADD
+        threads = build_threads()
+        for block in blocks:
+            for a in range(0, len(block), 65536):
+                rows = np.ascontiguousarray(block[a : a + 65536], dtype=np.float32)
+                idx.add(np.arange(first, first + len(rows), dtype=np.uint64), rows, threads=threads)
+                first += len(rows)
         return cls(idx)
 
     def save(self, path: Path) -> None:

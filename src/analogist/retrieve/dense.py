@@ -77,6 +77,15 @@ class VectorIndex:
             else np.zeros((0, self.dim), dtype=np.float32)
         )
 
+    def tail_blocks(self) -> list[np.ndarray]:
+        """The rows added since the base, as views of the tail blocks (in order)."""
+        n, out = len(self.ids) - len(self.base), []
+        for b, blk in enumerate(self._blocks):
+            rows = min(self.block, n - b * self.block)
+            if rows > 0:
+                out.append(blk[:rows])
+        return out
+
     def _row(self, i: int) -> tuple[np.ndarray, int]:
         n0 = len(self.base)
         if i < n0:

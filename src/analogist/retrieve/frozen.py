@@ -177,18 +177,14 @@ class LayeredPostings:
         return out
 
     def freeze(self) -> FrozenPostings:
-        """Base and tail merged into one frozen index (for a new snapshot)."""
+        """Base and tail merged into one frozen index (for a new snapshot). The base's entries
+        are already in (key, doc) order and every tail document comes after them, so only the
+        tail is sorted and then merged in: O(entries) work, not a sort of the whole index."""
         k1, d1, w1 = self.base.triples()
         k2, d2, w2 = postings_triples(self.tail, self.base.n_docs)
-        keys, docs, weights = (
-            np.concatenate([k1, k2]),
-            np.concatenate([d1, d2]),
-            np.concatenate([w1, w2]),
-        )
-        order = np.lexsort((docs, keys))
-        keys, docs, weights = keys[order], docs[order], weights[order]
-        uniq, starts = np.unique(keys, return_index=True)
-        offsets = np.append(starts, len(keys)).astype(np.int64)
+        order = np.lexsort((d2, k2))
+        keys, docs, weights = merge_sorted(k1, (d1, w1), k2[order], (d2[order], w2[order]))
+        uniq, offsets = run_starts(keys)
         docs, weights = docs.astype(np.int32), weights.astype(np.float32)
         n = self.n_docs
         df = np.diff(offsets)
@@ -210,6 +206,27 @@ class LayeredPostings:
             np.array(slots, np.int64),
             hot,
         )
+
+
+def merge_sorted(
+    k1: np.ndarray, cols1: tuple[np.ndarray, ...], k2: np.ndarray, cols2: tuple[np.ndarray, ...]
+) -> tuple[np.ndarray, ...]:
+    """Merge two key-sorted runs (with parallel columns); on equal keys the first run's entries
+    come first, as a stable sort of the concatenation would put them."""
+    if not len(k2):
+        return (np.asarray(k1), *(np.asarray(c) for c in cols1))
+    at = np.searchsorted(k1, k2, side="right")
+    return (np.insert(k1, at, k2), *(np.insert(c1, at, c2) for c1, c2 in zip(cols1, cols2)))
+
+
+def run_starts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys, offsets with a final end) of a sorted key array, in O(n)."""
+    if not len(keys):
+        return np.zeros(0, np.uint64), np.zeros(1, np.int64)
+    new = np.empty(len(keys), bool)
+    new[0], new[1:] = True, keys[1:] != keys[:-1]
+    starts = np.flatnonzero(new)
+    return keys[starts], np.append(starts, len(keys)).astype(np.int64)
 
 
 #: A feature in at least this share of documents (and this many) is also kept as a dense column.
@@ -262,7 +279,7 @@ class IdTable:
     def get(self, eid: str) -> int | None:
         """The document number of ``eid``, or None."""
         hit = self._tail_pos.get(eid)
-        if hit is not None:
+        if hit is not None or not len(self.sorted_keys):
             return hit
         k = np.uint64(key64(eid))
         i = int(np.searchsorted(self.sorted_keys, k))
@@ -288,5 +305,16 @@ class IdTable:
         return doc
 
     def merged(self) -> IdTable:
-        """Base and tail as one new table (for a new snapshot)."""
-        return IdTable.build(list(self))
+        """Base and tail as one new table (for a new snapshot): the tail's keys are sorted and
+        merged into the base's (the same table :meth:`build` makes, in O(n))."""
+        if not self.tail:
+            return self
+        tail_keys = keys64(self.tail)
+        order = np.argsort(tail_keys, kind="stable")
+        docs = np.arange(len(self.base), len(self), dtype=np.int32)
+        keys, doc_order = merge_sorted(
+            self.sorted_keys, (self.order,), tail_keys[order], (docs[order],)
+        )
+        tail = np.array([t.encode() for t in self.tail])
+        base = np.concatenate([np.asarray(self.base), tail]) if len(self.base) else tail
+        return IdTable(base, doc_order.astype(np.int32), keys.astype(np.uint64))

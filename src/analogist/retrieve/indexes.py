@@ -40,6 +40,7 @@ from analogist.retrieve.persist import (
     save_fingerprints,
     save_mac,
     save_vectors,
+    snapshot_lock,
     snapshot_root,
     vector_prefix,
 )
@@ -82,6 +83,7 @@ class Indexes:
         self.exact_vectors = exact_vectors
         self.rebuilt: list[str] = []
         self._covered: dict[str, int] = {}
+        self._source: dict[str, Path] = {}  # the snapshot folder each index's base was opened from
         self._state: IndexState | None = None
         self.embedder = embedder
         self.wl = wl or WLFingerprint()
@@ -108,14 +110,14 @@ class Indexes:
         if self._fp is None:
             self._fp = self._open(
                 "fp",
-                lambda d: load_fingerprints(d, self.wl.version),
+                lambda d, _e: load_fingerprints(d, self.wl.version),
                 lambda: FingerprintIndex(self.wl.version),
             )
         return self._fp
 
     def mac(self) -> MacIndex:
         if self._mac is None:
-            self._mac = self._open("mac", load_mac, MacIndex)
+            self._mac = self._open("mac", lambda d, _e: load_mac(d), MacIndex)
         return self._mac
 
     def vectors(self, level: str) -> VectorIndex:
@@ -124,14 +126,14 @@ class Indexes:
             prefix, dim = vector_prefix(level, self.embedder.name), self.embedder.dim
             idx = self._open(
                 f"vec:{level}:{self.embedder.name}",
-                lambda d: load_vectors(d, prefix, dim, not self.exact_vectors),
+                lambda d, e: load_vectors(d, prefix, dim, not self.exact_vectors, int(e["n"])),
                 lambda: VectorIndex(dim),
             )
             idx.exact = self.exact_vectors
             self._vectors[key] = idx
         return self._vectors[key]
 
-    def _open(self, key: str, load: Callable[[Path], Any], empty: Callable[[], Any]) -> Any:
+    def _open(self, key: str, load: Callable[[Path, dict], Any], empty: Callable[[], Any]) -> Any:
         """The index ``key`` from the live snapshot when it is still valid for the database,
         else empty; then caught up with every source row past what it covers."""
         with self.store.read_snapshot():
@@ -142,7 +144,8 @@ class Indexes:
             if snap and entry is not None:
                 why = self._invalid(snap[1], state)
                 if why is None:
-                    idx, covered = load(snap[0]), int(entry["rowid"])
+                    idx, covered = load(snap[0], entry), int(entry["rowid"])
+                    self._source[key] = snap[0]
                     if key == "fp":
                         idx.stale = int(entry.get("stale", 0))
                 else:
@@ -217,9 +220,17 @@ class Indexes:
         tail = sum(len(i.ids.tail) for i in built if i is not None)
         return tail, sum(len(i) for i in built if i is not None)
 
-    def save(self) -> Path | None:
+    def save(self, *, full: bool = False) -> Path | None:
         """Write every standard index (S0, S1, L0/L2/L3 vectors of this embedder) as a new
-        snapshot beside the database and make it the live one; None for an in-memory store."""
+        snapshot beside the database and make it the live one; None for an in-memory store.
+
+        Incremental by default: a vector index whose base was opened from the live snapshot
+        keeps that snapshot's rows file (hard-linked, the new rows appended) and HNSW graph
+        (read back, only the new rows inserted); postings and id tables are merged in linear
+        time. ``full=True`` rewrites every file and rebuilds every graph. Afterwards the
+        indexes are reopened from the new snapshot, so the in-memory tail is released and the
+        next save is incremental again. Saves beside one database take turns (a file lock).
+        """
         if self.root is None:
             return None
         self.fingerprints(), self.mac(), [self.vectors(lv) for lv in LEVELS]
@@ -233,33 +244,62 @@ class Indexes:
             return None
         state = self._state
         self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.root / f".tmp-{state.generation}-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        entries: dict[str, dict] = {}
-        save_fingerprints(tmp, self._fp)
-        entries["fp"] = {"rowid": self._covered["fp"], "n": len(self._fp), "stale": self._fp.stale}
-        save_mac(tmp, self._mac)
-        entries["mac"] = {"rowid": self._covered["mac"], "n": len(self._mac)}
-        for (level, name), idx in self._vectors.items():
-            key = f"vec:{level}:{name}"
-            hnsw = save_vectors(tmp, idx, vector_prefix(level, name))
-            entries[key] = {"rowid": self._covered[key], "n": len(idx), "hnsw": hnsw}
-        folder = self.root / f"{state.generation}-{os.getpid()}-{time.time_ns()}"
-        shutil.rmtree(folder, ignore_errors=True)
-        os.rename(tmp, folder)
-        publish(
-            self.root,
-            folder,
-            {
-                "format": FORMAT,
-                "generation": state.generation,
-                "rebuilds": state.rebuilds,
-                "wl_version": self.wl.version,
-                "indexes": entries,
-            },
-        )
+        with snapshot_lock(self.root):
+            live = current_snapshot(self.root)
+            tmp = self.root / f".tmp-{state.generation}-{os.getpid()}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir()
+            entries: dict[str, dict] = {}
+            save_fingerprints(tmp, self._fp)
+            entries["fp"] = {
+                "rowid": self._covered["fp"],
+                "n": len(self._fp),
+                "stale": self._fp.stale,
+            }
+            save_mac(tmp, self._mac)
+            entries["mac"] = {"rowid": self._covered["mac"], "n": len(self._mac)}
+            for (level, name), idx in self._vectors.items():
+                key = f"vec:{level}:{name}"
+                base_from = None if full else self._reusable(key, idx, live)
+                fields = save_vectors(tmp, idx, vector_prefix(level, name), base_from)
+                entries[key] = {"rowid": self._covered[key], "n": len(idx), **fields}
+            folder = self.root / f"{state.generation}-{os.getpid()}-{time.time_ns()}"
+            shutil.rmtree(folder, ignore_errors=True)
+            os.rename(tmp, folder)
+            publish(
+                self.root,
+                folder,
+                {
+                    "format": FORMAT,
+                    "generation": state.generation,
+                    "rebuilds": state.rebuilds,
+                    "wl_version": self.wl.version,
+                    "indexes": entries,
+                },
+            )
+        self._reopen(folder, entries)
         return folder
+
+    def _reusable(self, key: str, idx: VectorIndex, live: tuple[Path, dict] | None) -> Path | None:
+        """The live snapshot's folder when ``idx``'s base is that snapshot's rows, unchanged."""
+        if live is None or self._source.get(key) != live[0] or idx.replaced or not len(idx.base):
+            return None
+        entry = live[1]["indexes"].get(key)
+        return live[0] if entry is not None and int(entry["n"]) == len(idx.base) else None
+
+    def _reopen(self, folder: Path, entries: dict[str, dict]) -> None:
+        """Swap every saved index for its memory-mapped form in ``folder`` (an empty tail)."""
+        stale = self._fp.stale if self._fp is not None else 0
+        self._fp = load_fingerprints(folder, self.wl.version)
+        self._fp.stale = stale
+        self._mac = load_mac(folder)
+        for (level, name), old in list(self._vectors.items()):
+            new = load_vectors(
+                folder, vector_prefix(level, name), old.dim, not self.exact_vectors, len(old)
+            )
+            new.exact = old.exact
+            self._vectors[(level, name)] = new
+        self._source = {key: folder for key in entries}
 
     def save_if_worthwhile(self, min_tail: int = 1000) -> Path | None:
         """Save when at least ``min_tail`` documents (and 5% of all) are not in a snapshot."""
@@ -344,6 +384,7 @@ class Indexes:
         self._schemas_state = None
         self._vectors.clear()
         self._covered.clear()
+        self._source.clear()
         self._state = None
         self._marker = self.store.change_marker()
 

@@ -13,9 +13,12 @@ snapshot is dropped and the index rebuilt from the database — with a warning t
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +27,20 @@ import numpy as np
 from analogist.retrieve.ann import Hnsw
 from analogist.retrieve.ann import available as ann_available
 from analogist.retrieve.dense import VectorIndex
-from analogist.retrieve.frozen import FrozenPostings, IdTable, LayeredPostings, key64, keys64
+from analogist.retrieve.frozen import (
+    FrozenPostings,
+    IdTable,
+    LayeredPostings,
+    key64,
+    keys64,
+    merge_sorted,
+)
 from analogist.retrieve.mac import MacIndex
 from analogist.retrieve.postings import Postings
 from analogist.retrieve.wl import FingerprintIndex
 
-FORMAT = 1
+#: Snapshot format written; ``READABLE`` lists those opened (1: vector rows as ``.npy``).
+FORMAT, READABLE = 2, (1, 2)
 
 
 def snapshot_root(db_path: str) -> Path | None:
@@ -78,17 +89,17 @@ def _load_postings(d: Path, prefix: str) -> LayeredPostings:
 def save_fingerprints(d: Path, idx: FingerprintIndex) -> None:
     _save_ids(d, "fp_", idx.ids)
     _save_postings(d, "fp_", idx.postings)
-    n0 = len(idx.hash_keys)
-    keys = np.concatenate([np.asarray(idx.hash_keys), keys64(idx.tail_hashes)])
+    tail_keys = keys64(idx.tail_hashes)
     tail_docs = np.arange(len(idx) - len(idx.tail_hashes), len(idx), dtype=np.int32)
-    docs = (
-        np.concatenate([np.asarray(idx.hash_docs), tail_docs])
-        if n0 or len(tail_docs)
-        else tail_docs
+    order = np.lexsort((tail_docs, tail_keys))  # the base is sorted already: merge the tail in
+    keys, docs = merge_sorted(
+        np.asarray(idx.hash_keys, np.uint64),
+        (np.asarray(idx.hash_docs, np.int32),),
+        tail_keys[order],
+        (tail_docs[order],),
     )
-    order = np.lexsort((docs, keys))
-    np.save(d / "fp_hash_keys.npy", keys[order])
-    np.save(d / "fp_hash_docs.npy", docs[order].astype(np.int32))
+    np.save(d / "fp_hash_keys.npy", keys.astype(np.uint64))
+    np.save(d / "fp_hash_docs.npy", docs.astype(np.int32))
 
 
 def load_fingerprints(d: Path, version: str) -> FingerprintIndex:
@@ -114,19 +125,72 @@ def vector_prefix(level: str, embedder: str) -> str:
     return f"vec_{level}_{key64(embedder):016x}_"
 
 
-def save_vectors(d: Path, idx: VectorIndex, prefix: str) -> bool:
-    """Rows, ids and (when usearch is available) an HNSW graph; True if a graph was written."""
+def save_vectors(d: Path, idx: VectorIndex, prefix: str, base_from: Path | None) -> dict:
+    """Rows (raw float32, ``rows.f32``), ids and, when usearch is available, an HNSW graph.
+
+    With ``base_from`` — the live snapshot folder whose files ``idx.base`` was opened from —
+    the save is incremental: the rows file is hard-linked from there and only the tail is
+    appended after the base's rows (a reader of the older snapshot maps just its own rows, so
+    it never sees them), and the graph is read back from there and only the tail is added.
+    Otherwise every row is written and the graph built. Returns the manifest fields.
+    """
     _save_ids(d, prefix, idx.ids)
-    rows = idx.matrix
-    np.save(d / f"{prefix}rows.npy", rows)
-    if ann_available() is None and len(rows):
-        Hnsw.build(rows).save(d / f"{prefix}hnsw.usearch")
-        return True
-    return False
+    n0, n, width = len(idx.base), len(idx), idx.dim * 4
+    raw, old_raw = d / f"{prefix}rows.f32", (base_from or d) / f"{prefix}rows.f32"
+    linked = (
+        base_from is not None
+        and old_raw.exists()
+        and old_raw.stat().st_size >= n0 * width
+        and _link(old_raw, raw)
+    )
+    with open(raw, "r+b" if linked else "wb") as f:
+        if linked:
+            f.truncate(n0 * width)  # drop what a crashed save may have appended
+            f.seek(n0 * width)
+        else:
+            np.ascontiguousarray(idx.base, np.float32).tofile(f)
+        for block in idx.tail_blocks():
+            block.tofile(f)
+        f.flush()
+        os.fsync(f.fileno())
+    fields = {"rows": "f32", "rows_linked": linked, "hnsw": False, "hnsw_extended": False}
+    if ann_available() is not None or n == 0:
+        return fields
+    old_graph = (base_from or d) / f"{prefix}hnsw.usearch"
+    graph = None
+    if base_from is not None and n0 and old_graph.exists():
+        graph = Hnsw.extend(old_graph, idx.tail_blocks(), n0)
+        fields["hnsw_extended"] = graph is not None
+    if graph is None:
+        graph = Hnsw.build(_map_rows(raw, n, idx.dim, "r"))
+    graph.save(d / f"{prefix}hnsw.usearch")
+    fields["hnsw"] = True
+    return fields
 
 
-def load_vectors(d: Path, prefix: str, dim: int, with_ann: bool) -> VectorIndex:
-    rows = np.load(d / f"{prefix}rows.npy", mmap_mode="c")
+def _link(src: Path, dst: Path) -> bool:
+    """Hard-link ``src`` to ``dst``; False where the file system cannot (then it is rewritten)."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        return False
+    return True
+
+
+def _map_rows(path: Path, n: int, dim: int, mode: str) -> np.ndarray:
+    if n == 0:
+        return np.zeros((0, dim), np.float32)
+    return np.memmap(path, dtype=np.float32, mode=mode, shape=(n, dim))  # type: ignore[call-overload]
+
+
+def load_vectors(d: Path, prefix: str, dim: int, with_ann: bool, n: int) -> VectorIndex:
+    """A vector index opened from snapshot ``d`` (its first ``n`` rows: a later snapshot may
+    have appended to the same rows file)."""
+    raw = d / f"{prefix}rows.f32"
+    if raw.exists():
+        rows = _map_rows(raw, n, dim, "c")
+    else:  # format 1: one .npy per index
+        rows = np.load(d / f"{prefix}rows.npy", mmap_mode="c")
     graph = d / f"{prefix}hnsw.usearch"
     ann = Hnsw.open(graph) if with_ann and graph.exists() and ann_available() is None else None
     return VectorIndex(dim, base=rows, ids=_load_ids(d, prefix), ann=ann)
@@ -142,9 +206,21 @@ def current_snapshot(root: Path | None) -> tuple[Path, dict[str, Any]] | None:
         manifest = json.loads((folder / "manifest.json").read_text())
     except (OSError, ValueError):
         return None
-    if manifest.get("format") != FORMAT:
+    if manifest.get("format") not in READABLE:
         return None
     return folder, manifest
+
+
+@contextmanager
+def snapshot_lock(root: Path) -> Iterator[None]:
+    """Held while a snapshot is written: an incremental save appends to a rows file it shares
+    with the live snapshot, so two saves beside one database must take turns."""
+    with open(root / ".lock", "a+b") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 def publish(root: Path, folder: Path, manifest: dict[str, Any]) -> None:

@@ -51,19 +51,23 @@ def _constant(name: str) -> Any:
 
 
 def json_depth(obj: Any) -> int:
-    """Nesting depth of objects and lists (a scalar is 0), without recursion."""
-    deepest, stack = 0, [(obj, 0)]
-    while stack:
-        cur, d = stack.pop()
-        if isinstance(cur, dict):
-            cur = list(cur.values())
-        elif not isinstance(cur, list | tuple):
-            continue
-        deepest = max(deepest, d + 1)
-        if d + 1 > MAX_JSON_DEPTH:
-            return d + 1
-        stack.extend((v, d + 1) for v in cur)
-    return deepest
+    """Nesting depth of objects and lists (a scalar is 0), without recursion: one pass per
+    level over the containers only (every ingested line is checked, so this is on the hot
+    path; scalars are never pushed)."""
+    nested = dict | list | tuple
+    if not isinstance(obj, nested):
+        return 0
+    depth, level = 0, [obj]
+    while level:
+        nxt: list[Any] = []
+        for cur in level:
+            values = cur.values() if isinstance(cur, dict) else cur
+            nxt.extend([v for v in values if isinstance(v, nested)])
+        depth += 1
+        if depth > MAX_JSON_DEPTH:
+            return depth
+        level = nxt
+    return depth
 
 
 def check_depth(obj: Any, what: str = "input") -> None:
