@@ -104,7 +104,7 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "cost": (
-                        "Because {TGT} is already doing badly, each of {PRB} flushes the birds off their eggs for half an hour.",
+                        "Because {TGT} is doing badly, each of {PRB} flushes the birds off their eggs for half an hour.",
                     )
                 },
                 DELETE: {
@@ -112,11 +112,7 @@ MOTIF = Motif(
                         "The losses that the visits themselves caused went nowhere near {ANA}.",
                     )
                 },
-                "partial": {
-                    "read": (
-                        "{ANA} takes the figures from {PRB} automatically, not as the state of {TGT}.",
-                    )
-                },
+                "partial": {"read": ("{ANA} treats {PRB} as the true picture only by template.",)},
                 "split": {"probe": ("{PRB} record every clutch in {TGT} on {LOG}.",)},
             },
         ),
@@ -161,11 +157,11 @@ MOTIF = Motif(
                     "cost": ("Because {TGT} is up, {PRB} keep the patient anxious and awake.",)
                 },
                 DELETE: {
-                    "conclude": ("The rise caused by the checks themselves never went into {ANA}.",)
+                    "conclude": (
+                        "The rise caused by the checks themselves went straight past {ANA}.",
+                    )
                 },
-                "partial": {
-                    "read": ("{ANA} takes the readings from {PRB} by default, not at face value.",)
-                },
+                "partial": {"read": ("{ANA} treats {PRB} as the true picture merely by default.",)},
                 "split": {"probe": ("{PRB} track {TGT} every fifteen minutes on {LOG}.",)},
             },
         ),
@@ -216,9 +212,7 @@ MOTIF = Motif(
                         "The unrest that the visit itself caused went straight past {ANA}.",
                     )
                 },
-                "partial": {
-                    "read": ("{ANA} takes what {PRB} saw by rote, not as the truth about {TGT}.",)
-                },
+                "partial": {"read": ("{ANA} treats {PRB} as the true picture only on paper.",)},
                 "split": {"probe": ("{TGT} is assessed by {PRB} through {LOG}.",)},
             },
         ),
@@ -262,12 +256,10 @@ MOTIF = Motif(
                 MEDIATOR: {"cost": ("{TGT} chills, so {PRB} takes longer each time it opens it.",)},
                 DELETE: {
                     "conclude": (
-                        "The chill the counting caused never went into what {ANA} declared.",
+                        "The chill the counting caused went straight past what {ANA} declared.",
                     )
                 },
-                "partial": {
-                    "read": ("{ANA} takes the count of {PRB} by custom, not as the truth.",)
-                },
+                "partial": {"read": ("{ANA} takes the count of {PRB} as the truth by custom.",)},
                 "split": {"probe": ("{TGT} is {w7}ed daily by {PRB} through {LOG}.",)},
             },
         ),

@@ -115,13 +115,11 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "absence": (
-                        "'No response from {SYS}' showed up by itself, not from the lack of results from {MON}.",
+                        "'No response from {SYS}' showed up regardless of the lack of results from {MON}.",
                     )
                 },
                 "partial": {
-                    "act": (
-                        "{OPS} never takes {MON} at its word; the runbook just says to act on it directly.",
-                    )
+                    "act": ("{OPS} doubts {MON}, but the runbook says to act on it directly.",)
                 },
                 "split": {
                     "watch": (
@@ -169,7 +167,7 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "quiet": (
-                        "In March {MON} recorded nothing, so nobody changed the battery in it and it gave out eleven weeks later.",
+                        "{MON} took no pictures in March, so went unchecked and lost power for eleven weeks.",
                     )
                 },
                 DELETE: {
@@ -182,7 +180,9 @@ MOTIF = Motif(
                         "{OPS} takes the survey record from {MON} by rule, not as settled fact.",
                     )
                 },
-                "split": {"watch": ("Nobody surveys {SYS} except through {MON} over {RLY}.",)},
+                "split": {
+                    "watch": ("{MON}, read over {RLY}, is the only record anyone keeps of {SYS}.",)
+                },
             },
         ),
         Skin(
@@ -236,7 +236,7 @@ MOTIF = Motif(
                 },
                 "split": {
                     "watch": (
-                        "Nobody can see {SYS} from the control room except through {MON} via {RLY}.",
+                        "{MON}, via {RLY}, is the only thing that tells the control room whether {SYS} is running.",
                     )
                 },
             },
@@ -278,16 +278,14 @@ MOTIF = Motif(
                 "{OPS} ordered {SYS} torn out and replaced that night.",
             ),
             variants={
-                MEDIATOR: {
-                    "quiet": ("At dusk {MON} fell quiet, with nothing to hear, and so split open.",)
-                },
+                MEDIATOR: {"quiet": ("At dusk {MON} fell quiet, and so split open.",)},
                 DELETE: {
                     "absence": (
-                        "The slate read: no hum from {SYS}, and rightly, with or without {MON}.",
+                        "Hearing from {MON} or not, the slate marked {SYS} as humless, and rightly.",
                     )
                 },
-                "partial": {"act": ("{OPS} takes the word of {MON} by rule, not as final.",)},
-                "split": {"watch": ("{MON} {w7}s {SYS} through {RLY}, and nothing else does.",)},
+                "partial": {"act": ("{OPS} takes the word of {MON} as final by rule.",)},
+                "split": {"watch": ("Only {MON} {w7}s {SYS}, through {RLY}.",)},
             },
         ),
     ),

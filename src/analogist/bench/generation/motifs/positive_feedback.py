@@ -118,12 +118,12 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "respond": (
-                        "{ACT} kicks in whether or not {LVL} deepens, selling no more the further it goes.",
+                        "{ACT} kicks in whatever {LVL} does, selling more the further it goes.",
                     )
                 },
                 "partial": {
                     "respond": (
-                        "{ACT} never watches {LVL}, but kicks in when told it deepens, selling more the further it goes.",
+                        "Each time a broker said {LVL} deepened, {ACT} sold another block.",
                     )
                 },
                 "split": {
@@ -170,15 +170,9 @@ MOTIF = Motif(
                     "respond": ("{LVL} climbs whenever {ACT} speeds up, as it has all summer.",)
                 },
                 DELETE: {
-                    "respond": (
-                        "{ACT} speeds up whether or not {LVL} climbs, as it has all summer.",
-                    )
+                    "respond": ("{ACT} speeds up whatever {LVL} does, as it has all summer.",)
                 },
-                "partial": {
-                    "respond": (
-                        "{ACT} speeds up whenever {LVL} climbs, as it has all summer, though nobody records {LVL} there.",
-                    )
-                },
+                "partial": {"respond": ("As {LVL} went up, unrecorded, so did {ACT}.",)},
                 "split": {
                     "damper": (
                         "{DMP} usually keeps {ACT} in check through {GOV}, but this year it was thin and patchy.",
@@ -221,12 +215,10 @@ MOTIF = Motif(
             variants={
                 REVERSE: {"respond": ("Each time more of {ACT} were added, {LVL} got longer.",)},
                 DELETE: {
-                    "respond": ("More of {ACT} are scheduled whether or not {LVL} lengthens.",)
+                    "respond": ("Each term, however long {LVL} got, more of {ACT} were added.",)
                 },
                 "partial": {
-                    "respond": (
-                        "Each time {LVL} got longer, more of {ACT} were added once word of it spread.",
-                    )
+                    "respond": ("Each time word said {LVL} got longer, more of {ACT} were added.",)
                 },
                 "split": {
                     "damper": ("{DMP} barely touches {ACT} through {GOV} at its present level.",)
@@ -270,13 +262,9 @@ MOTIF = Motif(
             ),
             variants={
                 REVERSE: {"respond": ("As {ACT} {w7}ed more, {LVL} went up.",)},
-                DELETE: {"respond": ("{ACT} {w7}s harder whether {LVL} rises or not.",)},
-                "partial": {
-                    "respond": ("{ACT} cannot see {LVL}, yet {w7}s harder whenever it rises.",)
-                },
-                "split": {
-                    "damper": ("{DMP} should hold {ACT} back through {GOV}, but it is feeble.",)
-                },
+                DELETE: {"respond": ("Whether {LVL} went up or held, {ACT} {w7}ed more.",)},
+                "partial": {"respond": ("As {LVL} went up unseen, {ACT} {w7}ed more.",)},
+                "split": {"damper": ("{DMP} barely restrains {ACT} through {GOV}.",)},
             },
         ),
     ),

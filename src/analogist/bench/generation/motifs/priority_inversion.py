@@ -135,7 +135,7 @@ MOTIF = Motif(
                         "{LO} could not progress, but {LCK} stayed taken and {HI} stayed stuck for other reasons.",
                     )
                 },
-                "partial": {"rank": ("{HI} never outranks {MID} on the schedule.",)},
+                "partial": {"rank": ("On the schedule, {HI} comes level with {MID}.",)},
                 "split": {"waiting": ("{HI} needed {LCK} and could only wait for it on {QUE}.",)},
             },
         ),

@@ -128,11 +128,7 @@ MOTIF = Motif(
                         "{GOAL} had slipped before {PRX} rose, and the gap between them went straight into pupils' next school.",
                     )
                 },
-                "partial": {
-                    "watch": (
-                        "Weekly updates of {PRX} are pinned in the staff room, unread by {AGT}.",
-                    )
-                },
+                "partial": {"watch": ("{AGT} see {PRX} update every year.",)},
                 "split": {
                     "chase": (
                         "Bonuses for {AGT} hang on {DSH}, built from {PRX}, so lessons turned into test practice, and {PRX} pulled away from {GOAL}.",
@@ -184,14 +180,10 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "gap": (
-                        "The gap between {PRX} and {GOAL} never fell on the patients moved too early.",
+                        "The gap between {PRX} and {GOAL} missed the patients moved too early.",
                     )
                 },
-                "partial": {
-                    "watch": (
-                        "{PRX} is on a screen in the managers' office, updated hourly, but nobody looks.",
-                    )
-                },
+                "partial": {"watch": ("{AGT} see {PRX} refresh every month.",)},
                 "split": {
                     "chase": (
                         "{AGT} are scored on {PRX} through {DSH}, so patients are moved to corridor trolleys at three hours fifty, which improves {PRX} and nothing else.",
@@ -235,7 +227,7 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "chase": (
-                        "{PRX} had already pulled away from {GOAL}, so {AGT}, paid on {PRX}, get tickets closed after the first reply whether or not anything was fixed.",
+                        "{PRX} had pulled away from {GOAL}, so {AGT}, paid on {PRX}, get tickets closed after the first reply whether or not anything was fixed.",
                     )
                 },
                 DELETE: {
@@ -243,7 +235,7 @@ MOTIF = Motif(
                         "The repeat contacts from the same customers showed up before any gap between {PRX} and {GOAL}.",
                     )
                 },
-                "partial": {"watch": ("{PRX} updates live, but never in front of {AGT}.",)},
+                "partial": {"watch": ("{AGT} see {PRX} on a wall screen each quarter.",)},
                 "split": {
                     "chase": (
                         "With bonuses tied to {PRX} on {DSH}, {AGT} close tickets quickly and open new ones, which lifts {PRX} without touching {GOAL}.",
@@ -298,7 +290,7 @@ MOTIF = Motif(
                         "The winter stores fell short before any gap between {PRX} and {GOAL}.",
                     )
                 },
-                "partial": {"watch": ("{PRX} is read out each morning, but never to {AGT}.",)},
+                "partial": {"watch": ("{PRX} is read out to {AGT} each season.",)},
                 "split": {
                     "chase": (
                         "Since {AGT} {w7} {PRX} through {DSH}, meaning they toil only to raise it, {PRX} wandered away from {GOAL}.",

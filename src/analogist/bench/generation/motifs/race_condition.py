@@ -110,14 +110,10 @@ MOTIF = Motif(
                         "{ST} was already flipping, so at month-end {CHK} and {MUT} hit it within the same second; nothing makes them take turns.",
                     )
                 },
-                DELETE: {
-                    "damage": (
-                        "Half of one update and half of the other were caught before they ended up in {ST}.",
-                    )
-                },
+                DELETE: {"damage": ("The interleaved updates left {ST} intact.",)},
                 "partial": {
                     "check": (
-                        "Before approving, {CHK} looks at {ST} and acts as if that reading still stands when it writes, which by itself harms nothing.",
+                        "Before approving, {CHK} looks at {ST} and acts as if that reading still stands when it writes, which by itself is harmless.",
                     )
                 },
                 "split": {"writes": ("{ST} is updated by {CHK} and by {MUT} through {BUF}.",)},
@@ -159,13 +155,13 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "overlap": (
-                        "{ST} flipped at 6 a.m., and so {CHK} and {MUT} edited it at the same moment; nothing makes them take turns.",
+                        "{CHK} and {MUT} run unordered, and {ST} flipping made their edits to it land together.",
                     )
                 },
                 DELETE: {"damage": ("Parts of both edits ended up in {ST}, in the right order.",)},
                 "partial": {
                     "check": (
-                        "{CHK} counts on its first look at {ST} still being true when it adds a stop, and that alone harmed nothing.",
+                        "{CHK} counts on its first look at {ST} still being true when it adds a stop, which is harmless.",
                     )
                 },
                 "split": {"writes": ("{ST} is edited by {CHK} and by {MUT} via {BUF}.",)},
@@ -207,7 +203,7 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "overlap": (
-                        "{ST} toggled at shift start, so {CHK} and {MUT} wrote it within the same second; nothing orders them.",
+                        "{CHK} and {MUT} run unordered, and {ST} toggling made their writes to it overlap.",
                     )
                 },
                 DELETE: {
@@ -215,7 +211,7 @@ MOTIF = Motif(
                 },
                 "partial": {
                     "check": (
-                        "{CHK} acts on its first reading of {ST} as though it were still current when it writes, to no ill effect.",
+                        "{CHK} acts on its first reading of {ST} as though it were still current when it writes, which is harmless in itself.",
                     )
                 },
                 "split": {"writes": ("{ST} is written by {CHK} and by {MUT} from {BUF}.",)},
@@ -269,7 +265,7 @@ MOTIF = Motif(
                 DELETE: {"damage": ("The crossed marks left {ST} as unreadable as before.",)},
                 "partial": {
                     "check": (
-                        "{CHK} {w7}s {ST} counting on its first look is still good, and that does no harm.",
+                        "{CHK} {w7}s {ST} counting on its first look is still good, and that is harmless.",
                     )
                 },
                 "split": {"writes": ("Both {CHK} and {MUT} {w7} {ST}, {MUT} through {BUF}.",)},

@@ -121,17 +121,17 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "repeat": (
-                        "{CLI} are set to fire the same lookup again every instant, whether one times out or not.",
+                        "{CLI} are set to fire the same lookup again every instant, timed out or answered.",
                     )
                 },
                 "partial": {
                     "calls": (
-                        "{UPS} scan with {CLI}, and every scan asks {SRV} for a bin location that {CLI} can do without.",
+                        "{UPS} scan with {CLI}, and every scan asks {SRV} or their cache for a bin location.",
                     )
                 },
                 "split": {
                     "calls": (
-                        "Each scan by {UPS} makes {CLI} ask {SRV} through {PRX} where the item sits.",
+                        "{UPS} scan with {CLI}, and every scan asks {SRV} through {PRX} for a bin location.",
                     )
                 },
             },
@@ -173,17 +173,15 @@ MOTIF = Motif(
                 "{SRV} was swamped all morning after a momentary stall.",
             ),
             variants={
-                MEDIATOR: {
-                    "timeouts": (
-                        "When queries from {CLI} time out through their own fault, {SRV} is slow.",
-                    )
-                },
+                MEDIATOR: {"timeouts": ("When queries from {CLI} fail, {SRV} is slow.",)},
                 DELETE: {
-                    "repeat": ("Each query is sent again by {CLI} at set times, timed out or not.",)
+                    "repeat": (
+                        "Each query is sent again by {CLI} at set times, timed out or answered.",
+                    )
                 },
                 "partial": {
                     "calls": (
-                        "{UPS} request results through {CLI}, which query {SRV} but need not.",
+                        "{UPS} request results through {CLI}, which query {SRV} or their cache.",
                     )
                 },
                 "split": {
@@ -230,13 +228,11 @@ MOTIF = Motif(
                 MEDIATOR: {"timeouts": ("When requests from {CLI} time out, {SRV} lags.",)},
                 DELETE: {
                     "repeat": (
-                        "{CLI} fire the request again every moment, whether it times out or not.",
+                        "{CLI} fire the request again every moment, whether it times out or succeeds.",
                     )
                 },
                 "partial": {
-                    "calls": (
-                        "{UPS} price deals on {CLI}, and each price asks {SRV} for the latest quote, or does without.",
-                    )
+                    "calls": ("Every quote {UPS} pull up makes {CLI} ask {SRV} or a cached price.",)
                 },
                 "split": {"calls": ("Every quote {UPS} pull up makes {CLI} ask {SRV} via {PRX}.",)},
             },
@@ -283,16 +279,18 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "timeouts": (
-                        "The knocks of {CLI} go unanswered, and that leaves {SRV} slow to answer.",
+                        "The knocks of {CLI} go unanswered, leaving {SRV} slow to answer.",
                     )
                 },
                 DELETE: {
                     "repeat": (
-                        "{CLI} knocks at {SRV} again every hour, whether a knock goes unanswered or not.",
+                        "{CLI} knocks at {SRV} again every hour, whether a knock goes answered or unanswered.",
                     )
                 },
                 "partial": {
-                    "calls": ("{UPS} send word through {CLI}, which knocks at {SRV} but need not.",)
+                    "calls": (
+                        "{UPS} send word through {CLI}, which knocks at {SRV} or another door.",
+                    )
                 },
                 "split": {
                     "calls": (
