@@ -51,7 +51,7 @@ from analogist.retrieve import (
     MacChannel,
     Target,
 )
-from analogist.retrieve.ann import GRAPH_DTYPE
+from analogist.retrieve.ann import GRAPH_DTYPE, build_threads
 from analogist.retrieve.persist import snapshot_root
 from analogist.signature import parse_signature
 from analogist.store.postgres import database_bytes, drop_database, fresh_database
@@ -249,10 +249,20 @@ def dir_mb(path: str) -> float:
 
 
 def ingest(
-    db: str, n: int, embedder_name: str, seed: int, batch: int = 5000, per_item: int = 500
+    db: str,
+    n: int,
+    embedder_name: str,
+    seed: int,
+    batch: int = 5000,
+    per_item: int = 500,
+    growth: tuple[float, ...] = (),
+    full_rebuild: bool = False,
 ) -> dict:
     """Child 1: ingest ``n`` pre-encoded signatures — the first ``per_item`` one call each (the
-    per-item path an agent takes), the rest in batches — then write the snapshot."""
+    per-item path an agent takes), the rest in batches — then write the snapshot. With
+    ``growth`` (e.g. 0.01, 0.1): add that share of ``n`` more and time the incremental save
+    after each; with ``full_rebuild`` then time a full rebuild (``save(full=True)``) of the final
+    memory (else compare with the first save, itself a full build)."""
     memory = Memory(db, embedder=make_embedder(embedder_name))
     idx = memory.indexes
     idx.fingerprints(), idx.mac(), [idx.vectors(lv) for lv in ("L0", "L2", "L3")]
@@ -272,8 +282,38 @@ def ingest(
     t0 = time.perf_counter()
     memory.indexes.save()
     save_s = time.perf_counter() - t0
+    grown, saves = n, []
+    for g in growth:
+        extra = max(1, round(n * g))
+        lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(grown, grown + extra)]
+        t0 = time.perf_counter()
+        for a in range(0, extra, batch):
+            assert not memory.add(lines[a : a + batch]).rejected
+        added_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        folder = memory.indexes.save()
+        entry = json.loads((folder / "manifest.json").read_text())["indexes"] if folder else {}
+        saves.append(
+            {
+                "share": g,
+                "added": extra,
+                "add_s": added_s,
+                "save_s": time.perf_counter() - t0,
+                "linked": all(e.get("rows_linked") for k, e in entry.items() if ":" in k),
+                "extended": all(e.get("hnsw_extended") for k, e in entry.items() if ":" in k),
+            }
+        )
+        grown += extra
+    full_s = None
+    if full_rebuild:
+        t0 = time.perf_counter()
+        memory.indexes.save(full=True)
+        full_s = time.perf_counter() - t0
     memory.store.close()
     return {
+        "grown_to": grown,
+        "growth_saves": saves,
+        "full_rebuild_s": full_s,
         "ingest_per_s": (n - per_item) / spent,
         "ingest_s": spent,
         "per_item_per_s": per_item / per_item_s if per_item else float("nan"),
@@ -386,7 +426,15 @@ class LoadSampler:
 
 
 def run_size(
-    n: int, queries: int, embedder_name: str, seed: int, keep: str | None, pg: str | None = None
+    n: int,
+    queries: int,
+    embedder_name: str,
+    seed: int,
+    keep: str | None,
+    pg: str | None = None,
+    growth: str = "",
+    stages: tuple[str, ...] = ("ingest", "query"),
+    full_rebuild: bool = False,
 ) -> dict:
     """Ingest and query in two child processes (RSS is each stage's own)."""
     tmp = keep or tempfile.mkdtemp(prefix="analogist-bench-")
@@ -394,7 +442,7 @@ def run_size(
     os.environ["ANALOGIST_INDEX_DIR"] = os.path.join(tmp, "indexes")  # a PostgreSQL snapshot's home
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     out: dict = {"size": n, "embedder": make_embedder(embedder_name).name}
-    for stage in ("ingest", "query"):
+    for stage in stages:
         load = LoadSampler()
         cmd = [
             sys.executable,
@@ -409,6 +457,9 @@ def run_size(
             embedder_name,
             "--seed",
             str(seed),
+            "--growth",
+            growth,
+            *(["--full-rebuild"] if full_rebuild else []),
         ]
         with load:
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -439,6 +490,16 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--embedder", choices=("hashing", "random"), default="hashing")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--growth",
+        default="",
+        help="after the first snapshot, add these shares of the size (e.g. 0.01,0.1), time each "
+        "incremental save, then a full rebuild",
+    )
+    ap.add_argument(
+        "--full-rebuild", action="store_true", help="after --growth, time save(full=True)"
+    )
+    ap.add_argument("--no-query", action="store_true", help="ingest and save only")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep", help="keep the database and snapshot in this folder (one size)")
     ap.add_argument(
@@ -451,7 +512,16 @@ def main() -> None:
     ap.add_argument("--query", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.ingest:
-        print(json.dumps(ingest(args.ingest, args.one_size, args.embedder, args.seed)))
+        growth = tuple(float(g) for g in args.growth.split(",") if g)
+        got = ingest(
+            args.ingest,
+            args.one_size,
+            args.embedder,
+            args.seed,
+            growth=growth,
+            full_rebuild=args.full_rebuild,
+        )
+        print(json.dumps(got))
         return
     if args.query:
         print(json.dumps(query(args.query, args.one_size, args.queries, args.embedder, args.seed)))
@@ -464,7 +534,20 @@ def main() -> None:
         keep = os.path.join(args.keep, str(n)) if args.keep else None
         if keep:
             os.makedirs(keep, exist_ok=True)
-        results.append(run_size(n, queries, args.embedder, args.seed, keep, args.db))
+        stages = ("ingest",) if args.no_query else ("ingest", "query")
+        results.append(
+            run_size(
+                n,
+                queries,
+                args.embedder,
+                args.seed,
+                keep,
+                args.db,
+                args.growth,
+                stages,
+                args.full_rebuild,
+            )
+        )
         if not args.json:
             report(results[-1])
     if args.json:
@@ -473,20 +556,41 @@ def main() -> None:
 
 def report(r: dict) -> None:
     print(
-        f"\n{r['size']:,} signatures ({r['embedder']}, {r['backend']}): ingest {r['ingest_per_s']:,.0f}/s "
-        f"({r['ingest_s']:.0f} s), snapshot write {r['save_s']:.1f} s; open + first answer "
-        f"{r['open_first_answer_s']:.2f} s{' (REBUILT ' + ','.join(r['rebuilt']) + ')' if r['rebuilt'] else ''}; "
-        f"RSS after queries {r['rss_mb']:,.0f} MB (anon {r['rss_anon_mb']:,.0f} + mapped files "
-        f"{r['rss_file_mb']:,.0f}; peak {r['peak_rss_mb']:,.0f}, ingest peak "
-        f"{r['ingest_peak_rss_mb']:,.0f}); disk: db {r['db_mb']:,.0f} MB + indexes "
-        f"{r['idx_mb']:,.0f} MB = {r['disk_kb_per_episode']:.1f} KB/episode"
+        f"\n{r['size']:,} signatures ({r['embedder']}, {r['backend']}): ingest "
+        f"{r['ingest_per_s']:,.0f}/s ({r['ingest_s']:.0f} s), snapshot write {r['save_s']:.1f} s "
+        f"(ingest peak RSS {r['ingest_peak_rss_mb']:,.0f} MB); disk: db {r['db_mb']:,.0f} MB + "
+        f"indexes {r['idx_mb']:,.0f} MB = {r['disk_kb_per_episode']:.1f} KB/episode"
+    )
+    load = ", ".join(
+        f"{stage} {r[f'load_{stage}'][0]:.1f}/{r[f'load_{stage}'][1]:.1f}"
+        for stage in ("ingest", "query")
+        if f"load_{stage}" in r
     )
     print(
         f"  batched ingest {r['ingest_per_s']:,.0f}/s vs per-item path (one add() call per "
         f"episode, first {r['per_item_n']:,}) {r['per_item_per_s']:,.0f}/s = "
-        f"{r['ingest_per_s'] / r['per_item_per_s']:.1f}x; HNSW graph dtype {GRAPH_DTYPE}; "
-        f"load average (mean/max) ingest {r['load_ingest'][0]:.1f}/{r['load_ingest'][1]:.1f}, "
-        f"query {r['load_query'][0]:.1f}/{r['load_query'][1]:.1f} on {os.cpu_count()} cores"
+        f"{r['ingest_per_s'] / r['per_item_per_s']:.1f}x; HNSW graph dtype {GRAPH_DTYPE}, build "
+        f"threads {build_threads()}; "
+        f"load average (mean/max) {load} on {os.cpu_count()} cores"
+    )
+    full, what = r.get("full_rebuild_s") or r["save_s"], "a full rebuild"
+    if r.get("full_rebuild_s") is None:
+        what = f"the first (full) save of {r['size']:,}"
+    for g in r.get("growth_saves", []):
+        print(
+            f"  +{g['share']:.0%} ({g['added']:,} added in {g['add_s']:.1f} s): incremental save "
+            f"{g['save_s']:.1f} s (rows linked: {g['linked']}, graphs extended: {g['extended']}) "
+            f"= {g['save_s'] / full:.3f} x {what}"
+        )
+    if r.get("full_rebuild_s") is not None:
+        print(f"  full rebuild (save(full=True)) at {r['grown_to']:,}: {r['full_rebuild_s']:.1f} s")
+    if "latency_ms" not in r:
+        return
+    print(
+        f"  open + first answer {r['open_first_answer_s']:.2f} s"
+        f"{' (REBUILT ' + ','.join(r['rebuilt']) + ')' if r['rebuilt'] else ''}; RSS after "
+        f"queries {r['rss_mb']:,.0f} MB (anon {r['rss_anon_mb']:,.0f} + mapped files "
+        f"{r['rss_file_mb']:,.0f}; peak {r['peak_rss_mb']:,.0f})"
     )
     floor = r["floor_ms"]
     print(
