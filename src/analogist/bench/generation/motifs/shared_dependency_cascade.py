@@ -113,21 +113,11 @@ MOTIF = Motif(
                 "For forty minutes nobody could pay for anything.",
             ),
             variants={
-                REVERSE: {
-                    "spread": (
-                        "It ran the other way: {TOP} fell over first on its own, and its callers hammering {MID} is what made {MID} choke.",
-                    )
-                },
-                DELETE: {
-                    "spread": (
-                        "The choke in {MID} was unrelated to the outage of {TOP}; {TOP} went out on a bad release of its own.",
-                    )
-                },
-                "partial": {"base": ("{MID} needs {DEP}; {TOP} never touches {DEP} directly.",)},
+                REVERSE: {"spread": ("The pile-up in {TOP} carried straight back into {MID}.",)},
+                DELETE: {"spread": ("The pile-up in {MID} did not carry on into {TOP}.",)},
+                "partial": {"base": ("{DEP} sits directly under {MID} and not under {TOP}.",)},
                 "split": {
-                    "base": (
-                        "{MID} reaches {DEP} only through {POOL}, and {TOP} also needs {DEP}.",
-                    )
+                    "base": ("Both {MID} and {TOP} rely on {DEP}, {MID} only through {POOL}.",)
                 },
             },
         ),
@@ -147,7 +137,7 @@ MOTIF = Motif(
             ),
             facts={
                 "base": (
-                    "Both {MID} and {TOP} rely on {DEP}.",
+                    "Both {MID} and {TOP} rely on {DEP} directly.",
                     "{DEP} is underneath {MID} and {TOP} alike.",
                 ),
                 "chain": (
@@ -168,20 +158,12 @@ MOTIF = Motif(
                 "By noon {TOP} had collapsed and most flights were scrubbed.",
             ),
             variants={
-                REVERSE: {
-                    "spread": (
-                        "It ran the other way: {TOP} fell apart first over a crew dispute, and the rush of re-planned flights is what jammed {MID}.",
-                    )
-                },
-                DELETE: {
-                    "spread": (
-                        "The jam among {MID} was unrelated to the collapse of {TOP}; a crew dispute did that on its own.",
-                    )
-                },
-                "partial": {"base": ("{MID} rely on {DEP}; {TOP} has no direct use for {DEP}.",)},
+                REVERSE: {"spread": ("Once {TOP} fell apart, {MID} jammed with it.",)},
+                DELETE: {"spread": ("The jam among {MID} never carried into {TOP}.",)},
+                "partial": {"base": ("{MID} and not {TOP} rely on {DEP} directly.",)},
                 "split": {
                     "base": (
-                        "{MID} draw on {DEP} only through {POOL}, and {TOP} needs {DEP} as well.",
+                        "{DEP} is underneath {MID} and {TOP} alike, with {POOL} between it and {MID}.",
                     )
                 },
             },
@@ -220,24 +202,10 @@ MOTIF = Motif(
                 "{TOP} dried out in midsummer and the harvest was lost.",
             ),
             variants={
-                REVERSE: {
-                    "spread": (
-                        "It ran the other way: {TOP} were failing first from blight, and the extra watering ordered for them is what wore out {MID}.",
-                    )
-                },
-                DELETE: {
-                    "spread": (
-                        "The strain on {MID} was unrelated to the loss of {TOP}; a blight took the crop on its own.",
-                    )
-                },
-                "partial": {
-                    "base": ("{MID} draw on {DEP}; {TOP} take nothing from {DEP} directly.",)
-                },
-                "split": {
-                    "base": (
-                        "{MID} draw on {DEP} only through {POOL}, and {TOP} also draw on {DEP}.",
-                    )
-                },
+                REVERSE: {"spread": ("Once {TOP} withered, {MID} were spent on them.",)},
+                DELETE: {"spread": ("None of the strain on {MID} carried through to {TOP}.",)},
+                "partial": {"base": ("{MID} draw on {DEP}, and {TOP} draw only on {MID}.",)},
+                "split": {"base": ("Both {MID} and {TOP} draw on {DEP}, {MID} via {POOL}.",)},
             },
         ),
         Skin(
@@ -277,22 +245,10 @@ MOTIF = Motif(
                 "By evening {TOP} had gone dark.",
             ),
             variants={
-                REVERSE: {
-                    "spread": (
-                        "It ran the other way: {TOP} went dark first, and its clamour at {MID} is what jammed {MID}.",
-                    )
-                },
-                DELETE: {
-                    "spread": (
-                        "The jam in {MID} was unrelated to {TOP} going dark; {TOP} failed on its own.",
-                    )
-                },
-                "partial": {"base": ("{MID} {w7}s {DEP}; {TOP} does not.",)},
-                "split": {
-                    "base": (
-                        "{MID} reaches {DEP} only through {POOL}, and {TOP} also {w7}s {DEP}.",
-                    )
-                },
+                REVERSE: {"spread": ("Once {TOP} stopped, {MID} jammed with it.",)},
+                DELETE: {"spread": ("The jam in {MID} carried on, but not into {TOP}.",)},
+                "partial": {"base": ("{DEP} is {w7}ed by {MID}, and {TOP} only {w7}s {MID}.",)},
+                "split": {"base": ("{MID} and {TOP} both {w7} {DEP}, {MID} through {POOL}.",)},
             },
         ),
     ),

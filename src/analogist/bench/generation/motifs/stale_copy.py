@@ -104,7 +104,7 @@ MOTIF = Motif(
                     "{DER} is filled in only by transcribing {SRC} at the start of each shift.",
                 ),
                 "lag": (
-                    "By the end of a shift {DER} can be hours behind {SRC}.",
+                    "By the end of a shift, {DER} can be hours behind {SRC}.",
                     "Towards the end of each shift {DER} no longer matches {SRC}.",
                 ),
                 "trust": (
@@ -123,22 +123,22 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "copy": (
-                        "{DER} is kept by hand by the ward clerk, entirely separately from {SRC}; nothing is transcribed across.",
+                        "Nothing on {DER} is transcribed from {SRC}; everyone writes on it directly, by hand.",
                     )
                 },
                 REVERSE: {
                     "claim": (
-                        "The mistake began at {CON}: a wrong dose said there was afterwards written onto {DER}, which is why {DER} and {SRC} now disagree.",
+                        "The gap between {DER} and {SRC} went straight from {CON} onto {DER}.",
                     )
                 },
                 "partial": {
                     "lag": (
-                        "{DER} falls behind {SRC}, though not because of the transcription routine: the clerk who updates it is often called away.",
+                        "By the end of a shift, {DER} can be hours behind {SRC}, for reasons other than the transcribing.",
                     )
                 },
                 "split": {
                     "copy": (
-                        "The pharmacy prints {SRC} as {MID} each morning, and {DER} is filled in only from {MID}; nobody writes on {DER} directly.",
+                        "{DER} is filled in only by transcribing {MID}, printed from {SRC} at the start of each shift.",
                     )
                 },
             },
@@ -179,22 +179,20 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "copy": (
-                        "{DER} is typed up by the treasury desk from its own deal tickets, quite apart from {SRC}.",
+                        "{DER} is never pasted in from {SRC}; it is edited by hand every evening.",
                     )
                 },
                 REVERSE: {
-                    "claim": (
-                        "The error started in {CON}: a mistyped figure there was afterwards keyed back into {DER}, which is why {DER} and {SRC} now differ.",
-                    )
+                    "claim": ("What {DER} got wrong against {SRC} started out printed in {CON}.",)
                 },
                 "partial": {
                     "lag": (
-                        "{DER} trails {SRC}, but not because of the paste schedule: the macro that loads it keeps timing out midway.",
+                        "By mid-afternoon {DER} is missing every payment {SRC} has booked that day, though the paste is not why.",
                     )
                 },
                 "split": {
                     "copy": (
-                        "{SRC} writes {MID} overnight, and {DER} is pasted in only from {MID}, never edited by hand.",
+                        "{DER} is pasted in from {MID}, written by {SRC} every evening, and never edited by hand.",
                     )
                 },
             },
@@ -220,7 +218,7 @@ MOTIF = Motif(
                 ),
                 "lag": (
                     "Mid-shift, {DER} still shows the counts from hours before.",
-                    "Hours into a shift {DER} no longer matches what {SRC} has on record.",
+                    "Hours into a shift, {DER} no longer matches what {SRC} has on record.",
                 ),
                 "trust": (
                     "{CON} quotes availability from {DER} and has no login to {SRC}.",
@@ -238,22 +236,20 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "copy": (
-                        "{DER} is kept from the supervisors' own walk-round counts, not from {SRC}.",
+                        "{DER} is rewritten by hand at each shift change, and nothing from {SRC} goes on it.",
                     )
                 },
                 REVERSE: {
-                    "claim": (
-                        "The wrong number began at {CON}: a promise made there was chalked onto {DER} afterwards, which is why {DER} and {SRC} disagree.",
-                    )
+                    "claim": ("Every gap between {DER} and {SRC} began as a promise at {CON}.",)
                 },
                 "partial": {
                     "lag": (
-                        "{DER} is behind {SRC} mid-shift, though not because of the rewrite schedule: the marker board is simply not updated after meal pauses.",
+                        "Just after a shift change {DER} still shows the counts from hours before.",
                     )
                 },
                 "split": {
                     "copy": (
-                        "{SRC} is summarised onto {MID} at each shift change, and {DER} is rewritten only from {MID}.",
+                        "{DER} is rewritten from {MID}, itself taken from {SRC} at each shift change, and nothing else goes on it.",
                     )
                 },
             },
@@ -282,7 +278,7 @@ MOTIF = Motif(
                 ),
                 "lag": (
                     "Between bells {DER} falls behind {SRC}.",
-                    "Long after a bell {DER} no longer matches {SRC}.",
+                    "Long after a bell, {DER} no longer matches {SRC}.",
                 ),
                 "trust": (
                     "{CON} reads only {DER} and never goes to {SRC}.",
@@ -300,19 +296,15 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "copy": (
-                        "{DER} is kept by its own keeper, apart from {SRC}; nothing is {w7}ed across.",
+                        "{DER} is written on at each bell, and nothing on it is {w7}ed from {SRC}.",
                     )
                 },
                 REVERSE: {
                     "claim": (
-                        "The mistake began with {CON}: what it announced was written onto {DER} afterwards, so {DER} and {SRC} now differ.",
+                        "The gap between {DER} and {SRC} came straight from what {CON} announced.",
                     )
                 },
-                "partial": {
-                    "lag": (
-                        "{DER} falls behind {SRC}, though not because of the bells: its keeper often wanders off.",
-                    )
-                },
+                "partial": {"lag": ("Even at a bell, {DER} no longer matches {SRC}.",)},
                 "split": {
                     "copy": (
                         "{MID} is {w7}ed from {SRC} at each bell, and {DER} is {w7}ed only from {MID}.",

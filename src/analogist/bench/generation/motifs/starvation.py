@@ -111,22 +111,22 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "first": (
-                        "About half the time {HOG} goes first when both ask, and on those days it loads and clears out quickly, which is what keeps {VIC} from being squeezed out.",
+                        "About half the time, when both ask at once, {HOG} is given the slot first and is gone sooner, which spares {VIC}.",
                     )
                 },
                 DELETE: {
                     "first": (
-                        "Which of {HOG} and {VIC} goes first is irrelevant to {VIC} going without; even on days {VIC} are put first they still miss out.",
+                        "About half the time, when both ask at once, {HOG} is given the slot first, which makes no difference to {VIC}.",
                     )
                 },
                 "partial": {
                     "draw": (
-                        "{HOG} loads at {RES}, but that is not what leaves them full: half the bays are taken up by broken trailers nobody has moved.",
+                        "{HOG} books {RES} for almost every hour it can, but something else leaves them fully taken.",
                     )
                 },
                 "split": {
                     "draw": (
-                        "{HOG} books every hour it can through {BUF}, and {BUF} sends its trucks straight onto {RES}, leaving them fully taken.",
+                        "{HOG} books {RES} through {BUF} for almost every hour it can, which leaves them fully taken.",
                     )
                 },
             },
@@ -170,22 +170,22 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "first": (
-                        "In about half the contested moments {HOG} goes ahead of {VIC}, and going first lets it finish its batch and yield, which keeps {VIC} from being squeezed.",
+                        "In roughly half the contested moments the scheduler lets {HOG} go ahead of {VIC}, which gets {VIC} served sooner.",
                     )
                 },
                 DELETE: {
                     "first": (
-                        "Who goes first between {HOG} and {VIC} is unrelated to {VIC} going unanswered; even with {VIC} put first the result is the same.",
+                        "In roughly half the contested moments the scheduler lets {HOG} go ahead of {VIC}, and {VIC} sit unanswered regardless.",
                     )
                 },
                 "partial": {
                     "draw": (
-                        "{HOG} does run on {RES}, but it is not what uses it up: a stuck logging process is.",
+                        "{HOG} takes every cycle of {RES} it can get, and {RES} runs at full use even when {HOG} is not running.",
                     )
                 },
                 "split": {
                     "draw": (
-                        "{HOG} pushes its work through {BUF}, which hands it straight to {RES} and keeps it pinned at full use.",
+                        "{HOG} takes every cycle of {RES} it can get through {BUF}, and {RES} runs at full use while it runs.",
                     )
                 },
             },
@@ -229,22 +229,22 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "first": (
-                        "About half of clashes go to {HOG}, and on those days they finish by noon and clear out, which is what leaves room for {VIC}.",
+                        "When both ask for the same hour, {HOG} get it about half the time, which helps {VIC}.",
                     )
                 },
                 DELETE: {
                     "first": (
-                        "How clashes between {HOG} and {VIC} are settled is irrelevant; even when {VIC} win a clash they still end up without a seat.",
+                        "When both ask for the same hour, {HOG} get it about half the time, but {VIC} never get a seat either way.",
                     )
                 },
                 "partial": {
                     "draw": (
-                        "{HOG} use {RES}, but they are not why it is full: half the machines are out of order.",
+                        "{HOG} book {RES} for the odd free hour, but it is always full anyway.",
                     )
                 },
                 "split": {
                     "draw": (
-                        "{HOG} reserve every free hour through {BUF}, and {BUF} passes those bookings straight onto {RES}, so it is always full.",
+                        "{HOG} book {RES} through {BUF} for every free hour, so it is always full.",
                     )
                 },
             },
@@ -291,18 +291,22 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "first": (
-                        "About half the time {HOG} goes first, and then it {w7}s its fill and leaves, which is what spares {VIC}.",
+                        "When both come at once, {HOG} goes first about half the time, which is good for {VIC}.",
                     )
                 },
                 DELETE: {
-                    "first": ("Who goes first at {RES} is irrelevant to {VIC} going without.",)
-                },
-                "partial": {
-                    "draw": (
-                        "{HOG} {w7}s at {RES}, but that is not what dries it: a crack in the floor does.",
+                    "first": (
+                        "When both come at once, {HOG} goes first about half the time, though {VIC} go without whoever goes first.",
                     )
                 },
-                "split": {"draw": ("{HOG} {w7}s through {BUF}, and {BUF} empties {RES} dry.",)},
+                "partial": {
+                    "draw": ("{HOG} {w7}s so often, but not so often that {RES} runs dry.",)
+                },
+                "split": {
+                    "draw": (
+                        "{HOG} {w7}s from {RES} through {BUF} at every chance, until it is dry.",
+                    )
+                },
             },
         ),
     ),

@@ -113,22 +113,14 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "gate": (
-                        "The records were lopsided from the start: the enrolment system logged only students with a job offer lined up, and that same record decides who gets {FIL}.",
+                        "{FIL} was made up of the success stories from the start, so it only reaches people who finished and kept in touch.",
                     )
                 },
-                REVERSE: {
-                    "conclude": (
-                        "The decision came first: {ANA} had already committed to the new campus and then chose which survey replies to keep.",
-                    )
-                },
-                "partial": {
-                    "look": (
-                        "{ANA} never reads {FIL} directly; a consultant's slide deck passed its numbers along.",
-                    )
-                },
+                REVERSE: {"conclude": ("The decision became the basis of what {FIL} showed.",)},
+                "partial": {"look": ("The only figures {ANA} sees come second-hand from {FIL}.",)},
                 "split": {
                     "gate": (
-                        "{FIL} goes only to people on {STG}, and {STG} lists only those who finished, so the replies are all success stories.",
+                        "{STG} lists only people who finished, and {FIL} only reaches those who kept in touch, so it is made up of the success stories.",
                     )
                 },
             },
@@ -169,22 +161,14 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "gate": (
-                        "The figures were lopsided at source: the vendor only ever recorded funds large enough to report, and that same threshold decides which stay on {FIL}.",
+                        "Only the survivors were on {FIL} from the outset, so funds that closed vanish from it.",
                     )
                 },
-                REVERSE: {
-                    "conclude": (
-                        "The decision came first: {ANA} had already chosen active managers and then picked the figures from {FIL} that supported it.",
-                    )
-                },
-                "partial": {
-                    "look": (
-                        "{ANA} never reads {FIL}; an adviser's summary passed the averages on.",
-                    )
-                },
+                REVERSE: {"conclude": ("The decision shaped the flattering averages from {FIL}.",)},
+                "partial": {"look": ("{ANA} never reads performance straight off {FIL}.",)},
                 "split": {
                     "gate": (
-                        "Closed funds are dropped by {STG} before {FIL} is built, so only the survivors remain on it.",
+                        "Funds that closed vanish at {STG}, before reaching {FIL}, so only the survivors remain on it.",
                     )
                 },
             },
@@ -228,22 +212,16 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "gate": (
-                        "The damage records were lopsided at source: gunners' reports logged only wing hits, and those same reports decide which aircraft are pulled in to become {FIL}.",
+                        "The damage pattern decided which aircraft made it home to become {FIL}; the ones hit in the engines never came back.",
                     )
                 },
-                REVERSE: {
-                    "conclude": (
-                        "The decision came first: {ANA} had already ordered wing plating and then tallied only the wing damage on {FIL}.",
-                    )
-                },
+                REVERSE: {"conclude": ("The plating decision drove what {FIL} showed.",)},
                 "partial": {
-                    "look": (
-                        "{ANA} never inspects {FIL} itself; the hole counts arrive in a clerk's summary.",
-                    )
+                    "look": ("{ANA} bases its work on the damage seen on {FIL} by others.",)
                 },
                 "split": {
                     "gate": (
-                        "{STG} tow in only the aircraft that made it home, and only those become {FIL}, so they are all survivors.",
+                        "Only aircraft that made it home to {STG} become {FIL}; the ones hit in the engines never came back.",
                     )
                 },
             },
@@ -287,18 +265,14 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "gate": (
-                        "The tally was lopsided at the start: the counter marks only the strong ones, and that same mark decides what {FIL} lets pass.",
+                        "From the first, {FIL} sees only the ones that returned, so it {w7}s {POP}.",
                     )
                 },
-                REVERSE: {
-                    "conclude": (
-                        "The ruling came first: {ANA} had already chosen the long road and then kept only the tallies that agreed.",
-                    )
-                },
-                "partial": {"look": ("{ANA} never sees {FIL} itself; a runner brings the count.",)},
+                REVERSE: {"conclude": ("The ruling decided what {FIL} showed.",)},
+                "partial": {"look": ("{ANA} counts only what others say is on {FIL}.",)},
                 "split": {
                     "gate": (
-                        "{STG} turns back all but the returners, and {FIL} takes only what {STG} passes, so everything on it came back.",
+                        "{FIL} {w7}s {STG}, which {w7}s {POP}, so it sees only the ones that returned.",
                     )
                 },
             },

@@ -110,22 +110,22 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "expiry": (
-                        "The noon rush by {CLN} comes first, since a shift change sends them all to the phones, and that same rush is what wipes {CCH} for the afternoon.",
+                        "At exactly noon every one of {CLN} needs fresh figures at once, and when they do, {CCH} lapses.",
                     )
                 },
                 REVERSE: {
                     "rush": (
-                        "{SRV} was already swamped by its own month-end re-pricing, and its slow answers are what kept sending {CLN} back to it.",
+                        "So at noon {CLN} all phone {SRV} together, because {SRV} is swamped.",
                     )
                 },
                 "partial": {
                     "copy": (
-                        "{CCH} is printed from an industry index, not from {SRV}, and {CLN} quote from it all day.",
+                        "{CCH} is not a copy of the figures of {SRV}, and {CLN} quote from it all day.",
                     )
                 },
                 "split": {
                     "rush": (
-                        "So at noon {CLN} all call through {LB}, which puts every call straight onto {SRV}, and {SRV} is swamped.",
+                        "So at noon {CLN} all phone {SRV} through {LB} together, and {SRV} is swamped.",
                     )
                 },
             },
@@ -165,22 +165,20 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "expiry": (
-                        "The 09:00 rush by {CLN} comes first, since the opening time is published, and that same rush is what voids every copy of {CCH}.",
+                        "At 09:00 on enrolment day everyone goes to {SRV} at once, and so every copy of {CCH} runs out.",
                     )
                 },
                 REVERSE: {
                     "rush": (
-                        "{SRV} was already swamped by a backup job, and its slow replies are what kept sending {CLN} back to it.",
+                        "At 09:00 {SRV} is already swamped, so all of {CLN} go back to it in the same minute.",
                     )
                 },
                 "partial": {
-                    "copy": (
-                        "{CCH} is issued by the library system, not by {SRV}, and {CLN} need it to register.",
-                    )
+                    "copy": ("{CCH} never comes from {SRV}, and {CLN} need it to register.",)
                 },
                 "split": {
                     "rush": (
-                        "So at 09:00 all of {CLN} come through {LB}, which passes every request straight to {SRV}, and it is swamped.",
+                        "So at 09:00 all of {CLN} go through {LB} to {SRV} in the same minute and swamp it.",
                     )
                 },
             },
@@ -217,22 +215,22 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "expiry": (
-                        "The rush of calls by {CLN} came first, since a newspaper story set it off, and that same rush is what used up every one of {CCH} in a day.",
+                        "On the first of the month {CLN} all rang, so every one of {CCH} ran out together.",
                     )
                 },
                 REVERSE: {
                     "rush": (
-                        "{SRV} was already swamped by a flu outbreak, and its long queues are what kept {CLN} redialling.",
+                        "So on the first, {SRV} was swamped, and {CLN} all rang {SRV} at once because of it.",
                     )
                 },
                 "partial": {
                     "copy": (
-                        "{CCH} are renewed by the pharmacy, not from the records at {SRV}, and {CLN} collect medicine on them.",
+                        "{CCH} are renewed without the records kept at {SRV}, and {CLN} collect medicine on them.",
                     )
                 },
                 "split": {
                     "rush": (
-                        "So on the first, {CLN} all rang through {LB}, which put every call straight onto {SRV}, swamping it.",
+                        "So on the first, {CLN} all rang {SRV} through {LB} at once, and {SRV} was swamped.",
                     )
                 },
             },
@@ -260,7 +258,7 @@ MOTIF = Motif(
                     "{CLN} trade on {CCH}, which is struck from the stock of {SRV}.",
                 ),
                 "expiry": (
-                    "Every {CCH} {w7}s at the same bell, for everyone at once.",
+                    "{CCH} {w7}s at the same bell, for everyone at once.",
                     "At the noon bell all of them {w7} together.",
                 ),
                 "rush": (
@@ -274,22 +272,20 @@ MOTIF = Motif(
             ),
             variants={
                 MEDIATOR: {
-                    "expiry": (
-                        "The crowding of {CLN} comes first, at the market bell, and that same crowd is what uses up every {CCH}.",
-                    )
+                    "expiry": ("At the same bell everyone comes to {SRV} at once, so {CCH} {w7}s.",)
                 },
                 REVERSE: {
                     "rush": (
-                        "{SRV} was already overrun by pilgrims, and its slowness is what kept {CLN} coming back.",
+                        "So at that bell {CLN} all crowd to {SRV} at once, as {SRV} is already overrun.",
                     )
                 },
                 "partial": {
-                    "copy": ("{CCH} is struck by the mint, not by {SRV}, and {CLN} trade on it.",)
+                    "copy": (
+                        "{CCH} is struck from stock other than that of {SRV}, and {CLN} trade on it.",
+                    )
                 },
                 "split": {
-                    "rush": (
-                        "So at that bell {CLN} all crowd through {LB}, which lets them straight on to {SRV}.",
-                    )
+                    "rush": ("So at that bell {CLN} all crowd through {LB} to {SRV} at once.",)
                 },
             },
         ),

@@ -101,7 +101,7 @@ MOTIF = Motif(
                 ),
                 "handoff": ("{NEW} passes every order to {OLD}.", "Orders go from {NEW} to {OLD}."),
                 "mismatch": (
-                    "About half the orders now carry a version 4 field layout that {OLD} reads differently.",
+                    "About half the orders now carry a version 4 field layout that {OLD} reads differently, so it bills them wrongly.",
                     "Roughly every other order uses a version 4 layout that {OLD} does not understand the same way.",
                 ),
             },
@@ -112,22 +112,16 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "mismatch": (
-                        "About half the orders carry a version 4 layout, and {OLD} rejects those outright, which is what keeps them from being billed wrongly.",
+                        "About half the orders now carry a version 4 field layout that {OLD} rejects, so it never bills them wrongly.",
                     )
                 },
                 DELETE: {
                     "mismatch": (
-                        "The version difference is irrelevant here; {OLD} garbled orders of both layouts alike.",
+                        "About half the orders now carry a version 4 field layout that {OLD} reads differently, but it bills every order wrongly, whatever the layout.",
                     )
                 },
-                "partial": {
-                    "contract": (
-                        "{OLD} is built against {CTR}; {NEW} carries its own definitions and pays {CTR} no attention.",
-                    )
-                },
-                "split": {
-                    "handoff": ("{NEW} puts every order on {BUS}, and {BUS} hands them to {OLD}.",)
-                },
+                "partial": {"contract": ("{OLD} and not {NEW} are built against {CTR}.",)},
+                "split": {"handoff": ("{NEW} passes every order to {OLD} over {BUS}.",)},
             },
         ),
         Skin(
@@ -154,7 +148,7 @@ MOTIF = Motif(
                     "Flight plans go from {NEW} to {OLD}.",
                 ),
                 "mismatch": (
-                    "About half the plans now use waypoint codes from the new edition that {OLD} reads differently.",
+                    "About half the plans now use waypoint codes from the new edition that {OLD} reads differently, so the routes come out wrong.",
                     "Roughly every other plan carries new-edition codes that {OLD} interprets its own way.",
                 ),
             },
@@ -165,22 +159,16 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "mismatch": (
-                        "About half the plans use the new edition's codes, and {OLD} refuses those outright, which is what keeps them from being loaded wrongly.",
+                        "About half the plans now use waypoint codes from the new edition that {OLD} refuses, so the routes never come out wrong.",
                     )
                 },
                 DELETE: {
                     "mismatch": (
-                        "The edition difference is irrelevant; {OLD} mangled plans of both editions alike.",
+                        "About half the plans now use waypoint codes from the new edition that {OLD} reads differently, though the routes come out wrong whatever the edition.",
                     )
                 },
-                "partial": {
-                    "contract": (
-                        "{OLD} works to {CTR}; {NEW} uses its own internal format and pays {CTR} no attention.",
-                    )
-                },
-                "split": {
-                    "handoff": ("{NEW} passes plans over {BUS}, which loads them into {OLD}.",)
-                },
+                "partial": {"contract": ("Of {OLD} and {NEW}, only {OLD} work to {CTR}.",)},
+                "split": {"handoff": ("{NEW} uploads flight plans into {OLD} through {BUS}.",)},
             },
         ),
         Skin(
@@ -207,7 +195,7 @@ MOTIF = Motif(
                     "Settlement messages go from {NEW} to {OLD}.",
                 ),
                 "mismatch": (
-                    "About half the messages now use the revised field order that {OLD} reads differently.",
+                    "About half the messages now use the revised field order that {OLD} reads differently, so payments get posted wrongly.",
                     "Roughly every other message uses a revised layout that {OLD} parses its own way.",
                 ),
             },
@@ -218,23 +206,17 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "mismatch": (
-                        "About half the messages use the revised layout, and {OLD} bounces those outright, which is what keeps them from being posted wrongly.",
+                        "About half the messages now use the revised field order that {OLD} turns away, so no payments get posted wrongly.",
                     )
                 },
                 DELETE: {
                     "mismatch": (
-                        "The revision is irrelevant; {OLD} scrambled messages of both layouts alike.",
+                        "About half the messages now use the revised field order that {OLD} reads differently, but payments get posted wrongly either way.",
                     )
                 },
-                "partial": {
-                    "contract": (
-                        "{OLD} follows {CTR}; {NEW} uses its own format and pays {CTR} no attention.",
-                    )
-                },
+                "partial": {"contract": ("{OLD} and not {NEW} follow {CTR}.",)},
                 "split": {
-                    "handoff": (
-                        "{NEW} passes settlement messages through {BUS}, which delivers them to {OLD}.",
-                    )
+                    "handoff": ("{NEW} passes settlement messages back to {OLD} via {BUS}.",)
                 },
             },
         ),
@@ -265,7 +247,7 @@ MOTIF = Motif(
                     "Scrolls go from {NEW} to {OLD}.",
                 ),
                 "mismatch": (
-                    "About half the scrolls are written in a way that makes {OLD} and {NEW} {w7}.",
+                    "About half the scrolls are written in a way that makes {OLD} and {NEW} {w7}, so {OLD} copies them wrong.",
                     "On roughly every other scroll, {OLD} and {NEW} {w7}.",
                 ),
             },
@@ -276,18 +258,16 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "mismatch": (
-                        "On about half the scrolls {OLD} and {NEW} {w7}, and those {OLD} refuses outright, which is what keeps them from being copied wrongly.",
+                        "About half the scrolls are written in a way that makes {OLD} and {NEW} {w7}, so {OLD} sets them aside and never copies them wrong.",
                     )
                 },
                 DELETE: {
                     "mismatch": (
-                        "Whether they {w7} is irrelevant; {OLD} jumbled every scroll alike.",
+                        "About half the scrolls are written in a way that makes {OLD} and {NEW} {w7}, but {OLD} copies every scroll wrong.",
                     )
                 },
-                "partial": {"contract": ("{OLD} follows {CTR}; {NEW} keeps a rite of its own.",)},
-                "split": {
-                    "handoff": ("{NEW} passes its scrolls to {BUS}, which carries them to {OLD}.",)
-                },
+                "partial": {"contract": ("{CTR} is kept by {OLD} and not by {NEW}.",)},
+                "split": {"handoff": ("{NEW} passes its scrolls through {BUS} to {OLD}.",)},
             },
         ),
     ),
