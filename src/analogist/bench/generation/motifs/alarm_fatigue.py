@@ -94,7 +94,7 @@ MOTIF = Motif(
             facts={
                 "sense": (
                     "{ALM} track {EVT} around the clock.",
-                    "{EVT} is what {ALM} are there to catch.",
+                    "{EVT} is what {ALM} are there to catch, at every bed, day and night.",
                 ),
                 "noise": (
                     "{ALM} sounded several hundred times a shift, almost all for loose leads, and {RSP} stopped reacting to them.",
@@ -106,7 +106,7 @@ MOTIF = Motif(
                 ),
                 "miss": (
                     "When a real one came, it went unanswered, as {RSP} were numb to them by then.",
-                    "The one genuine alarm that night got the same non-response as the others.",
+                    "The one genuine alarm that night got the same non-response from {RSP} as all the others.",
                 ),
             },
             symptom=(
@@ -116,7 +116,7 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "noise": (
-                        "{ALM} kept chiming every few minutes because {RSP} had grown numb to the sound.",
+                        "{ALM} kept chiming every few minutes, unanswered, because {RSP} had grown numb to the sound.",
                     )
                 },
                 REVERSE: {
@@ -124,7 +124,9 @@ MOTIF = Motif(
                         "When a real one came, it went unanswered, and {RSP} were numb to them from then on.",
                     )
                 },
-                "partial": {"sense": ("{EVT} is not what {ALM} are there to catch.",)},
+                "partial": {
+                    "sense": ("{ALM} track loose leads around the clock, instead of {EVT}.",)
+                },
                 "split": {
                     "noise": (
                         "{ALM} sounded several hundred times a shift through {DSP}, almost all for loose leads, and {RSP} stopped reacting to them.",
@@ -147,7 +149,10 @@ MOTIF = Motif(
                 "On-call health report, infrastructure team.",
             ),
             facts={
-                "sense": ("{ALM} watch for {EVT}.", "{ALM} exist to catch {EVT}."),
+                "sense": (
+                    "{ALM} watch for {EVT} on every server.",
+                    "{ALM} exist to catch {EVT} before any database fills its disk.",
+                ),
                 "noise": (
                     "{ALM} fired dozens of times a night, nearly all false, and {RSP} learned to shrug them off.",
                     "After months of {ALM} going off for nothing, {RSP} barely glanced at them.",
@@ -158,7 +163,7 @@ MOTIF = Motif(
                 ),
                 "miss": (
                     "Numb by then, {RSP} swiped the one that mattered away with the rest.",
-                    "The real one got the same swipe.",
+                    "When the real one came, it got the same swipe from {RSP}, numb as they were by then.",
                 ),
             },
             symptom=(
@@ -168,15 +173,17 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "noise": (
-                        "{RSP} had learned to shrug them off, so {ALM} fired again dozens of times a night, nearly all false.",
+                        "{RSP} had learned to shrug them off, so {ALM} re-fired dozens of times a night.",
                     )
                 },
                 REVERSE: {
                     "miss": (
-                        "{RSP} swiped the one that mattered away with the rest, and were numb ever after.",
+                        "{RSP} swiped the one that mattered away with the rest, and stayed numb ever after.",
                     )
                 },
-                "partial": {"sense": ("{ALM} never watch for {EVT}.",)},
+                "partial": {
+                    "sense": ("{ALM} watch for a timer, blind to {EVT}, on every server.",)
+                },
                 "split": {
                     "noise": (
                         "{ALM} fired dozens of times a night through {DSP}, nearly all false, and {RSP} learned to shrug them off.",
@@ -198,7 +205,7 @@ MOTIF = Motif(
             facts={
                 "sense": (
                     "{ALM} are wired to sound on {EVT}.",
-                    "{EVT} is what {ALM} are meant to catch.",
+                    "{EVT} is what {ALM} are meant to catch, anywhere in the plant.",
                 ),
                 "noise": (
                     "{ALM} blared twenty times a shift for sensor glitches, and {RSP} stopped hearing them.",
@@ -209,7 +216,7 @@ MOTIF = Motif(
                     "{RSP} press reset on {ALM} without looking up.",
                 ),
                 "miss": (
-                    "The genuine one was reset like all the rest.",
+                    "The genuine one was reset like all the rest, since {RSP} had long grown numb.",
                     "So when a real one sounded, numb {RSP} gave it the same reflex reset.",
                 ),
             },
@@ -225,10 +232,10 @@ MOTIF = Motif(
                 },
                 REVERSE: {
                     "miss": (
-                        "When a real one sounded and {RSP} gave it the same reflex reset, it made them numb.",
+                        "When a real one sounded and {RSP} gave it the same reset, it made them numb.",
                     )
                 },
-                "partial": {"sense": ("{ALM} are wired to sound on a timer, not on {EVT}.",)},
+                "partial": {"sense": ("{ALM} are wired to sound on a timer, deaf to {EVT}.",)},
                 "split": {
                     "noise": (
                         "{ALM} blared twenty times a shift via {DSP} for sensor glitches, and {RSP} stopped hearing them.",
@@ -255,7 +262,7 @@ MOTIF = Motif(
             ),
             facts={
                 "sense": (
-                    "{ALM} is meant to catch {EVT}.",
+                    "{ALM} is meant to catch {EVT} before it reaches the gate of the village.",
                     "{ALM} is set to ring when {EVT} comes.",
                 ),
                 "noise": (
@@ -265,7 +272,7 @@ MOTIF = Motif(
                 "tuneout": ("{RSP} wave {ALM} away, not even looking.", "{RSP} pay {ALM} no mind."),
                 "miss": (
                     "So {RSP}, no longer stirring, waved the true ringing away with the rest.",
-                    "The real one got the same wave.",
+                    "When the real one rang, {RSP}, long unmoved by ringing, gave it the same wave.",
                 ),
             },
             symptom=(
@@ -280,11 +287,11 @@ MOTIF = Motif(
                 },
                 REVERSE: {
                     "miss": (
-                        "{RSP} waved the true ringing away with the rest, and so no longer stirred after it.",
+                        "{RSP} waved the true ringing away with the rest, and so no longer stirred.",
                     )
                 },
                 "partial": {
-                    "sense": ("{ALM} is set to ring by the sundial, not when {EVT} comes.",)
+                    "sense": ("{ALM} is set to ring by the sundial rather than when {EVT} comes.",)
                 },
                 "split": {
                     "noise": (

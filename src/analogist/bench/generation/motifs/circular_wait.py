@@ -99,7 +99,7 @@ MOTIF = Motif(
             setting=("Assembly cell stoppage report.", "Line maintenance log, Monday night."),
             facts={
                 "handoff": (
-                    "{T1} passes finished frames on to {T2}.",
+                    "{T1} passes finished frames on to {T2} at the next station.",
                     "Frames go from {T1} to {T2}.",
                 ),
                 "first": (
@@ -107,7 +107,7 @@ MOTIF = Motif(
                     "{T1} takes {L1} first and then waits on {L2}, keeping {L1} all the while.",
                 ),
                 "second": (
-                    "About half the time, at that moment, {T2} has already grabbed {L2}, and that leaves {T1} stuck.",
+                    "About half the time, at that moment, {T2} has already grabbed {L2}, and that leaves {T1} stuck there.",
                     "Roughly every other cycle {T2} is using {L2} right then.",
                 ),
                 "loop": (
@@ -122,15 +122,15 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "second": (
-                        "About half the time, at that moment, {T2} has already grabbed {L2}, and that keeps {T1} from getting stuck.",
+                        "About half the time, at that moment, {T2} has already grabbed {L2}, and that leaves {T1} free.",
                     )
                 },
                 DELETE: {
                     "second": (
-                        "About half the time, at that moment, {T2} has already grabbed {L2}, but that is not what leaves {T1} stuck.",
+                        "About half the time, at that moment, {T2} has already grabbed {L2}, and {T1} is stuck all the same.",
                     )
                 },
-                "partial": {"handoff": ("{T1} never passes finished frames on to {T2}.",)},
+                "partial": {"handoff": ("Frames go from {T1} to the store instead of {T2}.",)},
                 "split": {
                     "first": (
                         "{T1} takes {L1} first and then waits in {QUE} for {L2}, keeping {L1} all the while.",
@@ -151,7 +151,10 @@ MOTIF = Motif(
             },
             setting=("Wetland management report, spring flood.", "River trust minutes, April."),
             facts={
-                "handoff": ("{T1} sends water on to {T2}.", "Water passes from {T1} to {T2}."),
+                "handoff": (
+                    "{T1} sends water on to {T2} through the weir between them.",
+                    "Water passes from {T1} to {T2}.",
+                ),
                 "first": (
                     "{T1} keeps {L1} shut and will only open it once it has control of {L2}.",
                     "{T1} keeps {L1} closed until it is given {L2}.",
@@ -177,10 +180,10 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "second": (
-                        "About half the time, at that moment, {T2} has {L2} under its own control, though that is never what keeps {T1} waiting.",
+                        "About half the time, at that moment, {T2} has {L2} under its own control; {T1} waits anyway.",
                     )
                 },
-                "partial": {"handoff": ("{T1} sends no water on to {T2}.",)},
+                "partial": {"handoff": ("Water passes from {T1} to the canal, bypassing {T2}.",)},
                 "split": {"first": ("{T1} keeps {L1} closed until it is given {L2} by {QUE}.",)},
             },
         ),
@@ -197,13 +200,16 @@ MOTIF = Motif(
             },
             setting=("Rail yard incident, night shift.", "Freight terminal review, Wednesday."),
             facts={
-                "handoff": ("{T1} hand their wagons on to {T2}.", "Wagons pass from {T1} to {T2}."),
+                "handoff": (
+                    "{T1} hand their wagons on to {T2} at the end of each run.",
+                    "Wagons pass from {T1} to {T2}.",
+                ),
                 "first": (
                     "{T1} occupy {L1} and then need {L2}, staying on {L1} until they get it.",
                     "{T1} take {L1} first and keep it while waiting on {L2}.",
                 ),
                 "second": (
-                    "About half the time, at that moment, {T2} are already standing on {L2}, and that strands {T1}.",
+                    "About half the time, at that moment, {T2} are already standing on {L2}, and that strands {T1} where they are.",
                     "Roughly every other shift, {T2} are on {L2} right then.",
                 ),
                 "loop": (
@@ -218,15 +224,15 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "second": (
-                        "About half the time, at that moment, {T2} are already standing on {L2}, and that clears the way for {T1}.",
+                        "About half the time, at that moment, {T2} are already standing on {L2}, and that lets {T1} through.",
                     )
                 },
                 DELETE: {
                     "second": (
-                        "About half the time, at that moment, {T2} are already standing on {L2}, but that never strands {T1}.",
+                        "About half the time, at that moment, {T2} are already standing on {L2}, and {T1} are stranded regardless.",
                     )
                 },
-                "partial": {"handoff": ("{T1} hand none of their wagons on to {T2}.",)},
+                "partial": {"handoff": ("Wagons pass from {T1} to the sidings rather than {T2}.",)},
                 "split": {
                     "first": ("{T1} take {L1} first and keep it while waiting on {QUE} for {L2}.",)
                 },
@@ -251,13 +257,16 @@ MOTIF = Motif(
                 "Among the {w8}, keeping a hand on a stone and refusing to let go is called {w7}ing it.",
             ),
             facts={
-                "handoff": ("{T1} passes its carvings to {T2}.", "Carvings go from {T1} to {T2}."),
+                "handoff": (
+                    "{T1} passes its carvings to {T2} when each is done.",
+                    "Carvings go from {T1} to {T2}.",
+                ),
                 "first": (
                     "{T1} {w7}s {L1} and reaches for {L2}.",
                     "{T1} {w7}s {L1} while it waits on {L2}.",
                 ),
                 "second": (
-                    "About half the time, just then, {T2} {w7}s {L2}, and so {T1} freezes.",
+                    "About half the time, just then, {T2} {w7}s {L2}, and so {T1} freezes in place.",
                     "Every other day {T2} is {w7}ing {L2} at that moment.",
                 ),
                 "loop": (
@@ -272,15 +281,15 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "second": (
-                        "About half the time, just then, {T2} {w7}s {L2} and lets go fast, so {T1} never freezes.",
+                        "About half the time, just then, {T2} {w7}s {L2}, and so {T1} keeps moving.",
                     )
                 },
                 DELETE: {
                     "second": (
-                        "About half the time, just then, {T2} {w7}s {L2}, and {T1} freezes whether it does or not.",
+                        "About half the time, just then, {T2} {w7}s {L2}, and {T1} freezes either way.",
                     )
                 },
-                "partial": {"handoff": ("No carvings go from {T1} to {T2}.",)},
+                "partial": {"handoff": ("Carvings go from {T1} to the market, past {T2}.",)},
                 "split": {"first": ("{T1} {w7}s {L1} while it waits on {QUE} for {L2}.",)},
             },
         ),

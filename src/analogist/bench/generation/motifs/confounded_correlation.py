@@ -94,12 +94,12 @@ MOTIF = Motif(
                     "{OBS} track {OUT} closely, and both are higher wherever {CFD} is higher.",
                 ),
                 "watch": (
-                    "{DM} follows {OUT} every term.",
+                    "{DM} follows {OUT} every term, school by school, year by year.",
                     "{OUT} are reported to {DM} each term.",
                 ),
                 "belief": (
                     "{DM} half believes that {OBS} are what lift {OUT}, and that belief pushes it to act.",
-                    "Some on {DM} are convinced {OBS} drive {OUT}; others are unsure.",
+                    "Some on {DM} are convinced {OBS} drive {OUT} and are pressing to act at once; others are unsure.",
                 ),
                 "act": (
                     "On the strength of that pattern {DM} acted.",
@@ -118,10 +118,10 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "belief": (
-                        "{DM} half believes that {OBS} are what lift {OUT}, though that belief does not push it to act.",
+                        "{DM} half believes that {OBS} are what lift {OUT}, but the pattern alone pushes it to act.",
                     )
                 },
-                "partial": {"watch": ("{OUT} are never reported to {DM}.",)},
+                "partial": {"watch": ("{OUT} are reported to others each term, bypassing {DM}.",)},
                 "split": {
                     "belief": (
                         "Through {RPT}, {DM} half believes that {OBS} are what lift {OUT}, and that belief pushes it to act.",
@@ -151,10 +151,10 @@ MOTIF = Motif(
                 ),
                 "watch": (
                     "{DM} follows {OUT} through its annual counts.",
-                    "{OUT} is counted for {DM} every year.",
+                    "{OUT} is counted for {DM} every year, in hundreds of gardens.",
                 ),
                 "belief": (
-                    "{DM} half believes that {OBS} are what raise {OUT}, which makes it quick to act.",
+                    "{DM} half believes that {OBS} are what raise {OUT}, which makes it quick to act on the pattern.",
                     "Some at {DM} are sure {OBS} make the difference; others are not.",
                 ),
                 "act": ("The pattern alone decided the matter.", "{DM} acted on the pattern."),
@@ -171,10 +171,10 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "belief": (
-                        "{DM} half believes that {OBS} are what raise {OUT}, which makes no difference to how it acts.",
+                        "{DM} half believes that {OBS} are what raise {OUT}, but it is quick to act regardless.",
                     )
                 },
-                "partial": {"watch": ("{OUT} is counted every year, but not for {DM}.",)},
+                "partial": {"watch": ("{OUT} is counted every year, out of sight of {DM}.",)},
                 "split": {
                     "belief": (
                         "{DM} half believes, from {RPT}, that {OBS} are what raise {OUT}, which makes it quick to act.",
@@ -202,10 +202,13 @@ MOTIF = Motif(
                     "{OBS} and {OUT} rise and fall together, and both peak with {CFD}.",
                     "Month by month {OBS} track {OUT}, and both follow {CFD}.",
                 ),
-                "watch": ("{DM} sees {OUT} weekly.", "{OUT} land on the desk of {DM} every week."),
+                "watch": (
+                    "{DM} sees {OUT} weekly, region by region, in its Monday pack.",
+                    "{OUT} land on the desk of {DM} every week.",
+                ),
                 "belief": (
                     "{DM} half believes that {OBS} drive {OUT}, and that belief hurries the decision.",
-                    "Some on {DM} are sure {OBS} bring in the sales; others doubt it.",
+                    "Some on {DM} are sure {OBS} bring in the sales; others doubt it, though all of them want a quick decision.",
                 ),
                 "act": (
                     "On the strength of the pattern {DM} acted.",
@@ -219,15 +222,15 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "belief": (
-                        "{DM} half believes that {OBS} drive {OUT}, and that belief slows the decision.",
+                        "{DM} half believes that {OBS} drive {OUT}, and that belief slows the whole decision.",
                     )
                 },
                 DELETE: {
                     "belief": (
-                        "{DM} half believes that {OBS} drive {OUT}, but that belief never enters the decision.",
+                        "{DM} half believes that {OBS} drive {OUT}, and the decision is hurried either way.",
                     )
                 },
-                "partial": {"watch": ("{OUT} never land on the desk of {DM}.",)},
+                "partial": {"watch": ("{OUT} land on the desk of finance instead of {DM}.",)},
                 "split": {
                     "belief": (
                         "{DM} half believes {RPT}, which says {OBS} drive {OUT}, and that belief hurries the decision.",
@@ -259,12 +262,12 @@ MOTIF = Motif(
                     "{OBS} {w7}s with {OUT}; both follow {CFD}.",
                 ),
                 "watch": (
-                    "{DM} hears of {OUT} every season.",
+                    "{DM} hears of {OUT} every season, from every field and fold.",
                     "{OUT} is reported to {DM} each season.",
                 ),
                 "belief": (
                     "{DM} half believes {OBS} is what swells {OUT}, and that spurs it to act.",
-                    "Some of {DM} are sure {OBS} makes {OUT}; others are not.",
+                    "Some of {DM} are sure {OBS} makes {OUT}; others are not, yet all are eager to act on it.",
                 ),
                 "act": ("On that pattern alone {DM} acted.", "The pattern decided it."),
             },
@@ -275,15 +278,17 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "belief": (
-                        "{DM} half believes {OBS} is what swells {OUT}, and that makes it slow to act.",
+                        "{DM} half believes {OBS} is what swells {OUT}, and that bids it wait before acting.",
                     )
                 },
                 DELETE: {
                     "belief": (
-                        "{DM} half believes {OBS} is what swells {OUT}, but that does not spur it to act.",
+                        "{DM} half believes {OBS} is what swells {OUT}, but would act whatever it believes.",
                     )
                 },
-                "partial": {"watch": ("{OUT} is reported to others each season, not to {DM}.",)},
+                "partial": {
+                    "watch": ("{OUT} is reported to others each season, passing {DM} by.",)
+                },
                 "split": {
                     "belief": (
                         "From {RPT}, {DM} half believes {OBS} is what swells {OUT}, and that spurs it to act.",

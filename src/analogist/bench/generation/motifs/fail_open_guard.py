@@ -87,7 +87,7 @@ MOTIF = Motif(
             ),
             facts={
                 "screen": (
-                    "{GRD} screens {SRC} and throws out cracked ones before they reach {SYS}.",
+                    "{GRD} screens {SRC} and throws out cracked ones before they reach {SYS} for machining.",
                     "{GRD} keeps cracked pieces among {SRC} away from {SYS}.",
                 ),
                 "needs": (
@@ -110,17 +110,17 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "screen": (
-                        "{GRD} screens {SRC} and, throwing out cracked ones, cracks more before they reach {SYS}.",
+                        "{GRD} screens {SRC} and cracks good ones before they reach {SYS} for machining.",
                     )
                 },
                 DELETE: {
                     "screen": (
-                        "{GRD} screens {SRC} and throws out cracked ones before they reach {SYS}, which gets cracked pieces either way.",
+                        "{GRD} keeps cracked pieces among {SRC} away from {SYS}, which gets them anyway.",
                     )
                 },
                 "partial": {
                     "needs": (
-                        "{GRD} needs {DEP} to make each call, but it was {GRD} itself, not {DEP}, that was dropping out about half the time that week.",
+                        "About half the time that week {GRD} was unreachable on its own, though it cannot judge without {DEP}.",
                     )
                 },
                 "split": {
@@ -164,17 +164,17 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "screen": (
-                        "{GRD} screens {SRC} and mislabels any hazardous items before they reach {SYS}.",
+                        "{GRD} screens {SRC} and mislabels hazardous items before they reach {SYS}.",
                     )
                 },
                 DELETE: {
                     "screen": (
-                        "{GRD} screens {SRC} and pulls out any hazardous items, yet hazardous items reach {SYS} just as often.",
+                        "{GRD} keeps hazardous items among {SRC} away from {SYS}, yet as many arrive.",
                     )
                 },
                 "partial": {
                     "needs": (
-                        "{GRD} needs {DEP} to classify each item, and {GRD} itself, not {DEP}, was dropping out about half the time.",
+                        "About half the time {GRD} itself could not be reached, and it cannot classify without {DEP}.",
                     )
                 },
                 "split": {
@@ -226,12 +226,12 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "screen": (
-                        "{GRD} vets {SRC} and rejects any that would break rest rules before they reach {SYS}, and {SYS} would break them just as often without it.",
+                        "{GRD} keeps swaps among {SRC} that would break rest rules out of {SYS}, in vain.",
                     )
                 },
                 "partial": {
                     "needs": (
-                        "{GRD} needs {DEP} to count hours, yet {DEP} was fine and {GRD} was dropping out about half the time.",
+                        "{GRD} needs {DEP} to count hours, and was dropping out, unprompted, about half the time.",
                     )
                 },
                 "split": {
@@ -260,10 +260,10 @@ MOTIF = Motif(
             facts={
                 "screen": (
                     "{GRD} {w7}s any of {SRC} carrying rot before they reach {SYS}.",
-                    "{GRD} keeps rotten carts among {SRC} away from {SYS} by {w7}ing them.",
+                    "{GRD} keeps rotten carts among {SRC} away from {SYS} by {w7}ing them at the village gate each dawn.",
                 ),
                 "needs": (
-                    "{GRD} cannot judge without {DEP}, which was absent about half the time.",
+                    "{GRD} cannot judge without {DEP}, which was absent about half the time that season.",
                     "About half the time {DEP} was away, and {GRD} cannot judge without it.",
                 ),
                 "open": (
@@ -284,12 +284,12 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "screen": (
-                        "{GRD} {w7}s any of {SRC} carrying rot before they reach {SYS}, which rots just the same without it.",
+                        "{GRD} {w7}s any of {SRC} carrying rot before they reach {SYS}, which rots all the same.",
                     )
                 },
                 "partial": {
                     "needs": (
-                        "{GRD} cannot judge without {DEP}, which was always there; {GRD} was absent about half the time.",
+                        "About half the time {GRD} wandered away, and it cannot judge without {DEP}.",
                     )
                 },
                 "split": {

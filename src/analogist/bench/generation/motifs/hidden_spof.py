@@ -106,12 +106,12 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "sec": (
-                        "{SEC} loads none of the same settings from {SHR}, and has all of its own.",
+                        "{SEC} loads none of the same settings from {SHR}, and has all of its own, kept locally.",
                     )
                 },
                 "partial": {
                     "prim": (
-                        "{PRI} loads none of its settings from {SHR}, yet a bad update to {SHR} at 06:00 knocked it out.",
+                        "A bad update pushed to {SHR} at 06:00 took {PRI} off the air, though {PRI} loads them from elsewhere.",
                     )
                 },
                 "split": {
@@ -156,12 +156,12 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "sec": (
-                        "{SEC} pulls none of the same certificates from {SHR} and keeps all of its own.",
+                        "{SEC} pulls none of the same certificates from {SHR} and keeps every last one of its own.",
                     )
                 },
                 "partial": {
                     "prim": (
-                        "{PRI} pulls no certificates from {SHR}, yet an expired root certificate pushed to {SHR} brought it to a halt.",
+                        "{PRI} pulls its certificates from a store of its own, yet an expired root certificate pushed to {SHR} brought it to a halt.",
                     )
                 },
                 "split": {
@@ -203,12 +203,12 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "sec": (
-                        "{SEC} never came from {SHR}, nor the same batch, and has only plants of its own origin.",
+                        "{SEC} came from wild seed, not {SHR}, in another batch, and has plants of its own origin.",
                     )
                 },
                 "partial": {
                     "prim": (
-                        "A fungus carried in {SHR} wiped out {PRI}, which was not grown from it.",
+                        "A fungus carried in {SHR} wiped out {PRI}, which was grown from wild seed instead.",
                     )
                 },
                 "split": {
@@ -256,12 +256,12 @@ MOTIF = Motif(
             variants={
                 COPIED: {
                     "sec": (
-                        "{SEC} never {w7}s from {SHR}, in the same pour or another, and keeps oil of its own.",
+                        "{SEC} never {w7}s from {SHR}, in any pour, and keeps oil all of its own.",
                     )
                 },
                 "partial": {
                     "prim": (
-                        "{PRI} does not {w7} from {SHR}, yet a sour batch in {SHR} put it out at dusk.",
+                        "{PRI} {w7}s from its own well, yet a sour batch in {SHR} put it out at dusk.",
                     )
                 },
                 "split": {

@@ -100,8 +100,8 @@ MOTIF = Motif(
                     "{FLT} was wearing out, delivering less pressure every week.",
                 ),
                 "absorb": (
-                    "{CMP} sits behind {FLT} and, cycling again and again, tops the system up whenever {FLT} falls short.",
-                    "Whenever {FLT} came up short, {CMP} made up the difference, again and again.",
+                    "{CMP} sits behind {FLT} and tops the system up whenever {FLT} falls short, as often as needed.",
+                    "Whenever {FLT} came up short, {CMP} made it up again.",
                 ),
                 "view": (
                     "{MON} reads the pressure only after {CMP} has made up the shortfall, so it showed normal figures throughout.",
@@ -109,7 +109,7 @@ MOTIF = Motif(
                 ),
                 "warn": (
                     "A low reading on {MON} would have been written up and passed to {OPS} the same day.",
-                    "Had {MON} shown a drop, {OPS} would have been told before the next flight.",
+                    "Had {MON} shown a drop, {OPS} would have been told before the next flight and grounded the aircraft there and then.",
                 ),
             },
             symptom=(
@@ -119,7 +119,7 @@ MOTIF = Motif(
             variants={
                 DELETE: {
                     "warn": (
-                        "A low reading on {MON} would have been written up and passed to {OPS} the same day, and {OPS} could have done nothing.",
+                        "A low reading on {MON} would have been written up and passed to {OPS} the same day, uselessly.",
                     )
                 },
                 REVERSE: {
@@ -128,9 +128,7 @@ MOTIF = Motif(
                     )
                 },
                 "partial": {
-                    "absorb": (
-                        "{CMP} sits behind {FLT} and, without cycling, tops the system up from a fixed reserve whenever {FLT} falls short.",
-                    )
+                    "absorb": ("Whenever {FLT} came up short, {CMP} made it up in one stroke.",)
                 },
                 "split": {
                     "view": (
@@ -169,7 +167,7 @@ MOTIF = Motif(
                 ),
                 "warn": (
                     "A falling result on {MON} would have been referred to {OPS} within a day.",
-                    "Any drop on {MON} goes straight to {OPS} for review.",
+                    "Any drop on {MON} goes straight to {OPS} for review, and they would have found the bleed in time.",
                 ),
             },
             symptom=(
@@ -179,17 +177,17 @@ MOTIF = Motif(
             variants={
                 DELETE: {
                     "warn": (
-                        "A falling result on {MON} would have been referred to {OPS} within a day, to no effect.",
+                        "A falling result on {MON} would have been referred to {OPS} within a day, to little purpose.",
                     )
                 },
                 REVERSE: {
                     "warn": (
-                        "A falling result on {MON} would have been referred to {OPS} only a day after the admission.",
+                        "A falling result on {MON} would have been referred to {OPS} within a day of admission.",
                     )
                 },
                 "partial": {
                     "absorb": (
-                        "{CMP} topped the patient up whenever levels dipped, and were given once, never repeated.",
+                        "Each time the patient's levels dipped, {CMP} made up the loss with a single bag.",
                     )
                 },
                 "split": {
@@ -220,7 +218,7 @@ MOTIF = Motif(
                     "{FLT} was slowly wearing out, failing more reads each day.",
                 ),
                 "absorb": (
-                    "{CMP} repeats any read from {FLT} that comes back bad, until one succeeds.",
+                    "{CMP} repeats any read from {FLT} that comes back bad, time after time until one succeeds.",
                     "Whenever {FLT} returned garbage, {CMP} simply tried again until it got good data.",
                 ),
                 "view": (
@@ -228,7 +226,7 @@ MOTIF = Motif(
                     "Errors swallowed by {CMP} never reached {MON}, which showed nothing wrong.",
                 ),
                 "warn": (
-                    "Any error on {MON} opens a ticket for {OPS} automatically.",
+                    "Any error on {MON} opens a ticket for {OPS} automatically, and {OPS} would swap {FLT} before it died.",
                     "A red tile on {MON} puts a ticket in front of {OPS} within minutes.",
                 ),
             },
@@ -239,17 +237,17 @@ MOTIF = Motif(
             variants={
                 DELETE: {
                     "warn": (
-                        "A red tile on {MON} puts a ticket in front of {OPS} within minutes, which would have changed nothing.",
+                        "A red tile on {MON} puts a ticket in front of {OPS} within minutes, for all the good it does.",
                     )
                 },
                 REVERSE: {
                     "warn": (
-                        "A red tile on {MON} puts a ticket in front of {OPS} within minutes of {FLT} dying, not before.",
+                        "A red tile on {MON} puts a ticket in front of {OPS} within minutes of {FLT} dying, at the earliest.",
                     )
                 },
                 "partial": {
                     "absorb": (
-                        "Whenever {FLT} returned garbage, {CMP} simply read the mirror instead until it got good data.",
+                        "Whenever {FLT} returned garbage, {CMP} simply read the mirror until it got good data.",
                     )
                 },
                 "split": {
@@ -292,7 +290,7 @@ MOTIF = Motif(
                 ),
                 "warn": (
                     "A low {MON} would have sent word to {OPS} that same hour.",
-                    "Any dip in {MON} is carried to {OPS} at once.",
+                    "Any dip in {MON} is carried to {OPS} at once, and they would fill {FLT} again before it ran dry.",
                 ),
             },
             symptom=(
@@ -301,20 +299,14 @@ MOTIF = Motif(
             ),
             variants={
                 DELETE: {
-                    "warn": (
-                        "A low {MON} would have sent word to {OPS} that same hour, to no avail.",
-                    )
+                    "warn": ("A low {MON} would have sent word to {OPS} that same hour, in vain.",)
                 },
                 REVERSE: {
                     "warn": (
-                        "A low {MON} would have sent word to {OPS} that same hour {FLT} ran dry, and not before.",
+                        "A low {MON} would have sent word to {OPS} that same hour, once {FLT} had already run dry.",
                     )
                 },
-                "partial": {
-                    "absorb": (
-                        "{CMP} {w7}s {FLT} just once whenever it runs low, not as often as it takes.",
-                    )
-                },
+                "partial": {"absorb": ("Each time {FLT} ran low, {CMP} {w7}ed it just once.",)},
                 "split": {
                     "view": (
                         "{MON} is read from {AGG} only after {CMP} has {w7}ed, so it always showed full.",

@@ -96,7 +96,7 @@ MOTIF = Motif(
             facts={
                 "flow": (
                     "{CNS} draw containers from {Q} to load onto trains.",
-                    "{Q} empties only as {CNS} load trains from it.",
+                    "{Q} empties only as {CNS} load trains from it, box by box, around the clock.",
                 ),
                 "push": (
                     "{PRD} unload into {Q} on their own schedule, faster than it empties.",
@@ -120,8 +120,8 @@ MOTIF = Motif(
                 "{Q} ran out of ground, and boxes were left on the quay.",
             ),
             variants={
-                MEDIATOR: {"push": ("Every day {PRD} put more into {Q} because less leaves it.",)},
-                DELETE: {"push": ("Every day {PRD} put into {Q} no more than leaves it.",)},
+                MEDIATOR: {"push": ("Every day {PRD} put more into {Q} since less leaves it.",)},
+                DELETE: {"push": ("Every day {PRD} put fewer boxes into {Q} than leave it.",)},
                 "partial": {
                     "flow": (
                         "{CNS} draw containers from {Q} or the inland depot to load onto trains.",
@@ -146,10 +146,10 @@ MOTIF = Motif(
             facts={
                 "flow": (
                     "{CNS} takes its bottles off {Q} and from nowhere else.",
-                    "{Q} is emptied by {CNS}.",
+                    "{Q} is emptied by {CNS} alone, one bottle at a time, all shift long.",
                 ),
                 "push": (
-                    "{PRD} pushes bottles onto {Q} at full speed, faster than they leave.",
+                    "{PRD} pushes bottles onto {Q} at full speed, faster than they leave, every minute of the shift.",
                     "{PRD} puts bottles onto {Q} faster than {Q} empties.",
                 ),
                 "slow": (
@@ -171,7 +171,9 @@ MOTIF = Motif(
             ),
             variants={
                 MEDIATOR: {"push": ("{PRD} puts bottles onto {Q} faster the slower {Q} empties.",)},
-                DELETE: {"push": ("{PRD} puts bottles onto {Q} no faster than {Q} empties.",)},
+                DELETE: {
+                    "push": ("{PRD} puts bottles onto {Q} a little slower than {Q} empties.",)
+                },
                 "partial": {
                     "flow": ("{CNS} takes its bottles off {Q} and from somewhere else too.",)
                 },
@@ -220,12 +222,10 @@ MOTIF = Motif(
                 "{Q} filled its disk overnight and the oldest data was thrown away.",
             ),
             variants={
-                MEDIATOR: {"push": ("{PRD} puts events on {Q} faster since {Q} is not drained.",)},
-                DELETE: {
-                    "push": (
-                        "{PRD} pushes events onto {Q} as fast as they arrive, never faster than they are read.",
-                    )
+                MEDIATOR: {
+                    "push": ("{PRD} puts events on {Q} faster because {Q} is drained slowly.",)
                 },
+                DELETE: {"push": ("{PRD} puts events on {Q} more slowly than {Q} is drained.",)},
                 "partial": {"flow": ("{CNS} reads events off {Q} and has other sources.",)},
                 "split": {
                     "flow": ("{CNS} reads events off {Q} through {WRK} and has no other source.",)
@@ -250,10 +250,13 @@ MOTIF = Motif(
                 "Among the {w8}, a basin that makes its fillers wait is said to {w7}.",
             ),
             facts={
-                "flow": ("{CNS} dips from {Q} and from no river.", "{Q} is emptied by {CNS}."),
+                "flow": (
+                    "{CNS} dips from {Q} and from no river.",
+                    "{Q} is emptied by {CNS}, one dip at a time, all season.",
+                ),
                 "push": (
                     "{PRD} pours into {Q} faster than it empties.",
-                    "{PRD} pours more into {Q} each hour than leaves it.",
+                    "{PRD} pours more into {Q} each hour than leaves it, day after day.",
                 ),
                 "slow": ("{CNS} was slow that season.", "{CNS} dipped at half its usual pace."),
                 "nocap": (
@@ -267,9 +270,9 @@ MOTIF = Motif(
                 "{Q} overflowed by the third day.",
             ),
             variants={
-                MEDIATOR: {"push": ("{PRD} pours into {Q} faster the slower it empties.",)},
-                DELETE: {"push": ("{PRD} pours no more into {Q} each hour than leaves it.",)},
-                "partial": {"flow": ("{CNS} dips from {Q} and from the river too.",)},
+                MEDIATOR: {"push": ("{PRD} pours into {Q} faster whenever it empties slowly.",)},
+                DELETE: {"push": ("{PRD} pours less into {Q} each hour than leaves it.",)},
+                "partial": {"flow": ("{CNS} dips from {Q} and from the river as well.",)},
                 "split": {"flow": ("{CNS} dips from {Q} through {WRK}, and from no river.",)},
             },
         ),
