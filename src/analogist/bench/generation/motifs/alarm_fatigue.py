@@ -217,7 +217,7 @@ MOTIF = Motif(
                 ),
                 "miss": (
                     "The genuine one was reset like all the rest, since {RSP} had long grown numb.",
-                    "So when a real one sounded, numb {RSP} gave it the same reflex reset.",
+                    "So when a real one sounded, {RSP}, numb to the noise by now, gave it the same reflex reset.",
                 ),
             },
             symptom=(
@@ -232,7 +232,7 @@ MOTIF = Motif(
                 },
                 REVERSE: {
                     "miss": (
-                        "When a real one sounded and {RSP} gave it the same reset, it made them numb.",
+                        "When a real one sounded and {RSP} gave it the same reset, it made them numb to the rest.",
                     )
                 },
                 "partial": {"sense": ("{ALM} are wired to sound on a timer, deaf to {EVT}.",)},

@@ -87,7 +87,7 @@ MOTIF = Motif(
             ),
             facts={
                 "screen": (
-                    "{GRD} screens {SRC} and throws out cracked ones before they reach {SYS} for machining.",
+                    "{GRD} screens {SRC} and throws out cracked ones before they reach {SYS} and its cutters.",
                     "{GRD} keeps cracked pieces among {SRC} away from {SYS}.",
                 ),
                 "needs": (
@@ -110,7 +110,7 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "screen": (
-                        "{GRD} screens {SRC} and cracks good ones before they reach {SYS} for machining.",
+                        "{GRD} screens {SRC} and cracks good ones before they reach {SYS} and its cutters.",
                     )
                 },
                 DELETE: {

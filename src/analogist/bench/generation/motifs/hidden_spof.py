@@ -111,7 +111,7 @@ MOTIF = Motif(
                 },
                 "partial": {
                     "prim": (
-                        "A bad update pushed to {SHR} at 06:00 took {PRI} off the air, though {PRI} loads them from elsewhere.",
+                        "A bad update pushed to {SHR} at 06:00 took {PRI} off the air, though it loads its settings from a disk of its own.",
                     )
                 },
                 "split": {
@@ -161,7 +161,7 @@ MOTIF = Motif(
                 },
                 "partial": {
                     "prim": (
-                        "{PRI} pulls its certificates from a store of its own, yet an expired root certificate pushed to {SHR} brought it to a halt.",
+                        "{PRI} pulls its certificates from a separate store, yet an expired root certificate pushed to {SHR} brought it to a halt.",
                     )
                 },
                 "split": {

@@ -289,7 +289,7 @@ MOTIF = Motif(
                     "Because {CMP} {w7}s first, {MON} never showed anything amiss.",
                 ),
                 "warn": (
-                    "A low {MON} would have sent word to {OPS} that same hour.",
+                    "A low level in {MON} would have sent word to {OPS} that same hour.",
                     "Any dip in {MON} is carried to {OPS} at once, and they would fill {FLT} again before it ran dry.",
                 ),
             },
@@ -299,11 +299,13 @@ MOTIF = Motif(
             ),
             variants={
                 DELETE: {
-                    "warn": ("A low {MON} would have sent word to {OPS} that same hour, in vain.",)
+                    "warn": (
+                        "A low level in {MON} would have sent word to {OPS} that same hour, in vain.",
+                    )
                 },
                 REVERSE: {
                     "warn": (
-                        "A low {MON} would have sent word to {OPS} that same hour, once {FLT} had already run dry.",
+                        "A low level in {MON} would have sent word to {OPS} that same hour, once {FLT} had run dry.",
                     )
                 },
                 "partial": {"absorb": ("Each time {FLT} ran low, {CMP} {w7}ed it just once.",)},
