@@ -96,8 +96,7 @@ class VectorIndex:
         """Append rows; an id already present has its row replaced."""
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim)
         fresh = []
-        for i, eid in enumerate(ids):
-            at = self.ids.get(eid)
+        for i, at in enumerate(self.ids.get_many(ids)):
             if at is None:
                 fresh.append(i)
                 continue
@@ -105,13 +104,17 @@ class VectorIndex:
             blk[r] = vectors[i]
             if at < len(self.base):
                 self.replaced.add(at)
-        n0 = len(self.base)
-        for i in fresh:
-            at = len(self.ids) - n0
-            if at // self.block == len(self._blocks):
+        rows = vectors if len(fresh) == len(ids) else vectors[fresh]
+        n0, done = len(self.base), 0
+        while done < len(fresh):  # copy whole runs into the tail blocks
+            b, r = divmod(len(self.ids) - n0, self.block)
+            if b == len(self._blocks):
                 self._blocks.append(np.zeros((self.block, self.dim), dtype=np.float32))
-            self._blocks[at // self.block][at % self.block] = vectors[i]
-            self.ids.append(ids[i])
+            take = min(self.block - r, len(fresh) - done)
+            self._blocks[b][r : r + take] = rows[done : done + take]
+            for i in fresh[done : done + take]:
+                self.ids.append(ids[i])
+            done += take
 
     def add_chunks(self, chunks: Iterable[tuple[list[str], np.ndarray]]) -> None:
         """Append many (ids, matrix) chunks, e.g. streamed from the store."""

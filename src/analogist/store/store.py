@@ -172,14 +172,19 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
         try:
             with transaction(self.conn):
                 ep_rows.insert_episodes(self.conn, episodes)
-                self._put_derived_many({e.id: derived[e.id] for e in episodes if e.id in derived})
+                self._put_derived_many(
+                    {e.id: derived[e.id] for e in episodes if e.id in derived}, fresh=True
+                )
         except sqlite3.Error as e:
             raise StoreError(
                 f"adding {len(episodes)} episode(s) failed, nothing was stored: {e}"
             ) from None
         return ids
 
-    def _put_derived_many(self, derived: Mapping[str, Derived]) -> None:
+    def _put_derived_many(self, derived: Mapping[str, Derived], fresh: bool = False) -> None:
+        """Write index rows; ``fresh``: the episodes were just inserted, so no row can exist
+        and a plain INSERT does (cheaper than INSERT OR REPLACE's conflict handling)."""
+        verb = "INSERT" if fresh else "INSERT OR REPLACE"
         vectors, prints = [], []
         for eid, d in derived.items():
             for level, embedder, vec in d.vectors:
@@ -189,12 +194,12 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
                 wl_hash, version, feats = d.fingerprint
                 prints.append((eid, wl_hash, version, json.dumps(dict(feats), sort_keys=True)))
         self.conn.executemany(
-            "INSERT OR REPLACE INTO sig_vectors (episode_id, level, embedder, dim, vector) "
+            f"{verb} INTO sig_vectors (episode_id, level, embedder, dim, vector) "
             "VALUES (?, ?, ?, ?, ?)",
             vectors,
         )
         self.conn.executemany(
-            "INSERT OR REPLACE INTO sig_fingerprint (episode_id, wl_hash, wl_version, "
+            f"{verb} INTO sig_fingerprint (episode_id, wl_hash, wl_version, "
             "features_json) VALUES (?, ?, ?, ?)",
             prints,
         )
