@@ -94,3 +94,25 @@ def test_a_failed_import_leaves_the_postgres_target_empty(pg, tmp_path):
         import_memory(p, io.BytesIO(data))
         with pytest.raises(TransferError, match="not empty"):
             import_memory(p, io.BytesIO(data))
+
+
+def test_the_cli_moves_a_memory_to_postgres_by_url(pg, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from analogist.cli.main import cli
+
+    monkeypatch.setenv("ANALOGIST_INDEX_DIR", str(tmp_path / "idx"))
+    with Store(tmp_path / "a.db") as a:
+        fill(a)
+    runner, url = CliRunner(), pg.url()
+    out = runner.invoke(cli, ["--db", str(tmp_path / "a.db"), "export", str(tmp_path / "a.jsonl")])
+    assert out.exit_code == 0, out.output
+    monkeypatch.setenv("ANALOGIST_DB", url)
+    got = runner.invoke(cli, ["import", str(tmp_path / "a.jsonl")])
+    assert got.exit_code == 0 and "7 episodes" in got.stdout, got.output
+    back = runner.invoke(cli, ["export"])
+    assert (
+        back.stdout_bytes.splitlines()[1:] == (tmp_path / "a.jsonl").read_bytes().splitlines()[1:]
+    )
+    again = runner.invoke(cli, ["import", str(tmp_path / "a.jsonl")])
+    assert again.exit_code == 1 and "not empty" in again.stderr
