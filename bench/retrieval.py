@@ -266,7 +266,7 @@ def ingest(
     memory = Memory(db, embedder=make_embedder(embedder_name))
     idx = memory.indexes
     idx.fingerprints(), idx.mac(), [idx.vectors(lv) for lv in ("L0", "L2", "L3")]
-    rng, spent = random.Random(seed), 0.0
+    rng, spent, cpu = random.Random(seed), 0.0, 0.0
     per_item = min(per_item, n // 10)
     lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(per_item)]
     t0 = time.perf_counter()
@@ -275,13 +275,14 @@ def ingest(
     per_item_s = time.perf_counter() - t0
     for start in range(per_item, n, batch):
         lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(start, min(n, start + batch))]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         report = memory.add(lines)
         spent += time.perf_counter() - t0
+        cpu += time.process_time() - c0
         assert not report.rejected, report.rejected[:2]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     memory.indexes.save()
-    save_s = time.perf_counter() - t0
+    save_s, save_cpu_s = time.perf_counter() - t0, time.process_time() - c0
     grown, saves = n, []
     for g in growth:
         extra = max(1, round(n * g))
@@ -290,7 +291,7 @@ def ingest(
         for a in range(0, extra, batch):
             assert not memory.add(lines[a : a + batch]).rejected
         added_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         folder = memory.indexes.save()
         entry = json.loads((folder / "manifest.json").read_text())["indexes"] if folder else {}
         saves.append(
@@ -299,26 +300,30 @@ def ingest(
                 "added": extra,
                 "add_s": added_s,
                 "save_s": time.perf_counter() - t0,
+                "save_cpu_s": time.process_time() - c0,
                 "linked": all(e.get("rows_linked") for k, e in entry.items() if ":" in k),
                 "extended": all(e.get("hnsw_extended") for k, e in entry.items() if ":" in k),
             }
         )
         grown += extra
-    full_s = None
+    full_s = full_cpu_s = None
     if full_rebuild:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         memory.indexes.save(full=True)
-        full_s = time.perf_counter() - t0
+        full_s, full_cpu_s = time.perf_counter() - t0, time.process_time() - c0
     memory.store.close()
     return {
         "grown_to": grown,
         "growth_saves": saves,
         "full_rebuild_s": full_s,
+        "full_rebuild_cpu_s": full_cpu_s,
         "ingest_per_s": (n - per_item) / spent,
+        "ingest_per_cpu_s": (n - per_item) / cpu,
         "ingest_s": spent,
         "per_item_per_s": per_item / per_item_s if per_item else float("nan"),
         "per_item_n": per_item,
         "save_s": save_s,
+        "save_cpu_s": save_cpu_s,
         "ingest_peak_rss_mb": rss_mb()[1],
     }
 
@@ -557,7 +562,9 @@ def main() -> None:
 def report(r: dict) -> None:
     print(
         f"\n{r['size']:,} signatures ({r['embedder']}, {r['backend']}): ingest "
-        f"{r['ingest_per_s']:,.0f}/s ({r['ingest_s']:.0f} s), snapshot write {r['save_s']:.1f} s "
+        f"{r['ingest_per_s']:,.0f}/s ({r['ingest_s']:.0f} s; per CPU-second "
+        f"{r.get('ingest_per_cpu_s', float('nan')):,.0f}/s), snapshot write {r['save_s']:.1f} s "
+        f"({r.get('save_cpu_s', float('nan')):.1f} CPU-s) "
         f"(ingest peak RSS {r['ingest_peak_rss_mb']:,.0f} MB); disk: db {r['db_mb']:,.0f} MB + "
         f"indexes {r['idx_mb']:,.0f} MB = {r['disk_kb_per_episode']:.1f} KB/episode"
     )
@@ -579,11 +586,14 @@ def report(r: dict) -> None:
     for g in r.get("growth_saves", []):
         print(
             f"  +{g['share']:.0%} ({g['added']:,} added in {g['add_s']:.1f} s): incremental save "
-            f"{g['save_s']:.1f} s (rows linked: {g['linked']}, graphs extended: {g['extended']}) "
+            f"{g['save_s']:.1f} s ({g.get('save_cpu_s', float('nan')):.1f} CPU-s; rows linked: {g['linked']}, graphs extended: {g['extended']}) "
             f"= {g['save_s'] / full:.3f} x {what}"
         )
     if r.get("full_rebuild_s") is not None:
-        print(f"  full rebuild (save(full=True)) at {r['grown_to']:,}: {r['full_rebuild_s']:.1f} s")
+        print(
+            f"  full rebuild (save(full=True)) at {r['grown_to']:,}: {r['full_rebuild_s']:.1f} s "
+            f"({r['full_rebuild_cpu_s']:.1f} CPU-s)"
+        )
     if "latency_ms" not in r:
         return
     print(
