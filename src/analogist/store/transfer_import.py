@@ -17,116 +17,33 @@ renumbered. Import into a new database instead.
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 import sys
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from analogist.errors import StoreError
 from analogist.store.db import BACKEND_ERRORS
 from analogist.store.index_sync import SOURCES
-from analogist.store.migrations import MIGRATIONS
 from analogist.store.postgres import PostgresStore, is_postgres_url, open_store
 from analogist.store.store import Store
-from analogist.store.transfer import FORMAT, FORMAT_VERSION, Header, TransferReport
-from analogist.store.transfer_tables import BY_NAME, TABLES, Table, decode
+from analogist.store.transfer import Header, TransferReport
+from analogist.store.transfer_check import (
+    TransferError,
+    check_record,
+    fail,
+    json_line,
+    parse_header,
+)
+from analogist.store.transfer_tables import TABLES, Table
 from analogist.store.vocab import load_vocabulary
+
+__all__ = ["TransferError", "import_from", "import_memory", "load_records"]
 
 BATCH = 1000
 _ORDER = {t.name: i for i, t in enumerate(TABLES)}
-_CHECKSUM = re.compile(r"sha256:[0-9a-f]{64}")
-
-
-class TransferError(StoreError):
-    """An export file cannot be imported (malformed, truncated, changed, or newer); or the
-    target is not empty. Nothing was written."""
-
-
-def _fail(where: str, line: int | None, problem: str) -> TransferError:
-    at = f"{where} line {line}" if line is not None else where
-    return TransferError(f"{at}: {problem}; nothing was imported")
-
-
-def _json_line(raw: bytes, where: str, n: int) -> Any:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise _fail(
-            where, n, f"not UTF-8 (byte 0x{raw[e.start]:02x} at column {e.start + 1})"
-        ) from None
-    if not text.strip():
-        raise _fail(where, n, "empty line (every line is one JSON record)")
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError) as e:
-        why = f"{e.msg}, column {e.colno}" if isinstance(e, json.JSONDecodeError) else str(e)
-        raise _fail(where, n, f"not valid JSON ({why}); the file is damaged or cut off") from None
-
-
-def parse_header(raw: bytes | None, where: str) -> Header:
-    """Line 1 as a :class:`Header`, or a one-line :class:`TransferError` saying what is wrong."""
-    if raw is None:
-        raise _fail(where, None, "the file is empty (an export starts with its header line)")
-    h = _json_line(raw, where, 1)
-    if not isinstance(h, dict) or h.get("format") != FORMAT:
-        raise _fail(where, 1, f'not an analogist export (no "format": "{FORMAT}" header)')
-    version = h.get("format_version")
-    if version != FORMAT_VERSION:
-        raise _fail(
-            where,
-            1,
-            f"export format version {version!r} is not supported (this analogist reads "
-            f"version {FORMAT_VERSION}); import it with the analogist that wrote it "
-            f"({h.get('written_by', '?')})",
-        )
-    schema, tables = h.get("schema"), h.get("tables")
-    if not isinstance(schema, list) or not all(isinstance(s, str) for s in schema):
-        raise _fail(where, 1, '"schema" must be a list of migration names')
-    newer = [s for s in schema if s not in {m.name for m in MIGRATIONS}]
-    if newer:
-        raise _fail(
-            where,
-            1,
-            f"exported from a newer schema (migration {newer[0]!r} is unknown "
-            "to this analogist); upgrade analogist (pip install -U analogist)",
-        )
-    if not isinstance(tables, dict):
-        raise _fail(where, 1, '"tables" must be an object of table name -> rows and columns')
-    counts, columns = [], []
-    for name, spec in tables.items():
-        table = BY_NAME.get(name)
-        if table is None:
-            raise _fail(where, 1, f"table {name!r} is unknown to this analogist; upgrade it")
-        rows = spec.get("rows") if isinstance(spec, dict) else None
-        cols = spec.get("columns") if isinstance(spec, dict) else None
-        if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
-            raise _fail(where, 1, f'table {name!r}: "rows" must be a count')
-        if cols != list(table.names):
-            raise _fail(
-                where,
-                1,
-                f"table {name!r} has columns {cols} but this analogist stores {list(table.names)}",
-            )
-        counts.append((name, rows))
-        columns.append((name, table.names))
-    if h.get("records") != sum(n for _, n in counts):
-        raise _fail(where, 1, '"records" is not the sum of the tables\' "rows"')
-    checksum = h.get("checksum")
-    if not isinstance(checksum, str) or not _CHECKSUM.fullmatch(checksum):
-        raise _fail(where, 1, '"checksum" must be "sha256:" and 64 hex digits')
-    backend = h.get("source_backend")
-    return Header(
-        schema=tuple(schema),
-        source_backend=backend if isinstance(backend, str) else "?",
-        counts=tuple(counts),
-        checksum=checksum,
-        columns=tuple(columns),
-        written_by=str(h.get("written_by", "?")).removeprefix("analogist "),
-    )
 
 
 def _occupied(store: Store) -> list[str]:
@@ -142,30 +59,6 @@ def _occupied(store: Store) -> list[str]:
 def _listed(names: list[str]) -> str:
     more = f" and {len(names) - 3} more tables" if len(names) > 3 else ""
     return ", ".join(names[:3]) + more
-
-
-def _record(obj: Any, header_tables: dict[str, int], where: str, n: int) -> tuple[Table, tuple]:
-    """A parsed record line as (table, values in ``Table.stored`` order)."""
-    if not isinstance(obj, dict) or set(obj) != {"table", "row"}:
-        raise _fail(where, n, 'a record must be {"table": NAME, "row": {COLUMN: VALUE, ...}}')
-    table = BY_NAME.get(obj["table"]) if isinstance(obj["table"], str) else None
-    if table is None or table.name not in header_tables:
-        raise _fail(where, n, f"table {obj['table']!r} is not one the header announces")
-    row = obj["row"]
-    if not isinstance(row, dict):
-        raise _fail(where, n, f'{table.name}: "row" must be an object')
-    if row.keys() != table.name_set:
-        missing = [c for c in table.names if c not in row]
-        extra = [c for c in row if c not in table.names]
-        what = f"missing column {missing[0]!r}" if missing else f"unexpected column {extra[0]!r}"
-        raise _fail(where, n, f"{table.name}: {what}")
-    try:
-        values = tuple(decode(c, row[c.name]) for c in table.stored)
-    except ValueError as e:
-        raise _fail(where, n, f"{table.name}: {e}") from None
-    if table.name == "sig_vectors" and len(values[-1]) != 4 * values[4]:
-        raise _fail(where, n, f"sig_vectors: vector holds {len(values[-1])} bytes, not 4 x dim")
-    return table, values
 
 
 def _insert(store: Store, table: Table, rows: Sequence[tuple]) -> None:
@@ -197,8 +90,8 @@ def _flush(store: Store, table: Table, batch: list[tuple[int, tuple]], where: st
                 _insert(store, table, [values])
         except errors as e:
             why = " ".join(str(e).split())
-            raise _fail(where, n, f"{table.name}: the database refused this row ({why})") from None
-    raise _fail(where, batch[0][0], f"{table.name}: the database refused this batch of rows")
+            raise fail(where, n, f"{table.name}: the database refused this row ({why})") from None
+    raise fail(where, batch[0][0], f"{table.name}: the database refused this batch of rows")
 
 
 def _quiet_index_triggers(store: Store) -> bool:
@@ -255,7 +148,7 @@ def load_records(
     with store.transaction():
         busy = _occupied(store)
         if busy:
-            raise _fail(
+            raise fail(
                 store.path,
                 None,
                 f"the target memory is not empty (it holds {_listed(busy)}); import only "
@@ -269,9 +162,9 @@ def load_records(
             size += len(raw)
             body = raw[:-1] if raw.endswith(b"\n") else raw
             digest.update(body + b"\n")
-            table, values = _record(_json_line(body, where, n), want, where, n)
+            table, values = check_record(json_line(body, where, n), want, where, n)
             if current is not None and _ORDER[table.name] < _ORDER[current.name]:
-                raise _fail(
+                raise fail(
                     where,
                     n,
                     f"a {table.name} record after {current.name} records "
@@ -283,7 +176,7 @@ def load_records(
                 current, batch = table, []
             seen[table.name] += 1
             if seen[table.name] > want[table.name]:
-                raise _fail(
+                raise fail(
                     where,
                     n,
                     f"more {table.name} records than the {want[table.name]} the header announces",
@@ -297,7 +190,7 @@ def load_records(
         short = [(t, k, seen[t]) for t, k in header.counts if seen[t] != k]
         if short:
             t, k, got = short[0]
-            raise _fail(
+            raise fail(
                 where,
                 None,
                 f"the file ends at line {n} with {got} {t} rows of the {k} "
@@ -305,7 +198,7 @@ def load_records(
             )
         got_sum = f"sha256:{digest.hexdigest()}"
         if got_sum != header.checksum:
-            raise _fail(
+            raise fail(
                 where,
                 None,
                 f"checksum mismatch (the records hash to {got_sum[:19]}…, "
