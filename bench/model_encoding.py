@@ -122,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             print("  gold:    " + _facts(gold) + "   roles " + ", ".join(gold.role_names))
             print("  align:   " + ", ".join(f"{w}->{g}" for w, g in sc.alignment))
             for t_ in res.steps:
+                for note in t_.notes:
+                    print(f"  {t_.step}: {note}")
                 if t_.problems or t_.dropped:
                     print(f"  {t_.step}: problems {list(t_.problems)} dropped {list(t_.dropped)}")
     rep = summarise(scores, enc.writer)

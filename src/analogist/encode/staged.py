@@ -32,9 +32,11 @@ from typing import Any
 from analogist.encode import steps as S
 from analogist.encode.checks import content_words, level_leak_problems, mentions, stem
 from analogist.encode.encoder import EncodeResult, EncoderSettings, writer_tag
+from analogist.encode.scored import RelationScorer
 from analogist.episode import Episode
-from analogist.errors import CacheMissError, ModelError, SignatureError
+from analogist.errors import CacheMissError, ConfigError, ModelError, SignatureError
 from analogist.models.llm import LLM
+from analogist.models.scoring import can_score, unsupported
 from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 from analogist.store.db import utcnow
@@ -52,6 +54,7 @@ class StepTrace:
     repaired: bool = False
     calls: int = 1
     dropped: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # staged-v9: what each role's scores chose, and why
 
     def to_json(self) -> dict:
         return {
@@ -61,6 +64,7 @@ class StepTrace:
             "problems": list(self.problems),
             "repaired": self.repaired,
             "dropped": list(self.dropped),
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 
@@ -163,6 +167,8 @@ class StagedEncoder:
             raise ValueError(
                 f"unknown staged encoder version {version!r}; one of {', '.join(S.PROMPT_VERSIONS)}"
             )
+        if version in S.SCORED_VERSIONS and not can_score(llm):
+            raise ConfigError(f"encoder {version}: {unsupported(llm.provider, llm.model)}")
         self.llm = llm
         self.vocab = vocab or default_vocabulary()
         self.settings = settings
@@ -345,6 +351,8 @@ class StagedEncoder:
         return ok
 
     def _relations(self, st: _State) -> bool:
+        if self.version in S.SCORED_VERSIONS:
+            return self._relation_scored(st)
         if self.version in S.PER_ROLE_VERSIONS:
             return self._relation_per_role(st)
         if self.version in S.SLOT_VERSIONS:
@@ -479,6 +487,50 @@ class StagedEncoder:
                 False,
                 len(st.names),
                 tuple(dropped),
+            )
+        )
+        return ok
+
+    def _relation_scored(self, st: _State) -> bool:
+        """staged-v9: each role's relation and other role chosen by likelihood
+        (:mod:`analogist.encode.scored`); a role whose best definition the episode makes no
+        likelier gets none. No repair: nothing is generated, so nothing can be malformed."""
+        scorer = RelationScorer(self.llm, self.vocab, self.version)
+        try:
+            choices = scorer.choose(st.head, list(zip(st.names, st.entities)))
+        except CacheMissError:
+            raise
+        except ModelError as e:
+            raise _Unusable("relations", f"relations: scoring failed: {e}") from None
+        kept: list[list[str]] = []
+        dropped: list[str] = []
+        for c in choices:
+            row = [c.term or "", c.role, c.other or ""]
+            if c.term is None:
+                dropped.append(f"{c.role} (no relation the episode makes likelier: {c.describe()})")
+            elif _canon(self.vocab, row) in [_canon(self.vocab, k) for k in kept]:
+                dropped.append(f"{c.role} (same fact as another role's)")
+            else:
+                kept.append(row)
+        problems = (
+            ["no role has a relation the episode makes likelier than without it"]
+            if not kept
+            else ["these relations copy the worked example's structure"]
+            if copies_example(kept)
+            else []
+        )
+        ok = not problems
+        if ok:
+            st.relations = kept
+        st.trace.append(
+            StepTrace(
+                "relations",
+                ok,
+                tuple(problems),
+                False,
+                scorer.calls,
+                tuple(dropped),
+                tuple(c.describe() for c in choices),
             )
         )
         return ok

@@ -25,7 +25,8 @@ assume the other will act) — a mechanism that matches none of PARB's motifs (`
 Opt-in versions, each measured against v4 on the same episodes (``docs/models.md``): v5 (concrete
 sentences), v6 (a mechanism sentence before the roles, the mechanism's actors as roles, a free
 "does" sentence before each role's relation, the enum shuffled per role with a fixed seed), v7
-(v6 with one relations call per role), v8 (v7 with term names as the enum).
+(v6 with one relations call per role), v8 (v7 with term names as the enum), v9 (v4 with the
+relations chosen by likelihood instead of generated: :mod:`analogist.encode.scored`).
 """
 
 from __future__ import annotations
@@ -51,8 +52,13 @@ from analogist.signature.vocabulary import Vocabulary
 # prefix, so each costs only its last lines).
 # staged-v8 (opt-in): v7 with the vocabulary's term names as the enum (as staged-v2 did) instead
 # of definitions with placeholders; the system prompt still defines every term.
+# staged-v9 (opt-in): v4's roles, chain and levels; the relations are not generated but chosen
+# by likelihood (analogist.encode.scored): each term's definition as a statement about the role,
+# scored against the episode and calibrated by its score without the episode. Needs a backend
+# that scores (local or llama).
 STAGED_PROMPT_VERSION = "staged-v4"
-PROMPT_VERSIONS = ("staged-v4", "staged-v5", "staged-v6", "staged-v7", "staged-v8")
+PROMPT_VERSIONS = ("staged-v4", "staged-v5", "staged-v6", "staged-v7", "staged-v8", "staged-v9")
+SCORED_VERSIONS = ("staged-v9",)  # relations chosen by likelihood, not generated
 SLOT_VERSIONS = ("staged-v4", "staged-v6", "staged-v7", "staged-v8")  # one slot per role
 ACTOR_VERSIONS = ("staged-v6", "staged-v7", "staged-v8")  # the mechanism sentence, actors as roles
 PER_ROLE_VERSIONS = ("staged-v7", "staged-v8")  # one relations call per role
@@ -112,7 +118,9 @@ def _example_block(vocab: Vocabulary, version: str) -> str:
     )
     names = {f"R{i}": r["entity"] for i, r in enumerate(ex["roles"]["roles"], 1)}
     rels = "; ".join(
-        fact(r) if version in SLOT_VERSIONS else f"{fact(r)}: {_example_sentence(vocab, r, names)}"
+        fact(r)
+        if version in SLOT_VERSIONS or version in SCORED_VERSIONS
+        else f"{fact(r)}: {_example_sentence(vocab, r, names)}"
         for r in ex["relations"]["relations"]
     )
     chain = "; ".join(link_text(x) for x in ex["causal_chain"]["links"])
@@ -228,6 +236,7 @@ def _instructions(version: str) -> dict[str, str]:
         "staged-v6": _V6_INSTRUCTIONS,
         "staged-v7": _V7_INSTRUCTIONS,
         "staged-v8": _V7_INSTRUCTIONS,
+        "staged-v9": _V4_INSTRUCTIONS,
     }.get(version, _INSTRUCTIONS)
 
 

@@ -1,8 +1,9 @@
 """What every backend shares: a base class that turns ``complete()`` into one :class:`Request`,
 the liveness-check result, and bounded retries that honour Retry-After.
 
-A backend subclasses :class:`BaseLLM`, implements :meth:`BaseLLM.generate` for a single request,
-and describes itself to the registry with the class methods of :class:`BackendType` (create it,
+A backend subclasses :class:`BaseLLM`, implements :meth:`BaseLLM.generate` for a single request
+(and, when it sees the model's logits, :meth:`BaseLLM.score_request`; see
+:mod:`analogist.models.scoring`), and describes itself to the registry with the class methods of :class:`BackendType` (create it,
 name its identity without creating it, say whether the environment configures it, ping it).
 """
 
@@ -16,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from analogist.errors import ModelError
 from analogist.models.llm import Completion, Request, build_request
+from analogist.models.scoring import Scored, check_continuations, unsupported
 from analogist.models.settings import ModelSettings, RetryPolicy
 
 T = TypeVar("T")
@@ -90,6 +92,7 @@ class BaseLLM(ABC):
     model: str = ""
     base_url: str | None = None
     params: Mapping[str, Any] = {}
+    can_score: bool = False  # True where score_request is implemented
 
     def complete(
         self,
@@ -117,6 +120,43 @@ class BaseLLM(ABC):
     @abstractmethod
     def generate(self, request: Request) -> Completion:
         """Answer one request (no caching, no schema repair: :class:`LoggedLLM` adds those)."""
+
+    def score(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        continuations: Sequence[str],
+        *,
+        prompt_version: str = "",
+        replicate: int = 0,
+    ) -> Scored:
+        """Log-probabilities of each continuation after ``messages`` (a last ``assistant``
+        message is the start of the answer that each continuation continues)."""
+        request = scoring_request(self, messages, continuations, prompt_version, replicate)
+        return self.score_request(request)
+
+    def score_request(self, request: Request) -> Scored:
+        """Score one request's continuations; backends that cannot see logits refuse."""
+        raise unsupported(self.provider, self.model)
+
+
+def scoring_request(
+    llm: Any,
+    messages: Sequence[Mapping[str, str]],
+    continuations: Sequence[str],
+    prompt_version: str,
+    replicate: int,
+) -> Request:
+    """The :class:`Request` of a scoring call: no sampling (temperature 0, no tokens, no seed)."""
+    return build_request(
+        llm,
+        messages,
+        temperature=0.0,
+        max_tokens=0,
+        seed=None,
+        prompt_version=prompt_version,
+        replicate=replicate,
+        continuations=check_continuations(continuations),
+    )
 
 
 class Transient(Exception):

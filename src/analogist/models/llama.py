@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 from analogist.errors import ConfigError, ModelError
 from analogist.models.backend import BaseLLM, Identity, Ping
 from analogist.models.llm import Completion, Request, completion_from_text
+from analogist.models.scoring import Scored
 from analogist.models.settings import ModelSettings, auto_threads
 
 INSTALL_HINT = (
@@ -102,6 +103,7 @@ class LlamaCppLLM(BaseLLM):
         "any GGUF file via llama-cpp-python (llama:/path/model.gguf; make local)"
     )
     max_parallel: ClassVar[int] = 1
+    can_score = True
 
     def __init__(self, path: str | Path, settings: LlamaSettings = LlamaSettings()):
         self.path = Path(path).expanduser()
@@ -114,6 +116,7 @@ class LlamaCppLLM(BaseLLM):
         self.settings = settings
         self.runtime: dict[str, Any] = {}
         self._llama: Any = None
+        self._scorer: Any = None
         self._lock = threading.Lock()
         self._warned_parallel = False
 
@@ -219,6 +222,39 @@ class LlamaCppLLM(BaseLLM):
             latency_ms=latency,
             finish_reason=choice.get("finish_reason"),
             timings=timings,
+        )
+
+    def score_request(self, request: Request) -> Scored:
+        """Log-probabilities of each continuation (:mod:`analogist.models.scoring`), in a
+        scoring context of its own (:class:`~analogist.models.llama_score.LlamaScorer`), so
+        generation's KV cache is left as it was."""
+        self._acquire()
+        try:
+            llm = self._load()
+            t0 = time.perf_counter()
+            try:
+                if self._scorer is None:
+                    from analogist.models.llama_score import LlamaScorer
+
+                    self._scorer = LlamaScorer(llm)
+                prompt = self._scorer.prompt_tokens(request.message_dicts())
+                scores, evaluated = self._scorer.score(prompt, request.continuations or ())
+            except (RuntimeError, ValueError) as e:
+                raise ModelError(
+                    f"{self.provider}:{self.model}: scoring failed: {e}"
+                    + ("; raise ANALOGIST_CTX or shorten the prompt" if "context" in str(e) else "")
+                ) from None
+            latency = (time.perf_counter() - t0) * 1000
+        finally:
+            self._lock.release()
+        return Scored(
+            scores,
+            input_tokens=len(prompt),
+            latency_ms=latency,
+            timings={
+                "prompt_eval_tokens": evaluated,
+                "scored_tokens": sum(s.tokens for s in scores),
+            },
         )
 
     # registry -------------------------------------------------------------------

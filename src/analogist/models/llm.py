@@ -63,7 +63,9 @@ class Request:
     """Everything that determines an answer: the call log stores it and hashes it.
 
     ``params`` holds a backend's fixed sampling settings (top_p, top_k, ...), so changing them
-    changes the key too. The API key is never part of a request.
+    changes the key too. ``continuations`` makes it a scoring request
+    (:mod:`analogist.models.scoring`): the texts whose log-probabilities are asked for after the
+    messages. The API key is never part of a request.
     """
 
     provider: str
@@ -77,6 +79,7 @@ class Request:
     prompt_version: str = ""
     replicate: int = 0
     params: Mapping[str, Any] = field(default_factory=dict)
+    continuations: tuple[str, ...] | None = None
 
     def message_dicts(self) -> list[dict[str, str]]:
         return [{"role": r, "content": c} for r, c in self.messages]
@@ -94,6 +97,9 @@ class Request:
             "prompt_version": self.prompt_version,
             "replicate": int(self.replicate),
             "params": dict(self.params),
+            # only a scoring request has continuations; leaving the key out otherwise keeps
+            # the cache keys of every recorded completion unchanged
+            **({"continuations": list(self.continuations)} if self.continuations else {}),
         }
 
     @property
@@ -118,6 +124,7 @@ class Request:
             prompt_version=d.get("prompt_version", ""),
             replicate=d.get("replicate", 0),
             params=d.get("params") or {},
+            continuations=tuple(d["continuations"]) if d.get("continuations") else None,
         )
 
 

@@ -12,13 +12,16 @@ with twice the tokens and a request to be shorter.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from analogist.errors import CacheMissError, ConfigError, ModelError
+from analogist.models.backend import scoring_request
 from analogist.models.llm import LLM, Completion, Request, build_request
+from analogist.models.scoring import Score, Scored, can_score, unsupported
 from analogist.models.settings import CacheMode
 from analogist.models.validate import output_problem, repair_prompt
 from analogist.store.calls import CallLog, CallRecord
@@ -138,6 +141,79 @@ class LoggedLLM:
         if problem is not None:
             raise self._invalid(problem, repaired=True)
         return replace(second, parsed=parsed, repaired=True)
+
+    @property
+    def can_score(self) -> bool:
+        """Whether the backend gives log-probabilities of given text (:meth:`score`)."""
+        return can_score(self.inner)
+
+    def score(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        continuations: Sequence[str],
+        *,
+        prompt_version: str = "",
+        replicate: int = 0,
+    ) -> Scored:
+        """Log-probabilities of each continuation after ``messages``
+        (:mod:`analogist.models.scoring`), through the cache and the log like a completion: the
+        row's ``parsed`` holds the scores, so a replay needs no model.
+
+        Raises:
+            ScoringUnsupported: the backend cannot score (an OpenAI-compatible server).
+            CacheMissError: replay-only and the call is not in the log.
+        """
+        req = scoring_request(self, messages, continuations, prompt_version, replicate)
+        key = req.cache_key
+        if self.cache is not CacheMode.OFF and self.log is not None:
+            rec = self.log.lookup(key)
+            if rec is not None:
+                self._count(cache_hits=1)
+                return Scored(
+                    tuple(Score.from_json(d) for d in rec.parsed),
+                    input_tokens=rec.input_tokens,
+                    cached=True,
+                    cache_key=key,
+                )
+        if self.cache is CacheMode.REPLAY_ONLY:
+            raise CacheMissError(
+                f"replay-only: no logged scores for {self.name} request {key} "
+                f"(prompt version {req.prompt_version or '-'!r}); record them by running once "
+                "with a live model and ANALOGIST_CACHE=read-write against the same database"
+            )
+        if not self.can_score:
+            raise unsupported(self.provider, self.model)
+        try:
+            got: Scored = self.inner.score(  # type: ignore[attr-defined]
+                req.message_dicts(),
+                req.continuations or (),
+                prompt_version=req.prompt_version,
+                replicate=req.replicate,
+            )
+        except ModelError as e:
+            self._count(failures=1)
+            self._log_failures(req, (str(e),), 1)
+            raise
+        scored = sum(s.tokens for s in got.scores)
+        self._count(calls=1, input_tokens=got.input_tokens or 0)
+        if self.log is not None:
+            self.log.record(
+                CallRecord(
+                    cache_key=key,
+                    provider=req.provider,
+                    model=req.model,
+                    base_url=req.base_url,
+                    prompt_version=req.prompt_version,
+                    replicate=req.replicate,
+                    request=req.to_json(),
+                    response_text=json.dumps([s.to_json() for s in got.scores]),
+                    parsed=[s.to_json() for s in got.scores],
+                    input_tokens=got.input_tokens,
+                    output_tokens=scored,
+                    latency_ms=got.latency_ms,
+                )
+            )
+        return replace(got, cache_key=key)
 
     def _invalid(self, problem: str, *, repaired: bool) -> ModelError:
         how = "even after one repair re-ask" if repaired else "(repair re-ask is off)"

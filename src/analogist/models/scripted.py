@@ -2,7 +2,8 @@
 
 :class:`ScriptedLLM` answers from a queue (simonw/llm's mock model): tests enqueue the text or
 JSON each call should return, or an exception to raise, and read back every request it got.
-An empty queue is an error that says so. :class:`ReplayLLM` names a real backend's identity and
+An empty queue is an error that says so. Scoring (:mod:`analogist.models.scoring`) is answered by a
+``scorer`` function the test gives. :class:`ReplayLLM` names a real backend's identity and
 answers only from the call log; it is wrapped in replay-only mode by the registry.
 """
 
@@ -10,18 +11,23 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from analogist.errors import ConfigError, ModelError
 from analogist.models.backend import BaseLLM, Identity, Ping
 from analogist.models.llm import Completion, Request, completion_from_text
+from analogist.models.scoring import Score, Scored
 from analogist.models.settings import ModelSettings, split_spec
 
 
 class ScriptedLLM(BaseLLM):
     """Answers each call with the next queued response (text, JSON value or exception).
+
+    Args:
+        scorer: answers scoring requests: ``scorer(messages, continuation)`` is the
+            continuation's log-probability (its token count is its word count).
 
     Attributes:
         requests: every request received, in order (what a test asserts on).
@@ -30,9 +36,17 @@ class ScriptedLLM(BaseLLM):
 
     provider = "scripted"
     summary: ClassVar[str] = "queued responses for tests (scripted:[FILE.json])"
+    can_score = True
 
-    def __init__(self, responses: Iterable[Any] = (), *, model: str = "scripted"):
+    def __init__(
+        self,
+        responses: Iterable[Any] = (),
+        *,
+        model: str = "scripted",
+        scorer: Callable[[Sequence[Mapping[str, str]], str], float] | None = None,
+    ):
         self.model = model
+        self.scorer = scorer
         self.base_url = None
         self.params = {}
         self.queue: deque[Any] = deque(responses)
@@ -64,6 +78,23 @@ class ScriptedLLM(BaseLLM):
             input_tokens=words,
             output_tokens=len(text.split()),
             latency_ms=0.0,
+        )
+
+    def score_request(self, request: Request) -> Scored:
+        self.requests.append(request)
+        if self.scorer is None:
+            raise ModelError(
+                "scripted model: no scorer for a scoring request; give one with "
+                "ScriptedLLM(scorer=lambda messages, continuation: logprob)"
+            )
+        self.calls += 1
+        msgs = request.message_dicts()
+        return Scored(
+            tuple(
+                Score(c, float(self.scorer(msgs, c)), max(1, len(c.split())))
+                for c in request.continuations or ()
+            ),
+            input_tokens=sum(len(m[1].split()) for m in request.messages),
         )
 
     # registry -------------------------------------------------------------------
@@ -107,6 +138,7 @@ class ReplayLLM(BaseLLM):
 
     provider = "replay"
     summary: ClassVar[str] = "answers only from the call log (replay:PROVIDER:NAME)"
+    can_score = True  # scores come from the log like answers do
 
     def __init__(self, identity: Identity):
         self.provider = identity.provider
