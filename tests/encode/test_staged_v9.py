@@ -27,23 +27,26 @@ ROLES = {
         {"entity": "checkout service", "part": "user that waits for the resource"},
     ],
 }
-# what the scripted "model" finds likely after the episode: (subject, words of the definition)
+# what the scripted "model" finds likely after the episode: subject -> (words of the
+# definition, the other party that fits)
 TRUE = {
-    "nightly export job": "keeps exclusive use of resource",
-    "checkout service": "cannot proceed until it obtains",
+    "nightly export job": ("keeps exclusive use of resource", "orders table"),
+    "orders table": ("decides whether", "checkout service"),
+    "checkout service": ("cannot proceed until it obtains", "orders table"),
 }
 BIASED = "is a copy, summary or computation made from"  # derives_from: likely whatever the text
 
 
 def scorer(messages, continuation):
-    """Longer texts are less likely (in both prompts); the first-listed term is favoured in both
-    prompts (the prior v4 fell for); after the episode, a true statement gains, the more so
-    with the orders table as its other party."""
+    """Longer texts are less likely (in every prompt); the first-listed term is favoured for
+    every subject (the prior v4 fell for); after the episode, a subject's true statement gains,
+    the more so with its other party."""
     episode = messages[1]["content"] != NULL_HEAD
     subject = messages[2]["content"].removeprefix("In this episode, ")
     lp = -0.5 * len(continuation.split()) + (8.0 if BIASED in continuation else 0.0)
-    if episode and TRUE.get(subject, "\0") in continuation:
-        lp += 4.0 + (2.0 if "orders table" in continuation else 0.0)
+    words, other = TRUE.get(subject, ("\0", "\0"))
+    if episode and words in continuation:
+        lp += 4.0 + (2.0 if other in continuation else 0.0)
     return lp
 
 
@@ -56,33 +59,57 @@ def encoder(llm, **kw):
     return enc
 
 
-def test_relations_are_the_calibrated_best_statement_per_role_and_none_when_nothing_gains():
+def test_relations_are_the_calibrated_best_statement_per_role():
     model = ScriptedLLM([ROLES], scorer=scorer)
     r = encoder(model).encode(EP)
     sig = r.require()
     assert [x.term().canonical() for x in sig.relations] == [
         "holds(R1,R2)",
+        "gates(R2,R3)",
         "waits_for(R3,R2)",
     ]
     rel = next(t for t in r.steps if t.step == "relations")
-    assert rel.ok and not rel.repaired
-    # the orders table makes no definition likelier than without the episode: no relation,
-    # though the biased term has the highest raw score for it
-    assert len(rel.dropped) == 1 and rel.dropped[0].startswith("R2 (no relation")
-    assert any(n.startswith("R1 (nightly export job): holds(R1,R2)") for n in rel.notes)
-    # 1 roles call, then: the no-episode prior, 3 roles' statements, 2 partners x 2 prompts
+    assert rel.ok and not rel.repaired and not rel.dropped
+    assert rel.notes[0].startswith("R1 (nightly export job): holds(R1,R2) score +2.7")
+    # 1 roles call, then 3 roles' statements, then 3 partners after the episode and without it
     scoring = [q for q in model.requests if q.continuations]
-    assert len(scoring) == 1 + 3 + 4 == rel.calls
+    assert len(scoring) == 3 + 3 + 3 == rel.calls
     assert {q.prompt_version for q in scoring} == {"staged-v9:relations"}
-    assert scoring[0].messages[1][1] == NULL_HEAD
-    assert scoring[0].messages[2][1] == "In this episode, " + SUBJECT
     terms = binary_terms(default_vocabulary())
-    assert scoring[0].continuations == tuple(tail(d, SUBJECT, OTHER) for _, d in terms)
-    # the episode's statements come first and share their prompt up to the subject
-    assert all(q.messages[1][1].startswith("Episode (failure):\n" + TEXT) for q in scoring[1:4])
-    assert scoring[1].continuations[1] == (
+    assert "causes" not in dict(terms) and len(terms) == 27
+    assert scoring[0].continuations == tuple(tail(d, "nightly export job", OTHER) for _, d in terms)
+    assert scoring[0].continuations[1] == (
         " needs another part to be working or available in order to work."
     )
+    # the episode's statements come first and share their prompt up to the subject
+    assert all(q.messages[1][1].startswith("Episode (failure):\n" + TEXT) for q in scoring[:6])
+    assert scoring[6].messages[1][1] == NULL_HEAD
+    assert scoring[6].messages[2][1] == "In this episode, " + SUBJECT
+    assert scoring[6].continuations == (
+        " keeps exclusive use of resource orders table.",
+        " keeps exclusive use of resource checkout service.",
+    )
+
+
+def test_a_fact_two_roles_choose_is_kept_once():
+    def same(messages, continuation):
+        """The export job and the table share a resource; the checkout service waits."""
+        subject = messages[2]["content"].removeprefix("In this episode, ")
+        shares = "draw on the same limited resource" in continuation
+        if shares and subject in ("nightly export job", "orders table"):
+            return 5.0 + (1.0 if "checkout" not in continuation else 0.0)
+        if subject == "checkout service" and "cannot proceed until" in continuation:
+            return 5.0
+        return -1.0
+
+    r = encoder(ScriptedLLM([ROLES], scorer=same)).encode(EP)
+    rel = next(t for t in r.steps if t.step == "relations")
+    assert [x.term().canonical() for x in r.require().relations] == [
+        "shares_resource(R1,R2)",
+        "waits_for(R3,R1)",
+    ]
+    assert rel.dropped == ("R2 (same fact as another role's)",)
+    assert len(rel.notes) == 3
 
 
 def test_the_uncalibrated_prior_would_have_won():
@@ -123,7 +150,7 @@ def test_scores_are_logged_so_a_rerun_and_a_replay_need_no_model(tmp_path):
     c = encoder(replay).encode(EP)
     sigs = [x.require() for x in (a, b, c)]
     assert [[r.term().canonical() for r in s.relations] for s in sigs] == [
-        ["holds(R1,R2)", "waits_for(R3,R2)"]
+        ["holds(R1,R2)", "gates(R2,R3)", "waits_for(R3,R2)"]
     ] * 3
 
 

@@ -4,22 +4,27 @@ A small model asked to pick a relation from an enum picks by list position or co
 choice (issue 12, staged-v4 … v8). Scoring given texts asks it only what it does best: how
 likely a sentence is. For each role A declared by the roles step:
 
-1. **Which relation.** Every binary term's definition becomes a statement whose subject is A's
-   entity and whose other party is left generic: "In this episode, the export | uses up
-   capacity or supply of another part." The model scores each continuation (after ``|``)
-   following the episode; the same continuations are scored once without the episode ("In this
-   episode, one part | uses up ...", the episode replaced by ``N/A``) and subtracted. That
-   difference (pointwise mutual information with the episode) removes each definition's prior
-   — short, common wordings are likely whatever the episode says — which is what made v4 answer
-   in listed order. The term with the highest PMI wins; when none is above 0 (no definition is
-   made more likely by the episode), A gets no relation.
+1. **Which relation.** Every non-causal binary term's definition becomes a statement whose
+   subject is A's entity and whose other party is left generic: "In this episode, the export |
+   uses up capacity or supply of another part." The model scores each continuation (after
+   ``|``) following the episode. A definition's raw score mostly says how common its wording is
+   (what made v4 answer in listed order), and that prior is the same whichever role is the
+   subject; so each term's score is centred on its mean over the episode's roles, and A gets the
+   term whose statement the episode makes likelier for A than for its other roles (a contrast
+   over subjects: contextual calibration at no extra cost). Every role gets one relation, as in
+   v4's one slot per role.
 2. **To which role.** The winning definition is scored with each other declared role's entity
-   as the other party, after the episode and without it (the names' own priors cancel); the
-   highest PMI is the other role.
+   as the other party, after the episode and without it (``N/A`` with a generic subject); the
+   other role with the highest difference (pointwise mutual information: the names' own
+   priors cancel) is chosen.
 
-The no-episode scores of step 1 are the same for every role and episode (one call per run, then
-the call log answers). The episode's statements share its prompt prefix, so the backend
-evaluates the episode once per encoding. Every score goes through the call log
+A first version calibrated step 1 against the statements scored without the episode, with a
+generic subject ("one part") so the scores could be shared across roles and episodes; after a
+named subject, "another part" is always less likely than after "one part", every PMI came out
+negative and the rule "no relation unless PMI > 0" rejected the first episode (docs/models.md).
+
+The episode's statements share its prompt prefix, so the backend evaluates the episode once per
+encoding. Every score goes through the call log
 (:meth:`~analogist.models.logged.LoggedLLM.score`), so a run replays without the model.
 """
 
@@ -40,32 +45,30 @@ SUBJECT, OTHER = "one part", "another part"  # the generic parties of the calibr
 
 @dataclass(frozen=True)
 class RelationChoice:
-    """What step 2 chose for one role, with the evidence.
+    """What the relations step chose for one role, with the evidence.
 
     Attributes:
         role / entity: the role and its entity.
-        term: the chosen term, None when no definition beats its prior (no relation).
-        other: the other role, None with ``term``.
-        pmi: the chosen term's PMI (nats; the best one even when it is <= 0).
-        partner_pmi: the chosen other role's PMI for that term.
-        ranked: the three best terms with their PMI, best first.
+        term: the chosen term.
+        other: the chosen other role.
+        score: the term's score for this role minus its mean over the episode's roles (nats).
+        partner_pmi: the other role's score after the episode minus without it.
+        ranked: the three best terms with their centred scores, best first.
     """
 
     role: str
     entity: str
-    term: str | None
-    other: str | None
-    pmi: float
-    partner_pmi: float = 0.0
+    term: str
+    other: str
+    score: float
+    partner_pmi: float
     ranked: tuple[tuple[str, float], ...] = ()
 
     def describe(self) -> str:
         top = ", ".join(f"{t} {p:+.1f}" for t, p in self.ranked)
-        if self.term is None:
-            return f"{self.role} ({self.entity}): none (best {top})"
         return (
             f"{self.role} ({self.entity}): {self.term}({self.role},{self.other}) "
-            f"PMI {self.pmi:+.1f}, partner {self.partner_pmi:+.1f} (best {top})"
+            f"score {self.score:+.1f}, partner PMI {self.partner_pmi:+.1f} (best {top})"
         )
 
 
@@ -79,8 +82,14 @@ def tail(definition: str, subject: str, other: str) -> str:
 
 
 def binary_terms(vocab: Vocabulary) -> list[tuple[str, str]]:
-    """(term, definition) of every live binary term, in vocabulary order."""
-    return [(t.term, t.definition) for t in vocab if t.merged_into is None and t.arity == 2]
+    """(term, definition) of every live binary term that is not causal, in vocabulary order
+    (causal terms link facts in the chain step; 11 of the example memory's 261 gold
+    relations use one)."""
+    return [
+        (t.term, t.definition)
+        for t in vocab
+        if t.merged_into is None and t.arity == 2 and t.kind != "causal"
+    ]
 
 
 def messages(head: str, subject: str) -> list[dict[str, str]]:
@@ -117,36 +126,32 @@ class RelationScorer:
         return [s.logprob for s in got.scores]
 
     def choose(self, head: str, roles: Sequence[tuple[str, str]]) -> list[RelationChoice]:
-        """One :class:`RelationChoice` per (role, entity) in ``roles``, in order."""
-        prior = self._score(NULL_HEAD, SUBJECT, [tail(d, SUBJECT, OTHER) for _, d in self.terms])
-        picks = []
-        for _, ent in roles:  # all of the episode's statements first: one shared prompt prefix
-            lp = self._score(head, ent, [tail(d, ent, OTHER) for _, d in self.terms])
-            pmi = sorted(((a - b, t) for (t, _), a, b in zip(self.terms, lp, prior)), reverse=True)
-            picks.append(pmi)
+        """One :class:`RelationChoice` per (role, entity) in ``roles`` (at least two), in order."""
+        if len(roles) < 2:
+            raise ValueError("relations need at least two roles")
+        lps = [  # all of the episode's statements first: one shared prompt prefix
+            self._score(head, ent, [tail(d, ent, OTHER) for _, d in self.terms]) for _, ent in roles
+        ]
+        mean = [sum(col) / len(col) for col in zip(*lps)]  # each term's score over the roles
         definitions = dict(self.terms)
-        todo = []  # (role, entity, term, others) that get a partner
-        out: dict[str, RelationChoice] = {}
-        for (role, ent), pmi in zip(roles, picks):
-            best, term = pmi[0]
-            ranked = tuple((t, round(p, 3)) for p, t in pmi[:3])
-            others = [(r, e) for r, e in roles if r != role]
-            out[role] = RelationChoice(role, ent, None, None, best, ranked=ranked)
-            if best > 0 and others:
-                todo.append((role, ent, term, others))
-        # the episode's prompts first, then the calibration's (each batch shares its prefix)
+        # best first; an exact tie keeps vocabulary order (only a scripted model ties)
+        picks = [
+            sorted(((t, a - m) for (t, _), a, m in zip(self.terms, lp, mean)), key=lambda x: -x[1])
+            for lp in lps
+        ]
+        others = [[(r, e) for r, e in roles if r != role] for role, _ in roles]
+        # the episode's prompts first, then the no-episode ones (each run shares its prefix)
         ctx = [
-            self._score(head, ent, [tail(definitions[t], ent, e) for _, e in others])
-            for _, ent, t, others in todo
+            self._score(head, ent, [tail(definitions[p[0][0]], ent, e) for _, e in o])
+            for (_, ent), p, o in zip(roles, picks, others)
         ]
         null = [
-            self._score(NULL_HEAD, SUBJECT, [tail(definitions[t], SUBJECT, e) for _, e in others])
-            for _, _, t, others in todo
+            self._score(NULL_HEAD, SUBJECT, [tail(definitions[p[0][0]], SUBJECT, e) for _, e in o])
+            for p, o in zip(picks, others)
         ]
-        for (role, ent, term, others), a, b in zip(todo, ctx, null):
-            gain, other = max(
-                ((x - y, r) for (r, _), x, y in zip(others, a, b)), key=lambda g: g[0]
-            )
-            c = out[role]
-            out[role] = RelationChoice(role, ent, term, other, c.pmi, gain, c.ranked)
-        return [out[r] for r, _ in roles]
+        out = []
+        for (role, ent), p, o, a, b in zip(roles, picks, others, ctx, null):
+            gain, other = max(((x - y, r) for (r, _), x, y in zip(o, a, b)), key=lambda g: g[0])
+            ranked = tuple((t, round(v, 3)) for t, v in p[:3])
+            out.append(RelationChoice(role, ent, p[0][0], other, p[0][1], gain, ranked))
+        return out

@@ -493,8 +493,8 @@ class StagedEncoder:
 
     def _relation_scored(self, st: _State) -> bool:
         """staged-v9: each role's relation and other role chosen by likelihood
-        (:mod:`analogist.encode.scored`); a role whose best definition the episode makes no
-        likelier gets none. No repair: nothing is generated, so nothing can be malformed."""
+        (:mod:`analogist.encode.scored`). No repair: nothing is generated, so nothing can be
+        malformed; a fact that two roles share is kept once."""
         scorer = RelationScorer(self.llm, self.vocab, self.version)
         try:
             choices = scorer.choose(st.head, list(zip(st.names, st.entities)))
@@ -505,19 +505,13 @@ class StagedEncoder:
         kept: list[list[str]] = []
         dropped: list[str] = []
         for c in choices:
-            row = [c.term or "", c.role, c.other or ""]
-            if c.term is None:
-                dropped.append(f"{c.role} (no relation the episode makes likelier: {c.describe()})")
-            elif _canon(self.vocab, row) in [_canon(self.vocab, k) for k in kept]:
+            row = [c.term, c.role, c.other]
+            if _canon(self.vocab, row) in [_canon(self.vocab, k) for k in kept]:
                 dropped.append(f"{c.role} (same fact as another role's)")
             else:
                 kept.append(row)
         problems = (
-            ["no role has a relation the episode makes likelier than without it"]
-            if not kept
-            else ["these relations copy the worked example's structure"]
-            if copies_example(kept)
-            else []
+            ["these relations copy the worked example's structure"] if copies_example(kept) else []
         )
         ok = not problems
         if ok:
