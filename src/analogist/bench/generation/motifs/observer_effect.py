@@ -109,7 +109,7 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "conclude": (
-                        "The losses that the visits themselves caused went nowhere near {ANA}.",
+                        "What the visits did to {TGT} showed up in {ANA} as a fact about the visits.",
                     )
                 },
                 "partial": {"read": ("{ANA} treats {PRB} as the true picture only by template.",)},
@@ -158,7 +158,7 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "conclude": (
-                        "The rise caused by the checks themselves went straight past {ANA}.",
+                        "What the checks did to {TGT} showed up in {ANA} as a fact about the checks.",
                     )
                 },
                 "partial": {"read": ("{ANA} treats {PRB} as the true picture merely by default.",)},
@@ -209,7 +209,7 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "conclude": (
-                        "The unrest that the visit itself caused went straight past {ANA}.",
+                        "What the visit did to {TGT} showed up in {ANA} as a fact about the visit.",
                     )
                 },
                 "partial": {"read": ("{ANA} treats {PRB} as the true picture only on paper.",)},
@@ -256,7 +256,7 @@ MOTIF = Motif(
                 MEDIATOR: {"cost": ("{TGT} chills, so {PRB} takes longer each time it opens it.",)},
                 DELETE: {
                     "conclude": (
-                        "The chill the counting caused went straight past what {ANA} declared.",
+                        "What the counting did to {TGT} showed up in what {ANA} declared about the counting.",
                     )
                 },
                 "partial": {"read": ("{ANA} takes the count of {PRB} as the truth by custom.",)},

@@ -119,7 +119,9 @@ MOTIF = Motif(
                     )
                 },
                 "partial": {
-                    "act": ("{OPS} doubts {MON}, but the runbook says to act on it directly.",)
+                    "act": (
+                        "{OPS} takes {MON} at its word only because the runbook says to act on it directly.",
+                    )
                 },
                 "split": {
                     "watch": (
@@ -226,7 +228,7 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "absence": (
-                        "On the control screen, '{SYS} idle' was shown before the readings went missing.",
+                        "The missing readings were shown on the control screen after '{SYS} idle'.",
                     )
                 },
                 "partial": {

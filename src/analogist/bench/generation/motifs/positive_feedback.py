@@ -113,13 +113,11 @@ MOTIF = Motif(
             variants={
                 REVERSE: {
                     "respond": (
-                        "{ACT} kicks in on its own, selling more, and {LVL} deepens the further it goes.",
+                        "{ACT} kicks in by itself, selling more, and {LVL} deepens the further it goes.",
                     )
                 },
                 DELETE: {
-                    "respond": (
-                        "{ACT} kicks in whatever {LVL} does, selling more the further it goes.",
-                    )
+                    "respond": ("Each hour, as {LVL} deepened or not, {ACT} sold another block.",)
                 },
                 "partial": {
                     "respond": (
@@ -170,7 +168,9 @@ MOTIF = Motif(
                     "respond": ("{LVL} climbs whenever {ACT} speeds up, as it has all summer.",)
                 },
                 DELETE: {
-                    "respond": ("{ACT} speeds up whatever {LVL} does, as it has all summer.",)
+                    "respond": (
+                        "{ACT} speeds up whenever {LVL} climbs or falls, as it has all summer.",
+                    )
                 },
                 "partial": {"respond": ("As {LVL} went up, unrecorded, so did {ACT}.",)},
                 "split": {
@@ -262,7 +262,7 @@ MOTIF = Motif(
             ),
             variants={
                 REVERSE: {"respond": ("As {ACT} {w7}ed more, {LVL} went up.",)},
-                DELETE: {"respond": ("Whether {LVL} went up or held, {ACT} {w7}ed more.",)},
+                DELETE: {"respond": ("As {LVL} went up or held, {ACT} {w7}ed more.",)},
                 "partial": {"respond": ("As {LVL} went up unseen, {ACT} {w7}ed more.",)},
                 "split": {"damper": ("{DMP} barely restrains {ACT} through {GOV}.",)},
             },

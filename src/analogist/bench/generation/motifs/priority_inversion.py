@@ -188,7 +188,7 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "stuck": (
-                        "With {LO} stopped again and again, {LCK} stayed occupied, yet {HI} could not go anyway.",
+                        "With {LO} stopped again and again, {LCK} stayed occupied, and {HI} could not go anyway.",
                     )
                 },
                 "partial": {"rank": ("{HI} ranks alongside {MID} with the tower.",)},

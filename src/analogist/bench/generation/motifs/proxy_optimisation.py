@@ -227,7 +227,7 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "chase": (
-                        "{PRX} had pulled away from {GOAL}, so {AGT}, paid on {PRX}, get tickets closed after the first reply whether or not anything was fixed.",
+                        "{AGT} are paid on {PRX}, and tickets get closed after the first reply whether or not anything was fixed, since {PRX} had pulled away from {GOAL}.",
                     )
                 },
                 DELETE: {

@@ -110,7 +110,9 @@ MOTIF = Motif(
                         "{ST} was already flipping, so at month-end {CHK} and {MUT} hit it within the same second; nothing makes them take turns.",
                     )
                 },
-                DELETE: {"damage": ("The interleaved updates left {ST} intact.",)},
+                DELETE: {
+                    "damage": ("The interleaved updates left {ST} wrong, as it already was.",)
+                },
                 "partial": {
                     "check": (
                         "Before approving, {CHK} looks at {ST} and acts as if that reading still stands when it writes, which by itself is harmless.",
@@ -207,7 +209,9 @@ MOTIF = Motif(
                     )
                 },
                 DELETE: {
-                    "damage": ("{ST} was half old and half new before the interleaved writes.",)
+                    "damage": (
+                        "The interleaved writes left {ST} half old and half new, as it already was.",
+                    )
                 },
                 "partial": {
                     "check": (

@@ -114,11 +114,7 @@ MOTIF = Motif(
                 "{SRV} stayed swamped for the whole night after a half-minute blip.",
             ),
             variants={
-                MEDIATOR: {
-                    "timeouts": (
-                        "When calls from {CLI} run out of time on their own, {SRV} slows.",
-                    )
-                },
+                MEDIATOR: {"timeouts": ("When calls from {CLI} run out of time, {SRV} slows.",)},
                 DELETE: {
                     "repeat": (
                         "{CLI} are set to fire the same lookup again every instant, timed out or answered.",
@@ -173,7 +169,7 @@ MOTIF = Motif(
                 "{SRV} was swamped all morning after a momentary stall.",
             ),
             variants={
-                MEDIATOR: {"timeouts": ("When queries from {CLI} fail, {SRV} is slow.",)},
+                MEDIATOR: {"timeouts": ("When queries from {CLI} time out, {SRV} is slow.",)},
                 DELETE: {
                     "repeat": (
                         "Each query is sent again by {CLI} at set times, timed out or answered.",
