@@ -299,9 +299,16 @@ class Memory:
         options: ``policy``, ``dry_run``, ``merges``). Returns its ConsolidationReport."""
         from analogist.learn import consolidate
 
-        report = consolidate(self.store, embedder=self.embedder, **options)
+        report = consolidate(self.store, embedder=self.embedder, wl=self.indexes.wl, **options)
         self.indexes.invalidate()
         return report
+
+    def undo_consolidation(self, run_id: str) -> int:
+        """Undo consolidation run ``run_id`` (the newest not undone; ``consolidate --undo``)
+        and drop this memory's indexes, which a merge's undo changes; returns the changes undone."""
+        n = self.store.undo_consolidation(run_id)
+        self.indexes.invalidate()
+        return n
 
     def trigger(self, signals: Signals) -> tuple[Trigger, int | None]:
         """Should the agent's impasse run analogy, and at which tier (spec §7)? Decided by the

@@ -112,3 +112,17 @@ def test_unknown_field_and_bad_kind(spec_example, vocab):
 def test_levels_need_l0(spec_example, vocab):
     del spec_example["levels"]["L0"]
     assert _error(spec_example, vocab).field == "levels"
+
+
+def test_synonyms_and_merged_terms_read_as_the_live_term_in_chains(spec_example, vocab):
+    """A stored signature keeps reading after consolidation merges a term it uses: every name
+    resolves through ``merged_into`` (docs/consolidation.md); spelling kept when nothing moves."""
+    assert parse_signature(spec_example, vocab).to_json() == spec_example
+    merged = vocab.merge("skips_check", "derives_from")
+    sig = parse_signature(spec_example, merged)
+    assert sig.relations[2].to_json() == ["derives_from", "CON", "SRC"]
+    assert sig.causal_chain[1].to_json() == ["derives_from(CON,SRC)", "enables", "false_claim(CON)"]
+    assert sig.causal_chain[0].to_json() == spec_example["causal_chain"][0]  # untouched
+    spec_example["causal_chain"][1] = ["does_not_verify(CON, SRC)", "leads_to", "false_claim(CON)"]
+    link = parse_signature(spec_example, vocab).causal_chain[1]
+    assert link.to_json() == ["skips_check(CON,SRC)", "causes", "false_claim(CON)"]

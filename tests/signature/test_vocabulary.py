@@ -88,3 +88,23 @@ def test_a_synonym_cannot_point_at_two_terms(vocab):
 def test_merge_refuses_arity_mismatch(vocab):
     with pytest.raises(VocabularyError, match="arity"):
         vocab.merge("stale", "derives_from")
+
+
+@pytest.mark.parametrize(
+    "old, into, message",
+    [
+        ("prevents", "causes", "polarity"),  # a chain would change meaning
+        ("causes", "depends_on", "causal link"),
+        ("derives_from", "copied_from", "itself"),  # its own synonym
+    ],
+)
+def test_merge_refuses_what_would_change_stored_chains(vocab, old, into, message):
+    with pytest.raises(VocabularyError, match=message):
+        vocab.merge(old, into)
+
+
+def test_a_merged_term_is_not_merged_again(vocab):
+    merged = vocab.merge("alerts", "observes")
+    with pytest.raises(VocabularyError, match="already merged"):
+        merged.merge("alerts", "derives_from")
+    assert "notifies" in merged.names() and "alerts" in merged.names()

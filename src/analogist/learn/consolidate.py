@@ -4,7 +4,8 @@
 
 1. induces schemas from the verified analogies among them (:mod:`.induce`, SAGE-style);
 2. updates relation telemetry and the evidence for vocabulary merges (:mod:`.vocabulary`),
-   and applies the merges the caller accepted;
+   and applies the merges the caller accepted, with the derived rows of the stored signatures
+   that name a merged term (:mod:`.merge`);
 3. updates the fix-operator library and macro-actions from the new ledger rows
    (:mod:`.operators`).
 
@@ -27,6 +28,7 @@ from analogist.learn import operators as ops
 from analogist.learn.evidence import negative_runs, read_analogy, verdict
 from analogist.learn.generalise import Generalisation, InductionPolicy, Pools
 from analogist.learn.induce import InductionEvent, induce_one
+from analogist.learn.merge import reindex_changes
 from analogist.learn.vocabulary import (
     TELEMETRY,
     MergeProposal,
@@ -36,6 +38,7 @@ from analogist.learn.vocabulary import (
     proposals_from_use,
 )
 from analogist.retrieve.schemas import parse_schema
+from analogist.signature.fingerprint import WLFingerprint
 from analogist.signature.model import Signature
 from analogist.store import consolidation as rows
 from analogist.store.interface import StoreInterface as Store
@@ -87,6 +90,7 @@ class ConsolidationReport:
     macros: tuple[dict, ...]
     policy: dict
     note: str = ""
+    reindexed: int = 0  # episodes whose relation rows and fingerprint a merge rewrote
 
     def to_json(self) -> dict:
         return {
@@ -103,6 +107,7 @@ class ConsolidationReport:
             "macros": list(self.macros),
             "policy": self.policy,
             "note": self.note,
+            "reindexed": self.reindexed,
         }
 
 
@@ -254,6 +259,7 @@ def consolidate(
     dry_run: bool = False,
     merges: Sequence[tuple[str, str]] = (),
     embedder: Any = None,
+    wl: WLFingerprint | None = None,
 ) -> ConsolidationReport:
     """One consolidation pass over what was logged since the last one (module docstring).
 
@@ -263,9 +269,12 @@ def consolidate(
         dry_run: report what would change, write nothing.
         merges: accepted vocabulary merges, (old, into) pairs.
         embedder: embeds term definitions for definition-based merge proposals (None: skip).
+        wl: the memory's fingerprint algorithm, for the fingerprints a merge rewrites
+            (default ``WLFingerprint()``).
 
     Raises:
-        VocabularyError: an accepted merge names an unknown term or mismatched arities.
+        VocabularyError: an accepted merge names an unknown term, mismatched arities or
+            causal links, or would leave a stored signature unreadable.
     """
     policy = policy or ConsolidationPolicy()
     wm = store.consolidation_watermark()
@@ -288,6 +297,8 @@ def consolidate(
     op_changes, library, macros = _operator_changes(p, ledger)
     changes += op_changes
     changes += [rows.MergeTerm(old, into) for old, into in merges]
+    reindex = reindex_changes(store, store.vocabulary, vocab, wl or WLFingerprint())
+    changes += reindex
     top = (log[-1][0] if log else wm[0], int(ledger[-1]["id"]) if ledger else wm[1])
     proposals = merge_proposals(store, embedder, policy, pending=evidence)
     report = ConsolidationReport(
@@ -303,6 +314,7 @@ def consolidate(
         tuple(library),
         tuple(macros),
         policy.to_json(),
+        reindexed=len(reindex),
     )
     if not log and not ledger and not merges:
         return _with(

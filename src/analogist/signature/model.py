@@ -285,18 +285,22 @@ class _Checker:
             t = parse_term(text)
         except TermSyntaxError as e:
             raise self.err(where, str(e)) from None
-        self.check_term(where, t, roles)
-        return t
+        return self.check_term(where, t, roles)
 
-    def check_term(self, where: str, t: Term, roles: set[str]) -> None:
+    def check_term(self, where: str, t: Term, roles: set[str]) -> Term:
+        """``t`` checked, with every functor written as the live term it resolves to (a
+        synonym, or a term merged by consolidation); unchanged terms keep their spelling."""
         pred = self.predicate(where, t.functor, len(t.args))
-        if pred != t.functor:
-            raise self.err(where, f"write {pred!r} instead of its synonym {t.functor!r} in terms")
+        args: list[Term | str] = []
         for a in t.args:
             if isinstance(a, Term):
-                self.check_term(where, a, roles)
+                args.append(self.check_term(where, a, roles))
             else:
                 self.role_args(where, (a,), roles)
+                args.append(a)
+        if pred == t.functor and all(x is y for x, y in zip(args, t.args)):
+            return t
+        return Term(pred, tuple(args))
 
     def causal_chain(self, roles: set[str]) -> tuple[CausalLink, ...]:
         raw = self.raw.get("causal_chain", [])
@@ -316,10 +320,6 @@ class _Checker:
                 links = ", ".join(t.term for t in self.vocab.by_kind("causal"))
                 raise self.err(
                     f"{where}.link", f"{short(entry[1])} is not a causal link; use one of {links}"
-                )
-            if link.term != entry[1]:
-                raise self.err(
-                    f"{where}.link", f"write {link.term!r} instead of its synonym {entry[1]!r}"
                 )
             effect = self.chain_term(f"{where}.effect", entry[2], roles)
             out.append(CausalLink(cause, link.term, effect))
@@ -374,8 +374,10 @@ def parse_signature(
 ) -> Signature:
     """Validate raw signature JSON against ``vocab`` and build a :class:`Signature`.
 
-    Relation synonyms are rewritten to their vocabulary term (explicitly, by the vocabulary's
-    synonym list); anything unknown is rejected with the nearest term suggested.
+    Every relation name, causal-chain functor and link is written as the live vocabulary term it
+    resolves to: a synonym (the vocabulary's explicit list) or a term merged into another by
+    consolidation (``merged_into``), so a stored signature keeps reading after a merge; the
+    stored JSON keeps its spelling. Anything unknown is rejected with the nearest term suggested.
 
     Raises:
         SignatureError: naming the episode, the field and what to do.

@@ -127,6 +127,10 @@ class Vocabulary:
             canon = t.merged_into
         return None
 
+    def names(self) -> tuple[str, ...]:
+        """Every name the vocabulary knows: terms (merged ones too) and synonyms."""
+        return tuple(self._index)
+
     def suggest(self, name: str) -> str | None:
         """The closest known name, for 'did you mean' messages."""
         close = difflib.get_close_matches(name, list(self._index), n=1, cutoff=0.5)
@@ -151,9 +155,19 @@ class Vocabulary:
         if target is None:
             raise VocabularyError(f"cannot merge into unknown term {into!r}")
         source = self.get(old)
+        if source.merged_into is not None:
+            raise VocabularyError(f"{old!r} is already merged into {source.merged_into!r}")
+        if source.term == target.term:
+            raise VocabularyError(f"cannot merge {old!r} into itself ({into!r} resolves to it)")
         if source.arity != target.arity:
             raise VocabularyError(
                 f"cannot merge {old!r} (arity {source.arity}) into {into!r} (arity {target.arity})"
+            )
+        if source.is_causal_link != target.is_causal_link or source.polarity != target.polarity:
+            raise VocabularyError(
+                f"cannot merge {old!r} ({source.kind}, polarity {source.polarity:+d}) into "
+                f"{into!r} ({target.kind}, polarity {target.polarity:+d}): a causal link merges "
+                "only into a causal link of the same polarity, or stored chains would change meaning"
             )
         terms = tuple(
             replace(t, merged_into=target.term) if t.term == old else t for t in self.terms

@@ -2,7 +2,9 @@
 
 A consolidation run reads the analogy log and the transfer ledger past the previous run's
 watermark, and writes schemas, learned rows (the fix-operator library, macro-actions, relation
-telemetry, merge evidence, fitted trigger policies) and vocabulary merges. :meth:`ConsolidationRows.apply_consolidation`
+telemetry, merge evidence, fitted trigger policies), vocabulary merges and the derived rows a
+merge changes (relation rows and fingerprints; stored signature JSON keeps its spelling and is
+read through ``merged_into``). :meth:`ConsolidationRows.apply_consolidation`
 writes all of it in one transaction together with the *before image* of every row it changes, so
 :meth:`ConsolidationRows.undo_consolidation` can put the store back exactly as it was. Only the newest run that is not
 undone can be undone (undo walks back in order), which keeps every image valid.
@@ -10,12 +12,14 @@ undone can be undone (undo walks back in order), which keeps every image valid.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from analogist.errors import NotFoundError, StoreError
+from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store import episodes as ep_rows
 from analogist.store.db import UsesConnection, transaction, utcnow
@@ -49,7 +53,54 @@ class MergeTerm:
     into: str
 
 
-Change = PutSchema | PutLearned | MergeTerm
+@dataclass(frozen=True)
+class Reindex:
+    """Rewrite a stored episode's derived rows (relation rows, WL fingerprint) from
+    ``signature``, its stored JSON as read after a merge; the JSON itself is not changed."""
+
+    signature: Signature
+    fingerprint: tuple[str, str, Mapping[str, int]]
+
+
+Change = PutSchema | PutLearned | MergeTerm | Reindex
+
+
+def _digest(signature_json: str) -> str:
+    return hashlib.sha256(signature_json.encode()).hexdigest()
+
+
+def _derived_rows(conn: Any, eid: str) -> tuple[list[list[Any]], list[Any] | None]:
+    rels = conn.execute(
+        "SELECT episode_id, predicate, arg1_role, arg2_role, args_json, in_causal_chain "
+        "FROM sig_relations WHERE episode_id = ? ORDER BY rowid",
+        (eid,),
+    ).fetchall()
+    fp = conn.execute(
+        "SELECT episode_id, wl_hash, wl_version, features_json FROM sig_fingerprint "
+        "WHERE episode_id = ?",
+        (eid,),
+    ).fetchone()
+    return [list(r) for r in rels], list(fp) if fp else None
+
+
+def _put_derived_rows(
+    conn: Any, eid: str, rels: Sequence[Sequence[Any]], fp: Sequence[Any] | None
+) -> None:
+    """Replace an episode's relation rows and fingerprint. The no-op update of its signature
+    row tells persisted indexes (index_state's update trigger) that its reading changed, so
+    the S1 index, built from read signatures, rebuilds too."""
+    conn.execute(
+        "UPDATE signatures SET signature_json = signature_json WHERE episode_id = ?", (eid,)
+    )
+    conn.execute("DELETE FROM sig_relations WHERE episode_id = ?", (eid,))
+    conn.executemany(ep_rows._REL_INSERT, [tuple(r) for r in rels])
+    conn.execute("DELETE FROM sig_fingerprint WHERE episode_id = ?", (eid,))
+    if fp is not None:
+        conn.execute(
+            "INSERT INTO sig_fingerprint (episode_id, wl_hash, wl_version, features_json) "
+            "VALUES (?, ?, ?, ?)",
+            tuple(fp),
+        )
 
 
 @dataclass(frozen=True)
@@ -79,6 +130,16 @@ def _before(conn: Any, change: Change) -> tuple[str, str, str | None]:
             (change.kind, change.key),
         ).fetchone()
         return "learned", key, json.dumps(list(r)) if r else None
+    if isinstance(change, Reindex):
+        eid = change.signature.episode_id
+        raw = conn.execute(
+            "SELECT signature_json FROM signatures WHERE episode_id = ?", (eid,)
+        ).fetchone()
+        if raw is None:
+            raise NotFoundError(f"episode {eid!r} has no stored signature to reindex")
+        rels, fp = _derived_rows(conn, eid)
+        image = {"signature": _digest(raw[0]), "relations": rels, "fingerprint": fp}
+        return "derived", eid, json.dumps(image)
     r = conn.execute(
         "SELECT merged_into, count FROM vocab WHERE term = ?", (change.old,)
     ).fetchone()
@@ -112,6 +173,14 @@ def _apply(conn: Any, run_id: str, change: Change, now: str) -> None:
             "VALUES (?, ?, ?, ?, ?)",
             (change.kind, change.key, json.dumps(change.body, sort_keys=True), run_id, now),
         )
+    elif isinstance(change, Reindex):
+        sig = change.signature
+        wl_hash, version, feats = change.fingerprint
+        fp = (sig.episode_id, wl_hash, version, json.dumps(dict(feats), sort_keys=True))
+        had = conn.execute(
+            "SELECT 1 FROM sig_fingerprint WHERE episode_id = ?", (sig.episode_id,)
+        ).fetchone()
+        _put_derived_rows(conn, sig.episode_id, ep_rows.relation_rows(sig), fp if had else None)
     else:
         count = conn.execute("SELECT count FROM vocab WHERE term = ?", (change.old,)).fetchone()[0]
         conn.execute(
@@ -142,6 +211,15 @@ def _restore(conn: Any, target: str, key: str, before: str | None) -> None:
                 "updated_at) VALUES (?, ?, ?, ?, ?)",
                 (kind, k, body, rid, at),
             )
+    elif target == "derived":
+        # only while the signature is the one the merge read: a signature deleted or replaced
+        # since then has rows of its own (written with the vocabulary of that moment)
+        image = json.loads(before or "null")
+        raw = conn.execute(
+            "SELECT signature_json FROM signatures WHERE episode_id = ?", (key,)
+        ).fetchone()
+        if raw is not None and _digest(raw[0]) == image["signature"]:
+            _put_derived_rows(conn, key, image["relations"], image["fingerprint"])
     else:
         merged_into, count, into, into_count = json.loads(before or "null")
         conn.execute(
@@ -171,6 +249,18 @@ class ConsolidationRows(UsesConnection):
                 "SELECT rowid, run_json FROM analogy_log WHERE rowid > ? ORDER BY rowid", (rowid,)
             )
         ]
+
+    def signatures_naming(self, names: Sequence[str]) -> list[tuple[str, dict]]:
+        """(episode id, stored signature JSON) of every signature whose text names one of
+        ``names`` as a relation, link or functor, plus a few look-alikes (callers parse to be
+        sure). One scan of the signatures: used by vocabulary merges, which are rare."""
+        if not names:
+            return []
+        likes = [p for n in names for p in (f'%"{n}"%', f"%{n}(%")]
+        sql = "SELECT episode_id, signature_json FROM signatures WHERE " + " OR ".join(
+            ["signature_json LIKE ?"] * len(likes)
+        )
+        return [(r[0], json.loads(r[1])) for r in self.conn.execute(sql + " ORDER BY rowid", likes)]
 
     def find_run(self, run_id: str) -> dict | None:
         """One logged analogy run as its JSON, or None when it is not in the log."""
