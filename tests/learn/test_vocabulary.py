@@ -34,12 +34,12 @@ def test_swapped_predicate_on_corresponding_roles_is_one_observation():
 
 
 def test_proposal_needs_repeated_evidence_and_no_joint_use():
-    counts = {"gates": 10, "blocks": 3}
-    assert proposals_from_use({"blocks|gates": 1}, {}, counts, V) == []
-    (p,) = proposals_from_use({"blocks|gates": 2}, {}, counts, V)
-    assert (p.old, p.into) == ("blocks", "gates")  # the less used merges into the more used
+    counts = {"gates": 10, "limits": 3}
+    assert proposals_from_use({"gates|limits": 1}, {}, counts, V) == []
+    (p,) = proposals_from_use({"gates|limits": 2}, {}, counts, V)
+    assert (p.old, p.into) == ("limits", "gates")  # the less used merges into the more used
     assert p.evidence["verified_swaps"] == 2
-    assert proposals_from_use({"blocks|gates": 5}, {"blocks|gates": 1}, counts, V) == []
+    assert proposals_from_use({"gates|limits": 5}, {"gates|limits": 1}, counts, V) == []
 
 
 def test_near_identical_definitions_are_proposed():
@@ -52,3 +52,18 @@ def test_near_identical_definitions_are_proposed():
     )
     (p,) = proposals_from_definitions(vocab, HashingEmbedder(), {"feeds": 3})
     assert (p.old, p.into) == ("supplies", "feeds") and p.evidence["cosine"] >= 0.99
+
+
+def test_a_merge_that_would_be_refused_is_not_proposed():
+    """A causal link of the opposite polarity (or a link and a relation) may swap in verified
+    analogies, but merging them would reverse stored chains: no proposal."""
+    counts = {"causes": 9, "prevents": 2, "depends_on": 9}
+    assert proposals_from_use({"causes|prevents": 3}, {}, counts, V) == []
+    assert proposals_from_use({"causes|depends_on": 3}, {}, counts, V) == []
+    vocab = Vocabulary(
+        (
+            VocabTerm("lifts", "causal", 2, "X raises Y", polarity=1),
+            VocabTerm("drops", "causal", 2, "X raises Y", polarity=-1),
+        )
+    )
+    assert proposals_from_definitions(vocab, HashingEmbedder(), {}) == []

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analogist.errors import VocabularyError
 from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary
 
@@ -96,6 +97,16 @@ def interchangeable(
     return swap, together
 
 
+def mergeable(vocab: Vocabulary, old: str, into: str) -> bool:
+    """Whether :meth:`Vocabulary.merge` would accept merging ``old`` into ``into`` (same arity;
+    a causal link only into a link of the same polarity), so nothing refused is proposed."""
+    try:
+        vocab.merge(old, into)
+    except VocabularyError:
+        return False
+    return True
+
+
 def proposals_from_use(
     swaps: Mapping[str, int],
     together: Mapping[str, int],
@@ -113,6 +124,8 @@ def proposals_from_use(
         if tp is None or tq is None or tp.term == tq.term or tp.arity != tq.arity:
             continue
         old, into = sorted((p, q), key=lambda x: (-counts.get(x, 0), x))[::-1]
+        if not mergeable(vocab, old, into):
+            continue
         out.append(
             MergeProposal(
                 old,
@@ -146,6 +159,8 @@ def proposals_from_definitions(
             if a.kind != b.kind or a.arity != b.arity or sims[i, j] < definition_cosine:
                 continue
             old, into = sorted((a.term, b.term), key=lambda x: (-counts.get(x, 0), x))[::-1]
+            if not mergeable(vocab, old, into):
+                continue
             out.append(
                 MergeProposal(
                     old,
