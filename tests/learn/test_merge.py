@@ -102,6 +102,36 @@ def test_undo_after_the_episode_was_deleted_leaves_no_rows_behind():
     assert m.store.vocabulary.resolve("skips_check").term == "skips_check"
 
 
+def recount(m) -> dict[str, int]:
+    """Usage counts as the stored signatures read now (what vocab.count should say)."""
+    from collections import Counter
+
+    from analogist.store.episodes import term_usage
+
+    c: Counter = Counter()
+    for e in m.store.list_episodes():
+        if e.signature is not None:
+            c.update(term_usage(e.signature))
+    return dict(c)
+
+
+def counted(m) -> dict[str, int]:
+    return {t: n for t, n in m.store.vocab_counts().items() if n}
+
+
+def test_usage_counts_stay_true_when_episodes_come_and_go_between_merge_and_undo():
+    m = spec_memory()
+    assert counted(m) == recount(m)
+    run = m.consolidate(merges=[("skips_check", "derives_from")])
+    assert counted(m) == recount(m)
+    assert not m.add([episode(target("skips_check", "derives_from", "ep_twin"))]).rejected
+    m.delete([EID])  # the episode the merge reindexed, with its two uses of skips_check
+    assert counted(m) == recount(m)
+    m.undo_consolidation(run.run_id)
+    assert counted(m) == recount(m)  # the twin's uses stay on derives_from
+    assert "skips_check" not in counted(m)
+
+
 def test_merges_chain_across_runs_and_undo_in_order():
     m = spec_memory()
     before = rows(m)

@@ -19,6 +19,7 @@ from analogist.signature.fingerprint import WLFingerprint
 from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store.consolidation import Reindex
+from analogist.store.episodes import term_usage
 from analogist.store.interface import StoreInterface as Store
 
 
@@ -57,5 +58,11 @@ def reindex_changes(
                 f"the merge would leave stored episode {eid} unreadable ({e}); nothing was written"
             ) from None
         if new != old:
-            out.append(Reindex(new, wl(new, after).as_row()))
+            delta = term_usage(new)
+            if old is not None:
+                delta.subtract(term_usage(old))
+            else:  # its uses were never counted (it did not read): none to move
+                delta.clear()
+            usage = {t: n for t, n in delta.items() if n}
+            out.append(Reindex(new, wl(new, after).as_row(), usage))
     return out

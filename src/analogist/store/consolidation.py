@@ -60,6 +60,7 @@ class Reindex:
 
     signature: Signature
     fingerprint: tuple[str, str, Mapping[str, int]]
+    usage: Mapping[str, int]  # term -> uses after minus before (the merge moves these counts)
 
 
 Change = PutSchema | PutLearned | MergeTerm | Reindex
@@ -67,6 +68,14 @@ Change = PutSchema | PutLearned | MergeTerm | Reindex
 
 def _digest(signature_json: str) -> str:
     return hashlib.sha256(signature_json.encode()).hexdigest()
+
+
+def _add_counts(conn: Any, usage: Mapping[str, int]) -> None:
+    """Usage counts moved by an undo, unclamped: the moves of one undo add up to counts that
+    are never negative, but one of them alone may pass below zero."""
+    conn.executemany(
+        "UPDATE vocab SET count = count + ? WHERE term = ?", [(n, t) for t, n in usage.items()]
+    )
 
 
 def _derived_rows(conn: Any, eid: str) -> tuple[list[list[Any]], list[Any] | None]:
@@ -138,7 +147,12 @@ def _before(conn: Any, change: Change) -> tuple[str, str, str | None]:
         if raw is None:
             raise NotFoundError(f"episode {eid!r} has no stored signature to reindex")
         rels, fp = _derived_rows(conn, eid)
-        image = {"signature": _digest(raw[0]), "relations": rels, "fingerprint": fp}
+        image = {
+            "signature": _digest(raw[0]),
+            "relations": rels,
+            "fingerprint": fp,
+            "usage": dict(change.usage),
+        }
         return "derived", eid, json.dumps(image)
     r = conn.execute(
         "SELECT merged_into, count FROM vocab WHERE term = ?", (change.old,)
@@ -220,12 +234,16 @@ def _restore(conn: Any, target: str, key: str, before: str | None) -> None:
         ).fetchone()
         if raw is not None and _digest(raw[0]) == image["signature"]:
             _put_derived_rows(conn, key, image["relations"], image["fingerprint"])
+        else:  # its uses left with it: they stay off the terms the merge's undo moves back
+            _add_counts(conn, image.get("usage", {}))
     else:
-        merged_into, count, into, into_count = json.loads(before or "null")
+        # counts move back by what the merge moved, so uses added or removed since stay counted
+        merged_into, count, into, _into_count = json.loads(before or "null")
         conn.execute(
-            "UPDATE vocab SET merged_into = ?, count = ? WHERE term = ?", (merged_into, count, key)
+            "UPDATE vocab SET merged_into = ?, count = count + ? WHERE term = ?",
+            (merged_into, count, key),
         )
-        conn.execute("UPDATE vocab SET count = ? WHERE term = ?", (into_count, into))
+        _add_counts(conn, {into: -count})
 
 
 class ConsolidationRows(UsesConnection):
