@@ -154,8 +154,8 @@ MOTIF = Motif(
                     "{OUT} is counted for {DM} every year, in hundreds of gardens.",
                 ),
                 "belief": (
-                    "{DM} half believes that {OBS} are what raise {OUT}, which makes it quick to act on the pattern.",
-                    "Some at {DM} are sure {OBS} make the difference; others are not.",
+                    "{DM} half believes that {OBS} are what raises {OUT}, which makes it quick to act on the pattern.",
+                    "Some at {DM} are sure {OBS} makes the difference; others are not.",
                 ),
                 "act": ("The pattern alone decided the matter.", "{DM} acted on the pattern."),
             },
@@ -166,18 +166,18 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "belief": (
-                        "{DM} half believes that {OBS} are what raise {OUT}, which makes it slow to act.",
+                        "{DM} half believes that {OBS} are what raises {OUT}, which makes it slow to act.",
                     )
                 },
                 DELETE: {
                     "belief": (
-                        "{DM} half believes that {OBS} are what raise {OUT}, but it is quick to act regardless.",
+                        "{DM} half believes that {OBS} are what raises {OUT}, but it is quick to act regardless.",
                     )
                 },
                 "partial": {"watch": ("{OUT} is counted every year, out of sight of {DM}.",)},
                 "split": {
                     "belief": (
-                        "{DM} half believes, from {RPT}, that {OBS} are what raise {OUT}, which makes it quick to act.",
+                        "{DM} half believes, from {RPT}, that {OBS} are what raises {OUT}, which makes it quick to act.",
                     )
                 },
             },
@@ -207,8 +207,8 @@ MOTIF = Motif(
                     "{OUT} land on the desk of {DM} every week.",
                 ),
                 "belief": (
-                    "{DM} half believes that {OBS} drive {OUT}, and that belief hurries the decision.",
-                    "Some on {DM} are sure {OBS} bring in the sales; others doubt it, though all of them want a quick decision.",
+                    "{DM} half believes that {OBS} drives {OUT}, and that belief hurries the decision.",
+                    "Some on {DM} are sure {OBS} brings in the sales; others doubt it, though all of them want a quick decision.",
                 ),
                 "act": (
                     "On the strength of the pattern {DM} acted.",
@@ -222,18 +222,18 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "belief": (
-                        "{DM} half believes that {OBS} drive {OUT}, and that belief slows the whole decision.",
+                        "{DM} half believes that {OBS} drives {OUT}, and that belief slows the whole decision.",
                     )
                 },
                 DELETE: {
                     "belief": (
-                        "{DM} half believes that {OBS} drive {OUT}, and the decision is hurried either way.",
+                        "{DM} half believes that {OBS} drives {OUT}, and the decision is hurried either way.",
                     )
                 },
                 "partial": {"watch": ("{OUT} land on the desk of finance instead of {DM}.",)},
                 "split": {
                     "belief": (
-                        "{DM} half believes {RPT}, which says {OBS} drive {OUT}, and that belief hurries the decision.",
+                        "{DM} half believes {RPT}, which says {OBS} drives {OUT}, and that belief hurries the decision.",
                     )
                 },
             },

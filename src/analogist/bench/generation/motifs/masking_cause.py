@@ -182,7 +182,7 @@ MOTIF = Motif(
                 },
                 REVERSE: {
                     "warn": (
-                        "A falling result on {MON} would have been referred to {OPS} within a day of admission.",
+                        "A falling result on {MON} would have been referred to {OPS} only after an emergency admission.",
                     )
                 },
                 "partial": {

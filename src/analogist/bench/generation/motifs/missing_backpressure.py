@@ -120,7 +120,7 @@ MOTIF = Motif(
                 "{Q} ran out of ground, and boxes were left on the quay.",
             ),
             variants={
-                MEDIATOR: {"push": ("Every day {PRD} put more into {Q} since less leaves it.",)},
+                MEDIATOR: {"push": ("Every day {PRD} put more into {Q} because less leaves it.",)},
                 DELETE: {"push": ("Every day {PRD} put fewer boxes into {Q} than leave it.",)},
                 "partial": {
                     "flow": (

@@ -112,7 +112,7 @@ MOTIF = Motif(
                         "What the visits did to {TGT} showed up in {ANA} as a fact about the visits.",
                     )
                 },
-                "partial": {"read": ("{ANA} treats {PRB} as the true picture only by template.",)},
+                "partial": {"read": ("{ANA} treats {PRB} as the true picture only by default.",)},
                 "split": {"probe": ("{PRB} record every clutch in {TGT} on {LOG}.",)},
             },
         ),
@@ -204,7 +204,7 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "cost": (
-                        "A change in {TGT} lengthens the presence of {PRB} and makes pupils restless.",
+                        "Changes in {TGT} lengthen the presence of {PRB}, which makes pupils restless.",
                     )
                 },
                 DELETE: {

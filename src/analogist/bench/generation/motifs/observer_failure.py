@@ -228,13 +228,11 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "absence": (
-                        "The missing readings were shown on the control screen after '{SYS} idle'.",
+                        "On the control screen, '{SYS} idle' was shown before readings went missing.",
                     )
                 },
                 "partial": {
-                    "act": (
-                        "{OPS} treats the reading from {MON} with doubt, but acts on it as the state of {SYS}.",
-                    )
+                    "act": ("{OPS} treats the reading from {MON} as the state of {SYS} by rule.",)
                 },
                 "split": {
                     "watch": (

@@ -117,7 +117,7 @@ MOTIF = Motif(
                     )
                 },
                 DELETE: {
-                    "respond": ("Each hour, as {LVL} deepened or not, {ACT} sold another block.",)
+                    "respond": ("Each hour, however far {LVL} deepened, {ACT} sold another block.",)
                 },
                 "partial": {
                     "respond": (
@@ -218,7 +218,7 @@ MOTIF = Motif(
                     "respond": ("Each term, however long {LVL} got, more of {ACT} were added.",)
                 },
                 "partial": {
-                    "respond": ("Each time word said {LVL} got longer, more of {ACT} were added.",)
+                    "respond": ("Each time staff said {LVL} got longer, more of {ACT} were added.",)
                 },
                 "split": {
                     "damper": ("{DMP} barely touches {ACT} through {GOV} at its present level.",)

@@ -180,7 +180,7 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "gap": (
-                        "The gap between {PRX} and {GOAL} missed the patients moved too early.",
+                        "Patients moved too early fell ill before any gap between {PRX} and {GOAL}.",
                     )
                 },
                 "partial": {"watch": ("{AGT} see {PRX} refresh every month.",)},

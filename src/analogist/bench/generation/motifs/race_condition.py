@@ -118,7 +118,7 @@ MOTIF = Motif(
                         "Before approving, {CHK} looks at {ST} and acts as if that reading still stands when it writes, which by itself is harmless.",
                     )
                 },
-                "split": {"writes": ("{ST} is updated by {CHK} and by {MUT} through {BUF}.",)},
+                "split": {"writes": ("{ST} is updated by {CHK}, and by {MUT} through {BUF}.",)},
             },
         ),
         Skin(
@@ -166,7 +166,7 @@ MOTIF = Motif(
                         "{CHK} counts on its first look at {ST} still being true when it adds a stop, which is harmless.",
                     )
                 },
-                "split": {"writes": ("{ST} is edited by {CHK} and by {MUT} via {BUF}.",)},
+                "split": {"writes": ("{ST} is edited by {CHK}, and by {MUT} via {BUF}.",)},
             },
         ),
         Skin(
@@ -218,7 +218,7 @@ MOTIF = Motif(
                         "{CHK} acts on its first reading of {ST} as though it were still current when it writes, which is harmless in itself.",
                     )
                 },
-                "split": {"writes": ("{ST} is written by {CHK} and by {MUT} from {BUF}.",)},
+                "split": {"writes": ("{ST} is written by {CHK}, and by {MUT} from {BUF}.",)},
             },
         ),
         Skin(

@@ -114,8 +114,8 @@ MOTIF = Motif(
             ),
             variants={
                 REVERSE: {"spread": ("The pile-up in {TOP} carried straight back into {MID}.",)},
-                DELETE: {"spread": ("The pile-up in {MID} did not carry on into {TOP}.",)},
-                "partial": {"base": ("{DEP} sits directly under {MID} and not under {TOP}.",)},
+                DELETE: {"spread": ("The pile-up in {MID} carried on and missed {TOP}.",)},
+                "partial": {"base": ("{DEP} sits under {MID}, and {MID} under {TOP}.",)},
                 "split": {
                     "base": ("Both {MID} and {TOP} rely on {DEP}, {MID} only through {POOL}.",)
                 },
@@ -160,7 +160,7 @@ MOTIF = Motif(
             variants={
                 REVERSE: {"spread": ("Once {TOP} fell apart, {MID} jammed with it.",)},
                 DELETE: {"spread": ("The jam among {MID} never carried into {TOP}.",)},
-                "partial": {"base": ("{MID} and not {TOP} rely on {DEP} directly.",)},
+                "partial": {"base": ("{MID} rely on {DEP}, and {TOP} only on {MID}.",)},
                 "split": {
                     "base": (
                         "{DEP} is underneath {MID} and {TOP} alike, with {POOL} between it and {MID}.",
@@ -246,7 +246,7 @@ MOTIF = Motif(
             ),
             variants={
                 REVERSE: {"spread": ("Once {TOP} stopped, {MID} jammed with it.",)},
-                DELETE: {"spread": ("The jam in {MID} carried on, but not into {TOP}.",)},
+                DELETE: {"spread": ("The jam in {MID} carried on, past {TOP}.",)},
                 "partial": {"base": ("{DEP} is {w7}ed by {MID}, and {TOP} only {w7}s {MID}.",)},
                 "split": {"base": ("{MID} and {TOP} both {w7} {DEP}, {MID} through {POOL}.",)},
             },

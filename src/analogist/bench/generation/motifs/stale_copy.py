@@ -187,7 +187,7 @@ MOTIF = Motif(
                 },
                 "partial": {
                     "lag": (
-                        "By mid-afternoon {DER} is missing every payment {SRC} has booked that day, though the paste is not why.",
+                        "By mid-afternoon {DER} is missing every payment {SRC} has booked that day, for reasons other than the paste.",
                     )
                 },
                 "split": {

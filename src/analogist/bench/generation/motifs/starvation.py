@@ -116,7 +116,7 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "first": (
-                        "About half the time, when both ask at once, {HOG} is given the slot first, which makes no difference to {VIC}.",
+                        "About half the time, when both ask at once, {HOG} is given the slot first, which makes little difference to {VIC}.",
                     )
                 },
                 "partial": {
@@ -180,7 +180,7 @@ MOTIF = Motif(
                 },
                 "partial": {
                     "draw": (
-                        "{HOG} takes every cycle of {RES} it can get, and {RES} runs at full use even when {HOG} is not running.",
+                        "{HOG} takes every cycle of {RES} it can get, and {RES} runs at full use even while {HOG} is idle.",
                     )
                 },
                 "split": {
@@ -234,7 +234,7 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "first": (
-                        "When both ask for the same hour, {HOG} get it about half the time, but {VIC} never get a seat either way.",
+                        "When both ask for the same hour, {HOG} get it about half the time, but {VIC} rarely get a seat either way.",
                     )
                 },
                 "partial": {
@@ -296,12 +296,10 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "first": (
-                        "When both come at once, {HOG} goes first about half the time, though {VIC} go without whoever goes first.",
+                        "When both come at once, {HOG} goes first about half the time, though {VIC} go short whoever goes first.",
                     )
                 },
-                "partial": {
-                    "draw": ("{HOG} {w7}s so often, but not so often that {RES} runs dry.",)
-                },
+                "partial": {"draw": ("{HOG} {w7}s so seldom, yet {RES} runs dry.",)},
                 "split": {
                     "draw": (
                         "{HOG} {w7}s from {RES} through {BUF} at every chance, until it is dry.",

@@ -165,7 +165,7 @@ MOTIF = Motif(
                     )
                 },
                 REVERSE: {"conclude": ("The decision shaped the flattering averages from {FIL}.",)},
-                "partial": {"look": ("{ANA} never reads performance straight off {FIL}.",)},
+                "partial": {"look": ("{ANA} reads performance off {FIL} second-hand.",)},
                 "split": {
                     "gate": (
                         "Funds that closed vanish at {STG}, before reaching {FIL}, so only the survivors remain on it.",
@@ -212,7 +212,7 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "gate": (
-                        "The damage pattern decided which aircraft made it home to become {FIL}; the ones hit in the engines never came back.",
+                        "The skew in {FIL} decided which aircraft made it home to become {FIL}; the ones hit in the engines never came back.",
                     )
                 },
                 REVERSE: {"conclude": ("The plating decision drove what {FIL} showed.",)},

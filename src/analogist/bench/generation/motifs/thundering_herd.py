@@ -120,7 +120,7 @@ MOTIF = Motif(
                 },
                 "partial": {
                     "copy": (
-                        "{CCH} is not a copy of the figures of {SRV}, and {CLN} quote from it all day.",
+                        "{CCH} is a copy of another carrier's figures, and {CLN} quote from it all day.",
                     )
                 },
                 "split": {
@@ -174,7 +174,7 @@ MOTIF = Motif(
                     )
                 },
                 "partial": {
-                    "copy": ("{CCH} never comes from {SRV}, and {CLN} need it to register.",)
+                    "copy": ("{CCH} comes from the faculty, and {CLN} need it to register.",)
                 },
                 "split": {
                     "rush": (
@@ -225,7 +225,7 @@ MOTIF = Motif(
                 },
                 "partial": {
                     "copy": (
-                        "{CCH} are renewed without the records kept at {SRV}, and {CLN} collect medicine on them.",
+                        "{CCH} are renewed from the hospital's records, and {CLN} collect medicine on them.",
                     )
                 },
                 "split": {

@@ -159,7 +159,7 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "mismatch": (
-                        "About half the plans now use waypoint codes from the new edition that {OLD} refuses, so the routes never come out wrong.",
+                        "About half the plans now use waypoint codes from the new edition that {OLD} refuses, so the routes stay safe.",
                     )
                 },
                 DELETE: {
@@ -206,7 +206,7 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "mismatch": (
-                        "About half the messages now use the revised field order that {OLD} turns away, so no payments get posted wrongly.",
+                        "About half the messages now use the revised field order that {OLD} turns away, so payments get held safely.",
                     )
                 },
                 DELETE: {
@@ -258,7 +258,7 @@ MOTIF = Motif(
             variants={
                 FLIP: {
                     "mismatch": (
-                        "About half the scrolls are written in a way that makes {OLD} and {NEW} {w7}, so {OLD} sets them aside and never copies them wrong.",
+                        "About half the scrolls are written in a way that makes {OLD} and {NEW} {w7}, so {OLD} sets them aside uncopied.",
                     )
                 },
                 DELETE: {
