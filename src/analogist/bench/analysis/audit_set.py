@@ -42,9 +42,14 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def audit_benches(
-    benches: Sequence[Bench], *, learners: Sequence[str] = LEARNERS, seed: int = 0
+    benches: Sequence[Bench],
+    *,
+    learners: Sequence[str] = LEARNERS,
+    seed: int = 0,
+    tasks: Sequence[str] | None = None,
 ) -> list[AdversarialAudit]:
-    """One audit per split among ``benches`` (each bench's generator seed orders train/test)."""
+    """One audit per split among ``benches`` (each bench's generator seed orders train/test);
+    ``tasks`` limits it to some decisions (e.g. ``("retrieval",)``; None: all)."""
     by_split: dict[str, list[tuple[int, Bench]]] = defaultdict(list)
     for b in benches:
         by_split[str(b.manifest.get("split"))].append((int(b.manifest.get("seed", 0)), b))
@@ -58,9 +63,17 @@ def audit_benches(
                 f"({sorted(seeds)}); audit benches of distinct seeds"
             )
         out.append(
-            adversarial_audit([(s, b.items) for s, b in group], learners=learners, seed=seed)
+            adversarial_audit(
+                [(s, b.items) for s, b in group], learners=learners, seed=seed, tasks=tasks
+            )
         )
     return out
+
+
+def _generate(args: tuple[int, str, str]) -> Bench:
+    from analogist.bench.generation.generate import generate_bench
+
+    return generate_bench(*args)
 
 
 def generated(
@@ -68,16 +81,27 @@ def generated(
     splits: Sequence[str],
     size: str,
     progress: Callable[[str], None] | None = None,
+    jobs: int = 1,
 ) -> list[Bench]:
-    from analogist.bench.generation.generate import generate_bench
-
-    out = []
-    for split in splits:
-        for s in seeds:
+    """Generate the benches of ``seeds`` x ``splits`` (in ``jobs`` processes; the benches are
+    the same whatever the number, each is seeded on its own)."""
+    todo = [(s, split, size) for split in splits for s in seeds]
+    if jobs <= 1:
+        out = []
+        for args in todo:
             if progress:
-                progress(f"generating {split} seed {s}")
-            out.append(generate_bench(s, split, size))
-    return out
+                progress(f"generating {args[1]} seed {args[0]}")
+            out.append(_generate(args))
+        return out
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        out = []
+        for args, b in zip(todo, pool.imap(_generate, todo)):
+            if progress:
+                progress(f"generated {args[1]} seed {args[0]}")
+            out.append(b)
+        return out
 
 
 def sidecar(audit: AdversarialAudit, benches: Sequence[Bench]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from typing import Any
 
 from analogist.bench.generation.asides import MAX_ASIDES
 from analogist.bench.generation.cases import Case, Shown, episode, make_case, target, twin_overlap
+from analogist.bench.generation.fillers import draw, inclusion
 from analogist.bench.generation.items import (
     Context,
     Item,
@@ -62,52 +63,64 @@ left out), that every episode of a snapshot is drawn to."""
 RENDERINGS = 24
 """Renderings tried for each stored episode (spread over its skins and seeds), times its
 :data:`BUDGET` multiple."""
-BUDGET = {"source": 4, "decoy_near": 2, "decoy_far": 2, "other": 2}
+BUDGET = {"source": 4, "decoy_near": 2, "decoy_far": 2, "filler": 2}
 """Multiples of :data:`RENDERINGS` tried per role (1 for surface traps): the source shares the
 most words with the target, so it needs the most tries to reach down to the snapshot's level,
 and the target's motif's other structures and the other-domain fillers, which share the least,
 need more tries to reach up to it. Only the tries differ by role, never the level."""
-TRAPS = 3
-NONCE_TRAPS = 1
 
 
 @dataclass(frozen=True)
 class _Spec:
-    """One stored episode to be: the (motif, structure, skin) renderings it may take."""
+    """One stored episode to be: the (motif, structure, skin, lexicon) renderings it may take
+    (lexicon None: the rendering's own invented words), and its role in the snapshot ("filler":
+    labelled by the skin it is rendered in, :func:`_filler_label`)."""
 
-    options: tuple[tuple[Motif, str, Skin], ...]
+    options: tuple[tuple[Motif, str, Skin, int | None], ...]
     label: str
-    lexicon: int | None = None
 
 
-def _others(ctx: Context, motif: Motif) -> list[Motif]:
-    rest = [m for m in ctx.pool if m is not motif]
-    ctx.rng.shuffle(rest)
-    return rest
+def _filler_skins(o: Motif, t_case: Case) -> tuple[Skin, ...]:
+    """The skins another motif's fillers may take: every ordinary skin (the one in the target's
+    domain, if ``o`` has one, is a surface trap)."""
+    return tuple(s for s in o.skins if s.kind == "ordinary")
 
 
-def _trap_skins(m: Motif, t_case: Case) -> tuple[Skin, ...]:
-    """``m``'s skins in the target's domain (its nonce skin for a nonce target)."""
-    return tuple(
-        s
-        for s in m.skins
-        if (s.kind == "nonce" if t_case.skin.kind == "nonce" else s.domain == t_case.domain)
-    )
+def _filler_label(skin: Skin, lexicon: int | None, t_case: Case) -> str:
+    """A filler's key-side role: ``same_domain`` when it shares the target's domain (for a
+    nonce target: its invented world), else ``other``."""
+    if t_case.skin.kind == "nonce":
+        return "same_domain" if skin.kind == "nonce" and lexicon == t_case.lexicon else "other"
+    return "same_domain" if skin.domain == t_case.domain else "other"
 
 
 def _plan(
-    ctx: Context, t_case: Case, with_source: bool, ordinal: int, structures: Structures
+    ctx: Context,
+    t_case: Case,
+    t_bare: str,
+    with_source: bool,
+    ordinal: int,
+    structures: Structures,
+    per_motif: int | None,
 ) -> list[_Spec]:
-    """What the snapshot holds, as clusters of one motif each: every structure of the target's
-    motif (the target's own only when there is a match), then other motifs with as many
-    structures each (so no motif stands out by how many episodes it has), the first up to
-    :data:`TRAPS` episodes in the target's domain (surface traps), the rest in other domains;
-    no (motif, structure) twice. Other motifs come in random order: choosing them by word
-    overlap with the target would favour wordy motifs, which the source's motif is not."""
+    """What the snapshot holds, as clusters of one motif each, every cluster the same size:
+    ``per_motif`` structures of the target's motif (all, when None) with the target's own among
+    them only when there is a match, then clusters of the other motifs (the same number of
+    structures each, drawn at random; no (motif, structure) twice) until the snapshot is full.
+
+    Other motifs are drawn by :mod:`~analogist.bench.generation.fillers`: close in words to the
+    target's motif, whose other skins share its stock words, so that it is not the only
+    cluster near the target, and every motif used as often as any other over a bench. Each
+    filler may take any of its motif's ordinary skins (the one in the target's domain, if
+    any, makes it a surface trap). A nonce target also gets one trap among its fillers:
+    another motif's nonce skin, in the target's invented world or one of its own (whichever
+    lands nearer the snapshot's overlap level), so the trap is not always the closest note."""
     m = t_case.motif
     own = "true" if t_case.variant == "split" else t_case.variant.removeprefix("split:")
+    size = per_motif or len(structures(m))
     rest = [v for v in structures(m) if v != own]
     ctx.rng.shuffle(rest)
+    rest = rest[: size - 1]
     second = (
         partner(m, own, ordinal)
         if own == "true"
@@ -117,33 +130,27 @@ def _plan(
     cluster = ([(own, "source")] if with_source else []) + [
         (v, "decoy_near" if v == second else "decoy_far") for v in rest
     ]
-    specs = [_Spec(tuple((m, v, s) for s in ordinary), label) for v, label in cluster]
-    size = len(structures(m))
-    traps = NONCE_TRAPS if t_case.skin.kind == "nonce" else TRAPS
-    for o in _others(ctx, m):
+    specs = [_Spec(tuple((m, v, s, None) for s in ordinary), label) for v, label in cluster]
+    names = tuple(o.name for o in ctx.pool)
+    eligible = tuple(len(structures(o)) >= (per_motif or 1) for o in ctx.pool)
+    k = -(-(MEMORY_SIZE - len(specs)) // size)
+    probs = inclusion(names, t_case.skin.kind == "nonce", eligible, k)[names.index(m.name)]
+    chosen = draw(ctx.rng, [(o, p) for o, p in zip(ctx.pool, probs) if p > 0])
+    spare = [o for o, e in zip(ctx.pool, eligible) if e and o is not m and o not in chosen]
+    ctx.rng.shuffle(spare)  # used only where the draw falls short of a full snapshot
+    for i, o in enumerate(chosen + spare):
         vs = structures(o)
-        if not vs:
-            continue
         ctx.rng.shuffle(vs)
-        skins = _trap_skins(o, t_case)
-        if skins and traps > 0:
-            take = min(size, traps)
-            traps -= take
-            specs += [
-                _Spec(tuple((o, v, s) for s in skins), "same_domain", t_case.lexicon)
-                for v in vs[:take]
-            ]
-        else:
-            skins = tuple(s for s in o.skins if s.kind == "ordinary" and s.domain != t_case.domain)
-            specs += [_Spec(tuple((o, v, s) for s in skins), "other") for v in vs[:size]]
+        if i == 0 and t_case.skin.kind == "nonce":
+            nonce = [s for s in o.skins if s.kind == "nonce"]
+            lexicons = (t_case.lexicon, None)
+            specs.append(_Spec(tuple((o, vs[0], s, x) for s in nonce for x in lexicons), "filler"))
+            continue
+        skins = _filler_skins(o, t_case)
+        specs += [_Spec(tuple((o, v, s, None) for s in skins), "filler") for v in vs[:size]]
         if len(specs) >= MEMORY_SIZE:
             break
     return specs[:MEMORY_SIZE]
-
-
-def _any_variant(ctx: Context, m: Motif) -> str:
-    vs = variants(m)
-    return vs[ctx.rng.randrange(len(vs))]
 
 
 @dataclass(frozen=True)
@@ -154,6 +161,7 @@ class _Option:
     variant: str
     skin: Skin
     seed: int
+    lexicon: int | None
     symptom: str
     words: float
     bigrams: float
@@ -165,16 +173,17 @@ def _candidates(ctx: Context, spec: _Spec, t_bare: str) -> list[_Option]:
     budget = RENDERINGS * BUDGET.get(spec.label, 1)
     tries = max(2, budget // len(spec.options))
     out = []
-    for motif, variant, skin in spec.options:
+    for motif, variant, skin, lexicon in spec.options:
         for _ in range(tries):
             seed = ctx.rng.randrange(10**9)
-            bare = make_case(motif, variant, skin, seed, spec.lexicon)
+            bare = make_case(motif, variant, skin, seed, lexicon)
             out.append(
                 _Option(
                     motif,
                     variant,
                     skin,
                     seed,
+                    lexicon,
                     bare.rendering.symptom,
                     jaccard(bare.text, t_bare),
                     bigram_jaccard(bare.text, t_bare),
@@ -220,6 +229,7 @@ def memory(
     with_source: bool,
     ordinal: int = 0,
     structures: Structures = variants,
+    per_motif: int | None = None,
 ) -> tuple[list[Shown], dict[str, str]]:
     """A snapshot for ``t_case`` and the key-side role of every episode in it.
 
@@ -238,25 +248,24 @@ def memory(
     labelled: list[tuple[Case, str]] = []
     symptoms: set[str] = set()
     used: set[tuple[str, str]] = set()
-    specs = _plan(ctx, t_case, with_source, ordinal, structures)
+    specs = _plan(ctx, t_case, t_bare, with_source, ordinal, structures, per_motif)
     pools = [_candidates(ctx, spec, t_bare) for spec in specs]
     level = _level(ctx, pools)
     for spec, pool in zip(specs, pools):
         fresh = [o for o in pool if (o.motif.name, o.variant) not in used]
         o = _pick(fresh or pool, level, symptoms)
         if o is None:  # every rendering repeats a symptom sentence already in the snapshot
-            motif, variant, skin = spec.options[0]
+            motif, variant, skin, lexicon = spec.options[0]
             seed = ctx.rng.randrange(10**9)
         else:
-            motif, variant, skin, seed = o.motif, o.variant, o.skin, o.seed
+            motif, variant, skin, seed, lexicon = o.motif, o.variant, o.skin, o.seed, o.lexicon
         used.add((motif.name, variant))
         n = ctx.rng.randrange(MAX_ASIDES + 1)
         asides = tuple(ctx.dealer.deal(skin.domain, skin.kind, n))
-        c = make_case(
-            motif, variant, skin, seed, spec.lexicon, ctx.stored_fix(motif, variant), asides
-        )
+        c = make_case(motif, variant, skin, seed, lexicon, ctx.stored_fix(motif, variant), asides)
         symptoms.add(c.rendering.symptom)
-        labelled.append((c, spec.label))
+        label = spec.label if spec.label != "filler" else _filler_label(skin, lexicon, t_case)
+        labelled.append((c, label))
     strings: set[str] = set()
     shown = [(episode(c, ctx.rng, ctx.taken, strings), label) for c, label in labelled]
     shown.sort(key=lambda s: (s[0].record["time"], s[0].record["id"]))
@@ -264,13 +273,23 @@ def memory(
 
 
 def _retrieval(
-    ctx: Context, slot: Slot, variant: str, with_source: bool, structures: Structures = variants
+    ctx: Context,
+    slot: Slot,
+    variant: str,
+    with_source: bool,
+    structures: Structures = variants,
+    per_motif: int | None = None,
 ):
     m = slot.motif
     # a memory target tells at least two asides, which its same-domain traps retell
     t_case = ctx.case(m, variant, ctx.skin(m, nonce=slot.nonce), least=2)
     snapshot, labels = memory(
-        ctx, t_case, with_source=with_source, ordinal=slot.ordinal, structures=structures
+        ctx,
+        t_case,
+        with_source=with_source,
+        ordinal=slot.ordinal,
+        structures=structures,
+        per_motif=per_motif,
     )
     tgt = target(t_case, ctx.rng, ctx.taken)
     source = next((s for s in snapshot if labels[s.record["id"]] == "source"), None)
@@ -397,13 +416,19 @@ def split_decoys(name: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+F8_CLUSTER = 2
+"""Structures shown per motif in an F8 snapshot: one size for every motif, so how many
+episodes a motif has says nothing about which is the target's (motifs that can be written at
+the finer grain in fewer structures neither take F8 targets nor fill F8 snapshots)."""
+
+
 def build_f8(ctx: Context, slot: Slot) -> Item:
     """F8: the target is written at a finer grain (one extra intermediate part), so its
     structure matches the source only after the two hops are read as one (level L2). Motifs
     whose split world no fix resolves are replaced by the next one of the split that has one."""
     m = slot.motif
-    if split_fix(m.name) is None:
-        usable = [x for x in ctx.pool if split_fix(x.name) is not None]
+    if len(_f8_structures(m)) < F8_CLUSTER:
+        usable = [x for x in ctx.pool if len(_f8_structures(x)) >= F8_CLUSTER]
         m = usable[(ctx.pool.index(m) + slot.ordinal) % len(usable)]
         slot = Slot(slot.family, m, slot.ordinal, slot.nonce)
     # the target is the true structure or a decoy written at the finer grain, uniformly; the
@@ -411,7 +436,9 @@ def build_f8(ctx: Context, slot: Slot) -> Item:
     variant = _memory_target(
         ctx, [f"split:{v}" if v != "true" else "split" for v in _f8_structures(m)]
     )
-    snapshot, tgt, key = _retrieval(ctx, slot, variant, with_source=True, structures=_f8_structures)
+    snapshot, tgt, key = _retrieval(
+        ctx, slot, variant, with_source=True, structures=_f8_structures, per_motif=F8_CLUSTER
+    )
     a, b = _ends(m.split.relation)
     fix = (split_fix(m.name) or m.fix) if variant == "split" else m.variant(variant[6:]).fix
     key.update(
