@@ -133,6 +133,17 @@ def _print_summary(manifest: Mapping[str, Any], path: str) -> None:
     type=click.Path(dir_okay=False),
     help="Also write the full audit (every adversary) as JSON to this file.",
 )
+@click.option(
+    "--task",
+    "tasks",
+    multiple=True,
+    type=click.Choice(["F2", "retrieval", "has_match", "F6", "F5", "roles"]),
+    help="Audit only these decisions (repeatable; default all), e.g. --task retrieval "
+    "(no sidecar is written for a partial audit).",
+)
+@click.option(
+    "--jobs", default=1, show_default=True, help="With --seeds: processes generating benches."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the full audit as JSON.")
 @handle_errors
 def audit_cmd(
@@ -142,6 +153,8 @@ def audit_cmd(
     size: str,
     learners: str,
     out: str | None,
+    tasks: tuple[str, ...],
+    jobs: int,
     as_json: bool,
 ) -> None:
     """Adversarial shortcut audit: can a learner that never reads structure solve the bench?
@@ -171,10 +184,11 @@ def audit_cmd(
             splits or ("dev", "test"),
             size,
             lambda msg: click.echo(f"  {msg}", err=True),
+            jobs=jobs,
         )
-    audits = audit_set.audit_benches(benches, learners=names)
+    audits = audit_set.audit_benches(benches, learners=names, tasks=tasks or None)
     doc = {"passed": all(a.passed for a in audits), "audits": [a.to_json() for a in audits]}
-    if dirs:
+    if dirs and not tasks:  # a sidecar records the whole audit, never a part of it
         audit_set.write_sidecars(dirs, benches, audits)
     if out:
         Path(out).write_text(_json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
