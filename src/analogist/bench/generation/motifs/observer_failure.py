@@ -110,7 +110,7 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "quiet": (
-                        "At 02:10 {MON} went quiet, and going quiet itself made it die on a missing setting.",
+                        "At 02:10 {MON} went quiet, and the silence itself made it die on a missing setting.",
                     )
                 },
                 DELETE: {

@@ -183,7 +183,7 @@ MOTIF = Motif(
                     )
                 },
                 REVERSE: {
-                    "claim": ("What {DER} got wrong against {SRC} started out printed in {CON}.",)
+                    "claim": ("What {DER} got wrong against {SRC} was printed first in {CON}.",)
                 },
                 "partial": {
                     "lag": (

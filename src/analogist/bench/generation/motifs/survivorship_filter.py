@@ -212,7 +212,7 @@ MOTIF = Motif(
             variants={
                 MEDIATOR: {
                     "gate": (
-                        "The skew in {FIL} decided which aircraft made it home to become {FIL}; the ones hit in the engines never came back.",
+                        "The bias in {FIL} decided which aircraft made it home to become {FIL}; the ones hit in the engines never came back.",
                     )
                 },
                 REVERSE: {"conclude": ("The plating decision drove what {FIL} showed.",)},

@@ -214,7 +214,7 @@ MOTIF = Motif(
                         "About half the messages now use the revised field order that {OLD} reads differently, but payments get posted wrongly either way.",
                     )
                 },
-                "partial": {"contract": ("{OLD} and not {NEW} follow {CTR}.",)},
+                "partial": {"contract": ("{OLD} follow {CTR}, and {NEW} its own.",)},
                 "split": {
                     "handoff": ("{NEW} passes settlement messages back to {OLD} via {BUS}.",)
                 },
