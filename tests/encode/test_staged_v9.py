@@ -4,7 +4,7 @@ model whose scores have a prior bias that the calibration must remove."""
 import pytest
 
 from analogist.encode import StagedEncoder
-from analogist.encode.scored import NULL_HEAD, OTHER, SUBJECT, binary_terms, tail
+from analogist.encode.scored import NULL_HEAD, OTHER, binary_terms, tail
 from analogist.episode import Episode
 from analogist.errors import ConfigError
 from analogist.models import LoggedLLM, ModelSettings, ScriptedLLM
@@ -71,9 +71,11 @@ def test_relations_are_the_calibrated_best_statement_per_role():
     rel = next(t for t in r.steps if t.step == "relations")
     assert rel.ok and not rel.repaired and not rel.dropped
     assert rel.notes[0].startswith("R1 (nightly export job): holds(R1,R2) score +2.7")
-    # 1 roles call, then 3 roles' statements, then 3 partners after the episode and without it
+    # the roles step is v4's very request (its logged answers serve both versions)
+    assert model.requests[0].prompt_version == "staged-v4:roles"
+    # 1 roles call, then 3 roles' statements, then each role's term with each other role
     scoring = [q for q in model.requests if q.continuations]
-    assert len(scoring) == 3 + 3 + 3 == rel.calls
+    assert len(scoring) == 3 + 3 == rel.calls
     assert {q.prompt_version for q in scoring} == {"staged-v9:relations"}
     terms = binary_terms(default_vocabulary())
     assert "causes" not in dict(terms) and len(terms) == 27
@@ -81,11 +83,10 @@ def test_relations_are_the_calibrated_best_statement_per_role():
     assert scoring[0].continuations[1] == (
         " needs another part to be working or available in order to work."
     )
-    # the episode's statements come first and share their prompt up to the subject
-    assert all(q.messages[1][1].startswith("Episode (failure):\n" + TEXT) for q in scoring[:6])
-    assert scoring[6].messages[1][1] == NULL_HEAD
-    assert scoring[6].messages[2][1] == "In this episode, " + SUBJECT
-    assert scoring[6].continuations == (
+    # every statement follows the episode and shares its prompt up to the subject
+    assert all(q.messages[1][1].startswith("Episode (failure):\n" + TEXT) for q in scoring)
+    assert scoring[3].messages[2][1] == "In this episode, nightly export job"
+    assert scoring[3].continuations == (
         " keeps exclusive use of resource orders table.",
         " keeps exclusive use of resource checkout service.",
     )
@@ -163,3 +164,47 @@ def test_a_backend_that_cannot_score_is_refused_when_the_encoder_is_built():
     with pytest.raises(ConfigError, match="cannot score"):
         encoder(LoggedLLM(llm))
     assert encoder(llm, version="staged-v4").version == "staged-v4"  # generation still works
+
+
+def test_a_replay_of_a_v9_run_encodes_with_v9():
+    from analogist.bench.execution.replay import recorded_encoder_version
+    from analogist.store.calls import CallRecord
+
+    def rec(version):
+        return CallRecord("k", "local", "m", {}, prompt_version=version)
+
+    assert recorded_encoder_version([rec("staged-v4:roles"), rec("staged-v9:relations")]) == (
+        "staged-v9"
+    )
+    assert recorded_encoder_version([rec("staged-v4:roles")]) == "staged-v4"
+
+
+def test_v10_ranks_by_pmi_against_the_same_statement_without_the_episode():
+    model = ScriptedLLM([ROLES], scorer=scorer)
+    r = encoder(model, version="staged-v10").encode(EP)
+    assert [x.term().canonical() for x in r.require().relations] == [
+        "holds(R1,R2)",
+        "gates(R2,R3)",
+        "waits_for(R3,R2)",
+    ]
+    scoring = [q for q in model.requests if q.continuations]
+    assert len(scoring) == 3 + 3 + 3
+    null = scoring[3:6]
+    assert [q.messages[1][1] for q in null] == [NULL_HEAD] * 3
+    assert null[0].messages[2][1] == "In this episode, nightly export job"
+    assert null[0].continuations == scoring[0].continuations  # the same words, no episode
+
+
+def test_v10_gives_no_relation_to_a_role_the_episode_says_nothing_about():
+    def quiet_table(messages, continuation):
+        subject = messages[2]["content"].removeprefix("In this episode, ")
+        return -30.0 if subject == "orders table" else scorer(messages, continuation)
+
+    r = encoder(ScriptedLLM([ROLES], scorer=quiet_table), version="staged-v10").encode(EP)
+    rel = next(t for t in r.steps if t.step == "relations")
+    assert [x.term().canonical() for x in r.require().relations] == [
+        "holds(R1,R2)",
+        "waits_for(R3,R2)",
+    ]
+    assert rel.dropped == ("R2 (no term the episode makes likelier than without it)",)
+    assert rel.notes[1].startswith("R2 (orders table): none")

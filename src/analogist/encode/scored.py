@@ -14,14 +14,22 @@ likely a sentence is. For each role A declared by the roles step:
    over subjects: contextual calibration at no extra cost). Every role gets one relation, as in
    v4's one slot per role.
 2. **To which role.** The winning definition is scored with each other declared role's entity
-   as the other party, after the episode and without it (``N/A`` with a generic subject); the
-   other role with the highest difference (pointwise mutual information: the names' own
-   priors cancel) is chosen.
+   as the other party, after the episode; the likeliest statement names the other role. The
+   statements differ only in that name, and the episode names every role, so the raw score is
+   fair here. (Calibrating it against the statements without the episode, as step 1 first did,
+   favoured the rarest name: "midnight warm-up job" is very unlikely without the episode, so
+   its PMI was +26 to +31 nats and it became nearly every role's partner.)
 
 A first version calibrated step 1 against the statements scored without the episode, with a
 generic subject ("one part") so the scores could be shared across roles and episodes; after a
 named subject, "another part" is always less likely than after "one part", every PMI came out
 negative and the rule "no relation unless PMI > 0" rejected the first episode (docs/models.md).
+
+staged-v10 (opt-in) is v9 with the calibration the literature uses: each term's statement
+about A is also scored without the episode ("Episode: N/A", the same subject A and the same
+words), and the difference (pointwise mutual information with the episode) ranks the terms; a
+role whose best PMI is not above 0 gets no relation. It costs a second set of statements per role
+(short prompts).
 
 The episode's statements share its prompt prefix, so the backend evaluates the episode once per
 encoding. Every score goes through the call log
@@ -38,9 +46,10 @@ from analogist.encode.steps import sentence
 from analogist.signature.vocabulary import Vocabulary
 
 SYSTEM = "You read an episode report and state facts about how its parts act on each other."
-NULL_HEAD = "Episode:\nN/A"
 START = "In this episode, "
-SUBJECT, OTHER = "one part", "another part"  # the generic parties of the calibration
+OTHER = "another part"  # the other party while the term is chosen
+NULL_HEAD = "Episode:\nN/A"  # staged-v10's prompt without the episode
+NULL_CALIBRATED = ("staged-v10",)
 
 
 @dataclass(frozen=True)
@@ -49,26 +58,28 @@ class RelationChoice:
 
     Attributes:
         role / entity: the role and its entity.
-        term: the chosen term.
-        other: the chosen other role.
+        term: the chosen term; None (staged-v10) when no term's PMI is above 0.
+        other: the chosen other role (None with ``term``).
         score: the term's score for this role minus its mean over the episode's roles (nats).
-        partner_pmi: the other role's score after the episode minus without it.
+        partner_score: the log-probability of the statement naming the other role.
         ranked: the three best terms with their centred scores, best first.
     """
 
     role: str
     entity: str
-    term: str
-    other: str
+    term: str | None
+    other: str | None
     score: float
-    partner_pmi: float
+    partner_score: float
     ranked: tuple[tuple[str, float], ...] = ()
 
     def describe(self) -> str:
         top = ", ".join(f"{t} {p:+.1f}" for t, p in self.ranked)
+        if self.term is None:
+            return f"{self.role} ({self.entity}): none (best {top})"
         return (
             f"{self.role} ({self.entity}): {self.term}({self.role},{self.other}) "
-            f"score {self.score:+.1f}, partner PMI {self.partner_pmi:+.1f} (best {top})"
+            f"score {self.score:+.1f}, partner {self.partner_score:.1f} (best {top})"
         )
 
 
@@ -117,6 +128,7 @@ class RelationScorer:
         self.llm, self.version = llm, version
         self.terms = binary_terms(vocab)
         self.calls = 0
+        self.null_prompt = version in NULL_CALIBRATED
 
     def _score(self, head: str, subject: str, continuations: Sequence[str]) -> list[float]:
         self.calls += 1
@@ -125,6 +137,17 @@ class RelationScorer:
         )
         return [s.logprob for s in got.scores]
 
+    def _baselines(self, roles: Sequence[tuple[str, str]], lps: list[list[float]]) -> list:
+        """Per role, what each term's score is compared with: v9 its mean over the roles, v10
+        its score for the same subject without the episode."""
+        if not self.null_prompt:
+            mean = [sum(col) / len(col) for col in zip(*lps)]
+            return [mean] * len(roles)
+        return [
+            self._score(NULL_HEAD, ent, [tail(d, ent, OTHER) for _, d in self.terms])
+            for _, ent in roles
+        ]
+
     def choose(self, head: str, roles: Sequence[tuple[str, str]]) -> list[RelationChoice]:
         """One :class:`RelationChoice` per (role, entity) in ``roles`` (at least two), in order."""
         if len(roles) < 2:
@@ -132,26 +155,25 @@ class RelationScorer:
         lps = [  # all of the episode's statements first: one shared prompt prefix
             self._score(head, ent, [tail(d, ent, OTHER) for _, d in self.terms]) for _, ent in roles
         ]
-        mean = [sum(col) / len(col) for col in zip(*lps)]  # each term's score over the roles
         definitions = dict(self.terms)
         # best first; an exact tie keeps vocabulary order (only a scripted model ties)
         picks = [
-            sorted(((t, a - m) for (t, _), a, m in zip(self.terms, lp, mean)), key=lambda x: -x[1])
-            for lp in lps
+            sorted(((t, a - m) for (t, _), a, m in zip(self.terms, lp, base)), key=lambda x: -x[1])
+            for lp, base in zip(lps, self._baselines(roles, lps))
         ]
         others = [[(r, e) for r, e in roles if r != role] for role, _ in roles]
-        # the episode's prompts first, then the no-episode ones (each run shares its prefix)
+        # v10: a role whose best term the episode makes no likelier than without it gets none
+        keep = [not self.null_prompt or p[0][1] > 0 for p in picks]
         ctx = [
-            self._score(head, ent, [tail(definitions[p[0][0]], ent, e) for _, e in o])
-            for (_, ent), p, o in zip(roles, picks, others)
-        ]
-        null = [
-            self._score(NULL_HEAD, SUBJECT, [tail(definitions[p[0][0]], SUBJECT, e) for _, e in o])
-            for p, o in zip(picks, others)
+            self._score(head, ent, [tail(definitions[p[0][0]], ent, e) for _, e in o]) if k else []
+            for (_, ent), p, o, k in zip(roles, picks, others, keep)
         ]
         out = []
-        for (role, ent), p, o, a, b in zip(roles, picks, others, ctx, null):
-            gain, other = max(((x - y, r) for (r, _), x, y in zip(o, a, b)), key=lambda g: g[0])
+        for (role, ent), p, o, lp in zip(roles, picks, others, ctx):
             ranked = tuple((t, round(v, 3)) for t, v in p[:3])
-            out.append(RelationChoice(role, ent, p[0][0], other, p[0][1], gain, ranked))
+            if not lp:
+                out.append(RelationChoice(role, ent, None, None, p[0][1], 0.0, ranked))
+                continue
+            best, other = max(((x, r) for (r, _), x in zip(o, lp)), key=lambda g: g[0])
+            out.append(RelationChoice(role, ent, p[0][0], other, p[0][1], best, ranked))
         return out

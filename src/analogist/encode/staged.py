@@ -262,13 +262,14 @@ class StagedEncoder:
     ) -> tuple[Any, list[str], bool, int]:
         """One step with at most one repair: (answer, remaining problems, repaired, calls)."""
         s = self.settings
-        msgs = S.step_messages(self.vocab, step, st.head, st.so_far(), version=self.version)
+        version = S.step_version(self.version, step)
+        msgs = S.step_messages(self.vocab, step, st.head, st.so_far(), version=version)
         first = self._call(msgs, schema, s.temperature, s.seed, step)
         problems = check(first)
         if not problems or not s.repair:
             return first, problems, False, 1
         msgs = S.step_messages(
-            self.vocab, step, st.head, st.so_far(), problems, first, version=self.version
+            self.vocab, step, st.head, st.so_far(), problems, first, version=version
         )
         second = self._call(
             msgs, repair_schema or schema, self.repair_temperature, s.seed + 1, step
@@ -288,7 +289,7 @@ class StagedEncoder:
                 temperature=temperature,
                 max_tokens=s.max_tokens,
                 seed=seed,
-                prompt_version=f"{self.version}:{step}",
+                prompt_version=f"{S.step_version(self.version, step)}:{step}",
                 replicate=s.replicate,
             )
         except CacheMissError:
@@ -505,13 +506,19 @@ class StagedEncoder:
         kept: list[list[str]] = []
         dropped: list[str] = []
         for c in choices:
-            row = [c.term, c.role, c.other]
-            if _canon(self.vocab, row) in [_canon(self.vocab, k) for k in kept]:
+            row = [c.term or "", c.role, c.other or ""]
+            if c.term is None:
+                dropped.append(f"{c.role} (no term the episode makes likelier than without it)")
+            elif _canon(self.vocab, row) in [_canon(self.vocab, k) for k in kept]:
                 dropped.append(f"{c.role} (same fact as another role's)")
             else:
                 kept.append(row)
         problems = (
-            ["these relations copy the worked example's structure"] if copies_example(kept) else []
+            ["no role has a term the episode makes likelier than without it"]
+            if not kept
+            else ["these relations copy the worked example's structure"]
+            if copies_example(kept)
+            else []
         )
         ok = not problems
         if ok:

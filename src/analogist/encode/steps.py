@@ -57,8 +57,27 @@ from analogist.signature.vocabulary import Vocabulary
 # scored against the episode and calibrated by its score without the episode. Needs a backend
 # that scores (local or llama).
 STAGED_PROMPT_VERSION = "staged-v4"
-PROMPT_VERSIONS = ("staged-v4", "staged-v5", "staged-v6", "staged-v7", "staged-v8", "staged-v9")
-SCORED_VERSIONS = ("staged-v9",)  # relations chosen by likelihood, not generated
+# staged-v10 (opt-in): v9 calibrated by the statements' scores without the episode (PMI).
+PROMPT_VERSIONS = (
+    "staged-v4",
+    "staged-v5",
+    "staged-v6",
+    "staged-v7",
+    "staged-v8",
+    "staged-v9",
+    "staged-v10",
+)
+SCORED_VERSIONS = ("staged-v9", "staged-v10")  # relations chosen by likelihood, not generated
+# The version whose prompts a version's generated steps are: staged-v9 generates roles, chain and
+# levels with v4's very requests (same prompt version, so a v4 run's logged answers serve it).
+GENERATED_BY = {"staged-v9": "staged-v4", "staged-v10": "staged-v4"}
+
+
+def step_version(version: str, step: str) -> str:
+    """The prompt version of ``step`` under encoder ``version`` (see GENERATED_BY)."""
+    return version if step == "relations" else GENERATED_BY.get(version, version)
+
+
 SLOT_VERSIONS = ("staged-v4", "staged-v6", "staged-v7", "staged-v8")  # one slot per role
 ACTOR_VERSIONS = ("staged-v6", "staged-v7", "staged-v8")  # the mechanism sentence, actors as roles
 PER_ROLE_VERSIONS = ("staged-v7", "staged-v8")  # one relations call per role
@@ -118,9 +137,7 @@ def _example_block(vocab: Vocabulary, version: str) -> str:
     )
     names = {f"R{i}": r["entity"] for i, r in enumerate(ex["roles"]["roles"], 1)}
     rels = "; ".join(
-        fact(r)
-        if version in SLOT_VERSIONS or version in SCORED_VERSIONS
-        else f"{fact(r)}: {_example_sentence(vocab, r, names)}"
+        fact(r) if version in SLOT_VERSIONS else f"{fact(r)}: {_example_sentence(vocab, r, names)}"
         for r in ex["relations"]["relations"]
     )
     chain = "; ".join(link_text(x) for x in ex["causal_chain"]["links"])
@@ -236,7 +253,6 @@ def _instructions(version: str) -> dict[str, str]:
         "staged-v6": _V6_INSTRUCTIONS,
         "staged-v7": _V7_INSTRUCTIONS,
         "staged-v8": _V7_INSTRUCTIONS,
-        "staged-v9": _V4_INSTRUCTIONS,
     }.get(version, _INSTRUCTIONS)
 
 
