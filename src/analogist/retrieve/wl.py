@@ -18,7 +18,7 @@ near scoring is proportional to the postings of the target's labels (a few ms at
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING
@@ -71,13 +71,14 @@ class FingerprintIndex:
         self.by_hash.setdefault(wl_hash, []).append(doc)
         self.tail_hashes.append(wl_hash)
 
-    def exact(self, wl_hash: str) -> list[str]:
-        """Ids with exactly this WL hash, in the order they were added."""
+    def exact(self, wl_hash: str) -> Iterator[str]:
+        """Ids with exactly this WL hash, in the order they were added, produced lazily: a
+        common shape can have thousands, and a query reads only the first few."""
         k = np.uint64(key64(wl_hash))
         a = int(np.searchsorted(self.hash_keys, k))
         b = int(np.searchsorted(self.hash_keys, k, side="right"))
-        docs = [int(d) for d in self.hash_docs[a:b]] + self.by_hash.get(wl_hash, [])
-        return [self.ids[d] for d in docs]
+        for d in (*np.asarray(self.hash_docs[a:b]).tolist(), *self.by_hash.get(wl_hash, [])):
+            yield self.ids[d]
 
     def near(
         self, features: Mapping[str, int], threshold: float, max_df: int | None
