@@ -1,7 +1,7 @@
 """A k-times larger stand-in memory built from a measured one, for the query stage at sizes a
 loaded machine cannot ingest in an afternoon.
 
-It copies a database that ``bench/retrieval.py --keep`` left behind and writes beside the copy
+It copies a (closed) database that ``bench/retrieval.py --keep`` left behind and writes beside the copy
 a snapshot whose S0/S1 posting lists, WL-hash table, id tables and vector rows hold every
 document ``k`` times (copy j of episode ``ep_i`` is ``ep_i#j``; the database itself is not
 enlarged). The snapshot's generation is the database's, so the copy opens it as current and
@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import shutil
-import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -91,11 +90,9 @@ def main() -> None:
     k, out = args.times, Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     db = out / "bench.db"
-    src = sqlite3.connect(args.db)
-    dst = sqlite3.connect(db)
-    src.backup(dst)
-    src.close()
-    dst.close()
+    for suffix in ("", "-wal"):  # a closed database: its file and write-ahead log
+        if os.path.exists(args.db + suffix):
+            shutil.copyfile(args.db + suffix, str(db) + suffix)
     snap = current_snapshot(Path(args.db + ".idx"))
     if snap is None:
         raise SystemExit(f"{args.db} has no live snapshot; run bench/retrieval.py with --keep")
