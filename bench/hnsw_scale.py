@@ -43,7 +43,7 @@ def level_texts(n: int, level: str, seed: int, prefix: str) -> list[str]:
     return [generate(rng, f"{prefix}_{i}")["levels"][level] for i in range(n)]
 
 
-def run(n: int, level: str, queries: int, seed: int, folder: str) -> dict:
+def run(n: int, level: str, queries: int, seed: int, folder: str, efs: list[int]) -> dict:
     emb, out = HashingEmbedder(), dict[str, object](size=n, level=level, dtype=GRAPH_DTYPE)
     t0 = time.perf_counter()
     texts = level_texts(n, level, seed, "ep")
@@ -71,10 +71,11 @@ def run(n: int, level: str, queries: int, seed: int, folder: str) -> dict:
         times.append((time.perf_counter() - t1) * 1000)
     out["hnsw_ms"] = percentiles(times)
     out["rss_anon_mb"], out["rss_file_mb"] = rss_split_mb()
-    idx.exact, times, recall, strict = True, [], [], []
+    idx.exact, times, recall, strict, want_all = True, [], [], [], []
     for q, got in zip(qs, approx):
         t1 = time.perf_counter()
         want = idx.search(q, 10)
+        want_all.append(want)
         times.append((time.perf_counter() - t1) * 1000)
         kth = want[-1][1] if want else 0.0
         recall.append(sum(s >= kth - 1e-5 for _, s in got) / max(1, len(want)))
@@ -88,6 +89,19 @@ def run(n: int, level: str, queries: int, seed: int, folder: str) -> dict:
         np.argpartition(-scores, 9)[:10]
         times.append((time.perf_counter() - t1) * 1000)
     out["floor_ms"] = percentiles(times)[0]
+    sweep: list[tuple[int, float, float]] = []
+    out["ef_sweep"] = sweep
+    for ef in efs:  # the same graph searched wider: recall against latency
+        assert idx.ann is not None
+        idx.ann.index.expansion_search = ef  # type: ignore[attr-defined]
+        idx.exact, times, recall = False, [], []
+        for q, w in zip(qs, want_all):
+            c1 = time.thread_time()
+            got = idx.search(q, 10)
+            times.append((time.thread_time() - c1) * 1000)
+            kth = w[-1][1] if w else 0.0
+            recall.append(sum(s >= kth - 1e-5 for _, s in got) / max(1, len(w)))
+        sweep.append((ef, float(np.mean(recall)), percentiles(times)[0]))
     return out
 
 
@@ -98,10 +112,12 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dir", help="where the graph file goes (default: a temporary folder)")
+    ap.add_argument("--ef", default="", help="also search with these ef_search values (CPU p50)")
     args = ap.parse_args()
     folder = args.dir or tempfile.mkdtemp(prefix="analogist-hnsw-")
     with LoadSampler() as load:
-        r = run(args.size, args.level, args.queries, args.seed, folder)
+        efs = [int(e) for e in args.ef.split(",") if e]
+        r = run(args.size, args.level, args.queries, args.seed, folder, efs)
     r["load_mean_max"] = load.summary()
     print(json.dumps(r))
     floor = r["floor_ms"]
@@ -116,6 +132,8 @@ def main() -> None:
         f"average {r['load_mean_max'][0]:.1f} mean / {r['load_mean_max'][1]:.1f} max on "
         f"{os.cpu_count()} cores"
     )
+    for ef, recall, cpu in r["ef_sweep"]:
+        print(f"  ef_search {ef}: recall@10 {recall:.3f}, CPU p50 {cpu:.2f} ms")
 
 
 if __name__ == "__main__":
