@@ -175,3 +175,28 @@ def test_kill_9_in_the_middle_of_an_incremental_save(tmp_path):
     assert tails(m) == {"fp": 0, "mac": 0, "L2": 0}
     assert answers(m, [*probes, "ep_93"]) == fresh_answers(db, [*probes, "ep_93"])
     m.store.close()
+
+
+def test_a_format_1_snapshot_opens_and_the_next_save_upgrades_it(tmp_path):
+    db = tmp_path / "m.db"
+    live = build(db, steps=[(0, 50)])
+    man = manifest(live)  # rewrite it as the previous format wrote it: rows as .npy
+    for key, entry in man["indexes"].items():
+        if key.startswith("vec:"):
+            raw = next(live.glob(f"vec_{key.split(':')[1]}_*rows.f32"))
+            rows = np.fromfile(raw, np.float32).reshape(-1, 384)[: entry["n"]]
+            np.save(str(raw)[: -len("rows.f32")] + "rows.npy", rows)
+            raw.unlink()
+            for field in ("rows", "rows_linked", "hnsw_extended"):
+                entry.pop(field, None)
+    man["format"] = 1
+    (live / "manifest.json").write_text(json.dumps(man))
+    m = open_memory(db)
+    assert tails(m) == {"fp": 0, "mac": 0, "L2": 0}  # opened, not rebuilt
+    m.add(lines(11, 50, 10))
+    folder = m.indexes.save()
+    assert folder is not None and manifest(folder)["format"] == 2
+    for e in vector_entries(folder):
+        assert not e["rows_linked"] and e["hnsw_extended"] == HNSW  # rows rewritten once
+    assert answers(m, ["ep_55", "ep_5"]) == fresh_answers(db, ["ep_55", "ep_5"])
+    m.store.close()
