@@ -37,6 +37,6 @@ def test_audit_command_runs_one_task_on_benches_generated_in_two_processes():
     args = ["bench", "audit", "--seeds", "0-1", "--split", "dev", "--size", "small"]
     r = CliRunner().invoke(cli, [*args, "--task", "retrieval", "--jobs", "2", "--json"])
     assert "Traceback" not in r.output
-    doc = json.loads(r.output[r.output.index("{") :])
+    doc, _ = json.JSONDecoder().raw_decode(r.output[r.output.index("{") :])
     tasks = {x["task"] for a in doc["audits"] for x in a["results"]}
     assert tasks == {"retrieval"}, tasks

@@ -1,24 +1,29 @@
 """Families that search a memory snapshot: F3 spontaneous retrieval, F7 synthetic worlds end
 to end, F8 re-representation (spec §16.1).
 
-Each item carries its own snapshot of stored episodes, built from the split's motifs only. The
-target is the motif itself half the time and one of its decoys otherwise, and the snapshot holds
-two episodes of the target's motif, never in the target's own skin:
+Each item carries its own snapshot of ten stored episodes, built from the split's motifs only,
+in clusters of one motif each, every cluster the same size. The target's structure is drawn
+uniformly over its motif's structures, and the target's motif's cluster holds, never in the
+target's own skin:
 
-- the valid source: the target's own structure in a *different* domain, and one other structure
-  of the motif ("decoy_near": the minimal-pair decoy of a true target, the other decoy of a decoy
-  target); every third F3 item has no valid source at all (spec §16.3's no-match targets) and
-  holds the motif's two other structures instead. So the motif's share of the snapshot, and
-  whether its true structure is in it (half the time either way), say nothing about a match;
-- surface traps: other motifs rendered in the target's domain (or, for a nonce target, other
-  motifs' nonce skins in the target's invented world), then fillers from other domains; their
-  structures are drawn uniformly over each motif's structures too.
+- the valid source: the target's own structure in a *different* domain, and the motif's other
+  structures (look-alikes: "decoy_near", the minimal-pair partner of a true target, and
+  "decoy_far"); every third F3 item has no valid source at all (spec §16.3's no-match targets)
+  and holds the motif's other structures only;
+- fillers: clusters of other motifs (as many structures each, drawn at random), chosen close
+  in words to the target's motif with every motif used equally over a bench
+  (:mod:`~analogist.bench.generation.fillers`), each episode in any ordinary skin of its
+  motif (in the target's domain: a surface trap). A nonce target also gets one other motif's
+  nonce skin, in its invented world or another one.
 
-So within a snapshot and across a bench, how often a structure recurs says nothing about which
-one is valid, and no stored episode shares the target's entity names. Episodes are listed in time order, and times are random, so position says nothing.
+Every episode is rendered to one word-overlap level with the target for the whole snapshot. So
+within a snapshot and across a bench, how often a structure or a motif recurs says nothing
+about which episode is valid, and no stored episode shares the target's entity names.
+Episodes are listed in time order, and times are random, so position says nothing.
 
-F8 targets are written at a finer grain (one extra intermediate part), over the motif's true
-structure or (half the time, where the motif allows) one of its decoys. The key holds the
+F8 targets are written at a finer grain (one extra intermediate part), over any structure of
+the motif that can be written so (:func:`_f8_structures`); F8 snapshots show two of them for
+every motif (:data:`F8_CLUSTER`). The key holds the
 executable ``check`` of the split world and a fix that resolves it (for the true structure, the
 motif's fix with the part put in place of a role where the plain fix no longer reaches).
 """
@@ -233,11 +238,11 @@ def memory(
 ) -> tuple[list[Shown], dict[str, str]]:
     """A snapshot for ``t_case`` and the key-side role of every episode in it.
 
-    The target's motif contributes one episode of each of its structures, in skins other than
-    the target's: the valid source (the target's structure) and every other structure of the
-    motif (``structures`` lists a motif's, by default all; the same for every motif in the
-    snapshot) — or, with no source, the other structures only. The rest are the other motifs
-    rendered in the target's domain (surface traps) and other motifs in other domains. Every
+    The target's motif contributes one episode of each of ``per_motif`` of its structures (all,
+    when None; ``structures`` lists a motif's, by default all), in skins other than the
+    target's: the valid source (the target's structure) and others of the motif — or, with no
+    source, the others only. The rest are clusters of other motifs of the same size
+    (:func:`_plan`). Every
     episode is rendered to one (word, word-bigram) overlap level with the target chosen for the
     whole snapshot (:func:`_level`, :func:`_pick`), so that neither the motif's episodes nor
     the source stand out by shared words as far as the tried renderings allow (the figures
