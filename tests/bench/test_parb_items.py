@@ -241,3 +241,69 @@ def test_f7_targets_are_nonce_and_f8_keys_give_the_level():
                 it.key["level"] == "L2"
                 and it.key["split"]["part"] in it.inputs["target"]["entities"]
             )
+
+
+@pytest.mark.parametrize("split", ["dev", "test"])
+def test_fillers_use_every_motif_equally_and_favour_close_ones(split):
+    """Each row (a target motif) and each column (a filler motif) of the inclusion table sums
+    to the number of filler motifs, so over a bench no motif fills more snapshots than
+    another; within a row, closer motifs are included more often."""
+    import numpy as np
+
+    from analogist.bench.generation.fillers import closeness, inclusion
+    from analogist.bench.generation.motifs import split_motifs
+
+    names = tuple(m.name for m in split_motifs(split))
+    for nonce in (False, True):
+        p = np.array(inclusion(names, nonce, (True,) * len(names), 3))
+        c = np.array(closeness(names, nonce))
+        assert np.allclose(p.sum(axis=1), 3, atol=1e-3) and np.allclose(p.sum(axis=0), 3, atol=1e-3)
+        assert np.all(np.diag(p) == 0) and p.min() >= 0 and p.max() <= 1 + 1e-9
+        off = ~np.eye(len(names), dtype=bool)
+        assert np.corrcoef(c[off], p[off])[0, 1] > 0.3
+
+
+def test_draw_includes_each_motif_with_its_probability():
+    import random
+
+    from analogist.bench.generation.fillers import draw
+
+    rng = random.Random(0)
+    probs = [("a", 0.9), ("b", 0.6), ("c", 0.5), ("d", 0.7), ("e", 0.3)]
+    counts: Counter = Counter()
+    sizes = set()
+    for _ in range(3000):
+        got = draw(rng, probs)  # type: ignore[arg-type]
+        sizes.add(len(got))
+        counts.update(got)
+    assert sizes == {3}
+    for name, p in probs:
+        assert abs(counts[name] / 3000 - p) < 0.03, name
+
+
+def test_f8_snapshots_show_two_structures_of_every_motif():
+    """One cluster size for every motif, so how many episodes a motif has in an F8 snapshot
+    says nothing about whether it is the target's."""
+    import random
+
+    from analogist.bench.generation.asides import Dealer
+    from analogist.bench.generation.families_memory import F8_CLUSTER, _f8_structures, memory
+    from analogist.bench.generation.items import Context
+    from analogist.bench.generation.motifs import split_motifs
+
+    for split in ("dev", "test"):
+        pool = split_motifs(split)
+        for m in [x for x in pool if len(_f8_structures(x)) >= F8_CLUSTER][:3]:
+            ctx = Context(random.Random(m.name), split, pool, set(), Dealer(m.name))
+            t_case = ctx.case(m, "split", ctx.skin(m), least=2)
+            shown, labels = memory(
+                ctx, t_case, with_source=True, structures=_f8_structures, per_motif=F8_CLUSTER
+            )
+            per = Counter(s.case.motif.name for s in shown)
+            assert len(shown) == 10 and set(per.values()) == {F8_CLUSTER}, per
+            assert all(len(_f8_structures(s.case.motif)) >= F8_CLUSTER for s in shown)
+            assert sorted(labels.values()).count("source") == 1
+    for it in _items():
+        if it.family == "F8":
+            roles = Counter(it.key["memory_roles"].values())
+            assert roles["source"] == 1 and roles["decoy_near"] + roles["decoy_far"] == 1
