@@ -119,6 +119,12 @@ def _canon(vocab: Vocabulary, row: Sequence[str]) -> tuple[str, ...]:
     return (row[0], *sorted(row[1:])) if t is not None and t.commutative else tuple(row)
 
 
+def _is_new_fact(vocab: Vocabulary, row: Sequence[str], kept: Sequence[Sequence[str]]) -> bool:
+    """Whether ``row`` states a fact none of ``kept`` states (commutative terms in either order)."""
+    canon = _canon(vocab, row)
+    return all(_canon(vocab, k) != canon for k in kept)
+
+
 def _shape(relations: Sequence[Sequence[str]]) -> list[tuple]:
     return sorted((r[0], *r[1:]) for r in relations)
 
@@ -364,9 +370,7 @@ class StagedEncoder:
             out: list[list[str]] = []
             for r in st.names:
                 row = sentences[r].get(ans.get(r)) if isinstance(ans.get(r), str) else None
-                if row is not None and _canon(self.vocab, row) not in map(
-                    lambda x: _canon(self.vocab, x), out
-                ):
+                if row is not None and _is_new_fact(self.vocab, row, out):
                     out.append(list(row))
             return out
 
@@ -466,7 +470,7 @@ class StagedEncoder:
             row = [terms.get(str(ans.get("relation")), ""), r, str(ans.get("to"))]
             if not row[0] or row[2] not in st.names or row[2] == r:
                 dropped.append(f"{r} (not a relation to another role)")
-            elif _canon(self.vocab, row) in [_canon(self.vocab, k) for k in kept]:
+            elif not _is_new_fact(self.vocab, row, kept):
                 dropped.append(f"{r} (same fact as another role's)")
             else:
                 kept.append(row)
@@ -509,7 +513,7 @@ class StagedEncoder:
             row = [c.term or "", c.role, c.other or ""]
             if c.term is None:
                 dropped.append(f"{c.role} (no term the episode makes likelier than without it)")
-            elif _canon(self.vocab, row) in [_canon(self.vocab, k) for k in kept]:
+            elif not _is_new_fact(self.vocab, row, kept):
                 dropped.append(f"{c.role} (same fact as another role's)")
             else:
                 kept.append(row)

@@ -210,6 +210,19 @@ def load_records(
     return seen, size
 
 
+def _report(
+    header: Header, seen: Counter[str], size: int, start: float, where: str
+) -> TransferReport:
+    """The report of an import that wrote ``seen`` rows and read ``size`` bytes."""
+    return TransferReport(
+        tuple((t, seen[t]) for t, _ in header.counts),
+        header.checksum,
+        size,
+        time.perf_counter() - start,
+        where,
+    )
+
+
 def import_memory(store: Store, stream: IO[bytes], where: str = "import") -> TransferReport:
     """Import the export read from the binary ``stream`` into the empty ``store``."""
     start = time.perf_counter()
@@ -217,13 +230,7 @@ def import_memory(store: Store, stream: IO[bytes], where: str = "import") -> Tra
     first = next(lines, None)
     header = parse_header(first, where)
     seen, size = load_records(store, header, lines, where)
-    return TransferReport(
-        tuple((t, seen[t]) for t, _ in header.counts),
-        header.checksum,
-        size + len(first or b""),
-        time.perf_counter() - start,
-        store.path,
-    )
+    return _report(header, seen, size + len(first or b""), start, store.path)
 
 
 def import_from(path: str, db: str) -> TransferReport:
@@ -250,13 +257,7 @@ def import_from(path: str, db: str) -> TransferReport:
     finally:
         if src is not sys.stdin.buffer:
             src.close()
-    return TransferReport(
-        tuple((t, seen[t]) for t, _ in header.counts),
-        header.checksum,
-        size + len(first or b""),
-        time.perf_counter() - start,
-        store.path,
-    )
+    return _report(header, seen, size + len(first or b""), start, store.path)
 
 
 def _remove_sqlite(db: str) -> None:
