@@ -99,32 +99,39 @@ MOTIF = Motif(
             setting=(
                 "Paint shop, Wednesday night shift.",
                 "Production planning review, coatings plant.",
+                "Customer escalation, coatings line.",
             ),
             facts={
                 "rank": (
                     "{HI} outranks {MID} on the schedule.",
                     "On the schedule, {HI} comes before {MID}.",
+                    "Planners put {HI} in front of {MID}.",
                 ),
                 "bump": (
                     "{MID} outrank {LO}, and all night they kept bumping it off the line.",
                     "Because {MID} rank above {LO}, the planners kept pushing {LO} back.",
+                    "{MID} takes precedence over {LO}, so {LO} was shunted aside hour after hour.",
                 ),
                 "holding": (
                     "{LO} had taken {LCK} at the start of the shift and keeps it until it can finish.",
                     "{LCK} was in use by {LO}, which keeps it until done.",
+                    "{LO} sits in {LCK}, shutting out other jobs till it is done.",
                 ),
                 "waiting": (
                     "{HI} needed {LCK} and could only wait for it.",
                     "{HI} cannot start without {LCK}, so it queued for it.",
+                    "{HI} must pass through {LCK}, so it stood in line.",
                 ),
                 "stuck": (
                     "With {LO} never getting to run, it never finished, never freed {LCK}, and {HI} sat waiting.",
                     "Because {LO} could not progress, {LCK} stayed taken and {HI} stayed stuck.",
+                    "Pushed aside, {LO} could not complete, so {LCK} remained in use and {HI} went nowhere.",
                 ),
             },
             symptom=(
                 "{HI} shipped two days behind schedule while {MID} ran all night.",
                 "The most urgent job in the plant sat idle for two days while routine work went ahead.",
+                "{HI} went out two days overdue, though {MID} never paused.",
             ),
             variants={
                 MEDIATOR: {
@@ -153,32 +160,39 @@ MOTIF = Motif(
             setting=(
                 "Air traffic occurrence report, island airport.",
                 "Tower log review, Saturday afternoon.",
+                "Safety investigation, medevac departure.",
             ),
             facts={
                 "rank": (
                     "{HI} ranks above {MID} with the tower.",
                     "The tower puts {HI} ahead of {MID}.",
+                    "Controllers sequence {HI} before {MID}.",
                 ),
                 "bump": (
                     "{MID} rank above {LO}, so every arrival made {LO} halt and give way.",
                     "Each time one of {MID} came in, {LO} was told to halt short of the runway.",
+                    "{MID} has right of way over {LO}, so {LO} was stopped for each landing.",
                 ),
                 "holding": (
                     "{LO} had already entered {LCK} and occupies it until it has crossed.",
                     "{LCK} was occupied by {LO}, which cannot be cleared until it has crossed.",
+                    "{LO} is out on {LCK}, barring it to other traffic.",
                 ),
                 "waiting": (
                     "{HI} needed {LCK} to depart and had to wait for it.",
                     "{HI} could not take off until {LCK} was clear.",
+                    "To get airborne {HI} needs {LCK}, so it idled at the threshold.",
                 ),
                 "stuck": (
                     "Since {LO} kept getting halted, it never finished crossing, {LCK} never cleared, and {HI} sat on the ground.",
                     "With {LO} stopped again and again, {LCK} stayed occupied and {HI} could not go.",
+                    "Each pause for {LO} kept {LCK} occupied longer and pinned {HI} to the apron.",
                 ),
             },
             symptom=(
                 "{HI} left forty minutes behind its slot while {MID} landed one after another.",
                 "The most urgent flight of the day sat on the apron for forty minutes.",
+                "{HI} spent forty minutes waiting to depart as {MID} kept landing.",
             ),
             variants={
                 MEDIATOR: {
@@ -208,32 +222,42 @@ MOTIF = Motif(
                 "LCK": "the one ventilated recovery bay",
                 "QUE": "the bed manager's list",
             },
-            setting=("Theatre suite incident review.", "Maternity escalation report, Friday."),
+            setting=(
+                "Theatre suite incident review.",
+                "Maternity escalation report, Friday.",
+                "Obstetric delay review, Monday.",
+            ),
             facts={
                 "rank": (
                     "{HI} outranks {MID} for every resource in the unit.",
                     "In the unit's rules, {HI} comes ahead of {MID}.",
+                    "Unit policy says {HI} must be dealt with before {MID}.",
                 ),
                 "bump": (
                     "The porters serve {MID} before {LO}, so {LO} kept being passed over for a transfer.",
                     "Because {MID} rank above {LO}, no porter came for {LO} all afternoon.",
+                    "{MID} gets porters first, so {LO} went all afternoon without a move.",
                 ),
                 "holding": (
                     "{LO} was in {LCK} and stays there until moved.",
                     "{LCK} was taken by {LO}.",
+                    "{LO} lies in {LCK}, so the bay cannot be turned over.",
                 ),
                 "waiting": (
                     "{HI} could not go ahead until {LCK} was free.",
                     "{HI} needed {LCK} and could only wait.",
+                    "Surgery for {HI} is not allowed to begin without {LCK} ready.",
                 ),
                 "stuck": (
                     "With {LO} never moved, {LCK} never came free, and {HI} waited.",
                     "Because nobody moved {LO}, {LCK} stayed full and {HI} could not start.",
+                    "No transfer for {LO} meant {LCK} was never vacated and {HI} could not come in.",
                 ),
             },
             symptom=(
                 "{HI} started fifty minutes after the decision to operate while {MID} went ahead.",
                 "The most urgent case on the floor waited almost an hour for a bay.",
+                "{HI} began almost an hour after it was called, though {MID} kept moving.",
             ),
             variants={
                 MEDIATOR: {
@@ -269,29 +293,39 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, one who {w7}s another is let through first.",
                 "Among the {w8}, to {w7} someone is to be let through ahead of them.",
+                "The {w8} say one {w7}s another when it is owed the road first.",
             ),
             facts={
-                "rank": ("{HI} {w7}s {MID}.", "By custom {HI} {w7}s {MID}."),
+                "rank": (
+                    "{HI} {w7}s {MID}.",
+                    "By custom {HI} {w7}s {MID}.",
+                    "{MID} is {w7}ed by {HI} wherever they meet.",
+                ),
                 "bump": (
                     "{MID} {w7}s {LO}, so {LO} kept being sent back.",
                     "Because {MID} {w7}s {LO}, {LO} never got to move.",
+                    "{LO} is {w7}ed by {MID}, so it waited its turn over and over.",
                 ),
                 "holding": (
                     "{LO} stood on {LCK} and would not leave it until across.",
                     "{LO} had {LCK} to itself.",
+                    "{LO} sits on {LCK}, where no other wheel may roll meanwhile.",
                 ),
                 "waiting": (
                     "{HI} needed {LCK} and could only wait.",
                     "{HI} could not pass until {LCK} was clear.",
+                    "{HI} has no road onward but {LCK}, so it lingered.",
                 ),
                 "stuck": (
                     "With {LO} never moving, {LCK} stayed taken and {HI} stood waiting.",
                     "Since {LO} could not move, {HI} could not cross {LCK}.",
+                    "{LO} made no headway, so {LCK} was never free for {HI}.",
                 ),
             },
             symptom=(
                 "{HI} arrived a whole day behind, while {MID} passed freely.",
                 "{HI} waited from dawn to dusk.",
+                "{HI} crossed only at nightfall, though {MID} went by all day.",
             ),
             variants={
                 MEDIATOR: {

@@ -85,28 +85,34 @@ MOTIF = Motif(
             setting=(
                 "Cross-dock centre, weekly ops review.",
                 "Complaint investigation, north cross-dock.",
+                "Customer service escalation, cross-dock operations.",
             ),
             facts={
                 "share": (
                     "{VIC} and {HOG} both load from {RES}.",
                     "{RES} serve {HOG} and {VIC} alike.",
+                    "Trailers for {HOG} and for {VIC} are worked at {RES}.",
                 ),
                 "draw": (
                     "{HOG} books {RES} for almost every hour it can, which leaves them fully taken.",
                     "Between them, the trucks of {HOG} keep {RES} busy around the clock.",
+                    "{HOG} reserves {RES} at every opening, so the dock diary has no gaps left.",
                 ),
                 "empty": (
                     "With {RES} fully taken, {VIC} simply do not get a slot.",
                     "When {RES} are full, {VIC} are the ones turned away.",
+                    "Once {RES} is booked solid, {VIC} finds no door to back up to.",
                 ),
                 "first": (
                     "About half the time, when both ask at once, {HOG} is given the slot first.",
                     "Roughly every other contested slot goes to {HOG} ahead of {VIC}.",
+                    "As often as not, a door wanted by {VIC} as well is handed to {HOG} instead.",
                 ),
             },
             symptom=(
                 "{VIC} went nine days without a single loading slot, and two of them cancelled contracts.",
                 "Some of {VIC} waited over a week for a slot that never came.",
+                "{VIC} lost more than a week of loading time, and two of them walked away.",
             ),
             variants={
                 FLIP: {
@@ -144,28 +150,34 @@ MOTIF = Motif(
             setting=(
                 "Performance incident, search service.",
                 "Weekly reliability review, search team.",
+                "Latency post-mortem, database platform.",
             ),
             facts={
                 "share": (
                     "{VIC} and {HOG} run against {RES}.",
                     "{RES} serves both {HOG} and {VIC}.",
+                    "{VIC} executes on {RES}, as does {HOG}.",
                 ),
                 "draw": (
                     "{HOG} takes every cycle of {RES} it can get, and {RES} runs at full use while it runs.",
                     "While {HOG} is running, {RES} is pinned at one hundred percent.",
+                    "{HOG} soaks up all the compute {RES} has, leaving it with zero headroom.",
                 ),
                 "empty": (
                     "With nothing left on {RES}, {VIC} sit unanswered.",
                     "Once {RES} is fully taken, {VIC} get no time at all.",
+                    "When {RES} has no headroom, {VIC} hangs with no reply.",
                 ),
                 "first": (
                     "In roughly half the contested moments the scheduler lets {HOG} go ahead of {VIC}.",
                     "About every other time both want {RES}, {HOG} is served first.",
+                    "In one collision out of two, the kernel favours {HOG} over {VIC}.",
                 ),
             },
             symptom=(
                 "{VIC} timed out for four hours every night, and customers in Asia saw empty result screens.",
                 "For hours each night {VIC} got no answer at all.",
+                "Every night for hours, {VIC} came back with errors.",
             ),
             variants={
                 FLIP: {
@@ -203,28 +215,34 @@ MOTIF = Motif(
             setting=(
                 "Department teaching review, autumn term.",
                 "Complaint file, computing department.",
+                "Student feedback panel minutes, spring.",
             ),
             facts={
                 "share": (
                     "{VIC} and {HOG} both need {RES}.",
                     "{RES} is shared by {HOG} and {VIC}.",
+                    "{VIC} has to use {RES}, and so do {HOG}.",
                 ),
                 "draw": (
                     "{HOG} book {RES} for every free hour, so it is always full.",
                     "Every free hour of {RES} is taken by {HOG}.",
+                    "{HOG} reserves {RES} from morning to night, leaving the timetable packed.",
                 ),
                 "empty": (
                     "With {RES} fully booked, {VIC} never get a seat.",
                     "{VIC} are the ones left without a seat when {RES} is full.",
+                    "Because {RES} is packed, {VIC} is shut out.",
                 ),
                 "first": (
                     "When both ask for the same hour, {HOG} get it about half the time.",
                     "About half of the clashing requests are settled in favour of {HOG}.",
+                    "The timetabler resolves one clash in two in favour of {HOG}.",
                 ),
             },
             symptom=(
                 "{VIC} finished the term without a single practical session, and their coursework marks collapsed.",
                 "Most of {VIC} never got into {RES} all term.",
+                "{VIC} reached their exams without ever having sat at a machine in {RES}.",
             ),
             variants={
                 FLIP: {
@@ -265,28 +283,34 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, to {w7} is to draw water.",
                 "Among the {w8}, drawing water is called {w7}ing.",
+                "The {w8} say {w7} for fetching water from a well.",
             ),
             facts={
                 "share": (
                     "{HOG} and {VIC} both {w7} at {RES}.",
                     "{RES} is {w7}ed by {HOG} and {VIC} alike.",
+                    "{RES} is where {HOG} and {VIC} come to {w7}.",
                 ),
                 "draw": (
                     "{HOG} {w7}s from {RES} at every chance, until it is dry.",
                     "{HOG} {w7}s so often that {RES} runs dry.",
+                    "Bucket after bucket, {HOG} {w7}s until {RES} is mud.",
                 ),
                 "empty": (
                     "Once {RES} is dry, {VIC} get nothing.",
                     "With {RES} dry, {VIC} go without.",
+                    "With {RES} emptied to the stones, {VIC} go thirsty.",
                 ),
                 "first": (
                     "When both come at once, {HOG} goes first about half the time.",
                     "About every other meeting at {RES}, {HOG} is let go first.",
+                    "Every second time they meet there, {HOG} drinks before the others.",
                 ),
             },
             symptom=(
                 "{VIC} went a whole season with barely a drop.",
                 "{VIC} were parched for weeks on end.",
+                "{VIC} went thin and dry-mouthed for a whole season.",
             ),
             variants={
                 FLIP: {
