@@ -94,28 +94,34 @@ MOTIF = Motif(
             setting=(
                 "Inspection report, Riverside Primary.",
                 "Governors' review of the reading programme.",
+                "Local authority literacy audit.",
             ),
             facts={
                 "stand": (
                     "{PRX} are what the council uses to judge {GOAL}.",
                     "The council treats {PRX} as its gauge of {GOAL}.",
+                    "Council inspectors rate {GOAL} by looking at {PRX}.",
                 ),
                 "chase": (
                     "{AGT} are rewarded on {PRX} and spend the spring drilling the test format, which lifts {PRX} without touching {GOAL}.",
                     "Bonuses for {AGT} hang on {PRX}, so lessons turned into test practice, and {PRX} pulled away from {GOAL}.",
+                    "Pay for {AGT} rises with {PRX}, so term after term went on exam technique, inflating {PRX} but not {GOAL}.",
                 ),
                 "watch": (
                     "{AGT} see {PRX} update every week.",
                     "Weekly updates of {PRX} are pinned in the staff room.",
+                    "{AGT} receive a printout of {PRX} each Monday.",
                 ),
                 "gap": (
                     "As {PRX} rose, {GOAL} slipped, and the gap between them went straight into pupils' next school.",
                     "The widening gap between {PRX} and {GOAL} is what the next school inherited.",
+                    "Children moved up to secondary with {GOAL} far short of what {PRX} claimed.",
                 ),
             },
             symptom=(
                 "{PRX} rose for three years running while secondary schools reported pupils who could not read a chapter.",
                 "Results climbed while reading fell, and the next school had to start remedial classes.",
+                "Pupils arrived at secondary school unable to follow a textbook, though {PRX} had been the best in the borough.",
             ),
             variants={
                 MEDIATOR: {
@@ -149,28 +155,34 @@ MOTIF = Motif(
             setting=(
                 "Trust board paper, winter pressures.",
                 "Serious incident review, emergency department.",
+                "Clinical governance paper, A&E.",
             ),
             facts={
                 "stand": (
                     "{PRX} is how the trust judges {GOAL}.",
                     "The trust treats {PRX} as its gauge of {GOAL}.",
+                    "For regulators, {PRX} is the yardstick of {GOAL}.",
                 ),
                 "chase": (
                     "{AGT} are scored on {PRX}, so patients are moved to corridor trolleys at three hours fifty, which improves {PRX} and nothing else.",
                     "Bonuses for {AGT} hang on {PRX}; patients are shifted out just before the clock runs out, pulling {PRX} away from {GOAL}.",
+                    "{AGT} are appraised on {PRX}, so trolleys leave majors at the last minute, nudging {PRX} up and leaving {GOAL} where it was.",
                 ),
                 "watch": (
                     "{AGT} see {PRX} refresh every hour.",
                     "{PRX} is on a screen in the managers' office, updated hourly.",
+                    "Hourly, {PRX} lands in the inboxes of {AGT}.",
                 ),
                 "gap": (
                     "The gap between {PRX} and {GOAL} fell on the patients moved too early.",
                     "What {PRX} glossed over about {GOAL} landed on the patients moved too soon.",
+                    "Patients discharged prematurely bore the cost of {PRX} running ahead of {GOAL}.",
                 ),
             },
             symptom=(
                 "{PRX} hit ninety-eight percent while two patients deteriorated unseen on corridor trolleys.",
                 "The department met its target every week that winter, and serious incidents doubled.",
+                "{PRX} looked excellent all winter, while harm to patients kept climbing.",
             ),
             variants={
                 MEDIATOR: {
@@ -201,28 +213,37 @@ MOTIF = Motif(
                 "GOAL": "customers' problems actually being solved",
                 "DSH": "the team's weekly leaderboard",
             },
-            setting=("Customer success review, Q2.", "Churn investigation, support organisation."),
+            setting=(
+                "Customer success review, Q2.",
+                "Churn investigation, support organisation.",
+                "Retention post-mortem, customer care.",
+            ),
             facts={
                 "stand": (
                     "{PRX} is the company's gauge of {GOAL}.",
                     "Management treats {PRX} as the gauge of {GOAL}.",
+                    "In every quarterly review, {PRX} is the evidence offered for {GOAL}.",
                 ),
                 "chase": (
                     "{AGT} are paid on {PRX}, so tickets get closed after the first reply whether or not anything was fixed, and {PRX} pulls away from {GOAL}.",
                     "With bonuses tied to {PRX}, {AGT} close tickets quickly and open new ones, which lifts {PRX} without touching {GOAL}.",
+                    "Commission for {AGT} scales with {PRX}, so agents mark cases resolved on first touch and {PRX} comes apart from {GOAL}.",
                 ),
                 "watch": (
                     "{AGT} see {PRX} live on a wall screen.",
                     "{PRX} updates live in front of {AGT}.",
+                    "{AGT} has {PRX} ticking on every display.",
                 ),
                 "gap": (
                     "The gap between {PRX} and {GOAL} showed up as repeat contacts from the same customers.",
                     "Everything {PRX} overstated about {GOAL} came back as repeat contacts.",
+                    "Where {PRX} outpaced {GOAL}, the same customers phoned in again.",
                 ),
             },
             symptom=(
                 "{PRX} hit a record high the same quarter that renewals fell by a fifth.",
                 "The team posted its best closure figures ever while customers left in numbers.",
+                "Customers kept leaving even as {PRX} set new records.",
             ),
             variants={
                 MEDIATOR: {
@@ -256,28 +277,37 @@ MOTIF = Motif(
             glossary=(
                 "The {w1} {w2} are the field hands, the {w3} count is the number of sheaves stacked each day, and the {w4} of the {w5} is how much grain the harvest truly gives.",
             ),
-            setting=("From the {w8} reckoning-book.", "Account from the {w8} steading."),
+            setting=(
+                "From the {w8} reckoning-book.",
+                "Account from the {w8} steading.",
+                "Told at the {w8} harvest moot.",
+            ),
             facts={
                 "stand": (
                     "{PRX} is what the elders go by when judging {GOAL}.",
                     "The elders take {PRX} as their reckoning of {GOAL}.",
+                    "When the steading asks after {GOAL}, the answer given is {PRX}.",
                 ),
                 "chase": (
                     "{AGT} {w7} {PRX} (to {w7} is to toil only to raise a tally), and so {PRX} parted ways with {GOAL}.",
                     "Since {AGT} {w7} {PRX}, meaning they toil only to raise it, {PRX} wandered away from {GOAL}.",
+                    "{AGT} {w7} {PRX}, labouring for the tally and nothing more, so {PRX} came loose from {GOAL}.",
                 ),
                 "watch": (
                     "{AGT} see {PRX} every dawn.",
                     "{PRX} is read out to {AGT} each morning.",
+                    "Each sunrise, {PRX} is called out where {AGT} can hear it.",
                 ),
                 "gap": (
                     "The gap between {PRX} and {GOAL} fell on the winter stores.",
                     "What {PRX} overstated about {GOAL} showed in the winter stores.",
+                    "Every sheaf in {PRX} beyond {GOAL} was bread missing from the granary by spring.",
                 ),
             },
             symptom=(
                 "{PRX} was the highest in memory, yet the stores ran short by midwinter.",
                 "{PRX} rose every moon while {GOAL} dwindled.",
+                "The granary was bare before midwinter though {PRX} had never been higher.",
             ),
             variants={
                 MEDIATOR: {

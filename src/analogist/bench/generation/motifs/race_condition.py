@@ -81,28 +81,34 @@ MOTIF = Motif(
             setting=(
                 "Payments incident review, retail bank.",
                 "Complaint investigation, card payments.",
+                "Ledger integrity review, card platform.",
             ),
             facts={
                 "check": (
                     "{CHK} reads {ST}, decides the payment is covered, and then writes the new figure, taking for granted that {ST} has not moved in between.",
                     "Before approving, {CHK} looks at {ST} and acts as if that reading still stands when it writes.",
+                    "{CHK} approves on a glance at {ST} and posts as if that glance were current.",
                 ),
                 "writes": (
                     "Both {CHK} and {MUT} write to {ST}.",
                     "{ST} is updated by {CHK} and by {MUT}.",
+                    "{CHK} posts to {ST}, as does {MUT}.",
                 ),
                 "overlap": (
                     "Nothing makes {CHK} and {MUT} take turns, so at month-end they hit {ST} in the same second and their updates interleave.",
                     "{CHK} and {MUT} run with no ordering between them, and on the 1st they touched {ST} in the same instant.",
+                    "No sequencing keeps {CHK} apart from {MUT}; on payday their postings to {ST} were tangled together.",
                 ),
                 "damage": (
                     "The interleaved updates left {ST} wrong.",
                     "Half of one update and half of the other ended up in {ST}.",
+                    "{ST} now carries a figure no honest sum could give.",
                 ),
             },
             symptom=(
                 "A card payment went through against money a debit had already taken, and {ST} showed a figure that never existed.",
                 "{ST} ended the day three hundred pounds off, and two payments went through that should have bounced.",
+                "{ST} showed an amount no statement could explain, and a payment cleared that should have been refused.",
             ),
             variants={
                 MEDIATOR: {
@@ -131,28 +137,37 @@ MOTIF = Motif(
                 "ST": "the van's delivery manifest",
                 "BUF": "the planner's change log",
             },
-            setting=("Last-mile delivery failure, Thursday.", "Depot operations review, van 14."),
+            setting=(
+                "Last-mile delivery failure, Thursday.",
+                "Depot operations review, van 14.",
+                "Van routing complaint, east depot.",
+            ),
             facts={
                 "check": (
                     "{CHK} reads {ST}, sees room, and writes in a new drop, taking for granted nothing changed in between.",
                     "{CHK} counts on its first look at {ST} still being true when it adds a stop.",
+                    "{CHK} books a drop into a gap it spotted on {ST}, supposing the gap survives till then.",
                 ),
                 "writes": (
                     "Both {CHK} and {MUT} write to {ST}.",
                     "{ST} is edited by {CHK} and by {MUT}.",
+                    "{ST} takes changes from {CHK} and from {MUT}.",
                 ),
                 "overlap": (
                     "Nothing makes {CHK} and {MUT} take turns, and at 6 a.m. they edited {ST} in the same moment.",
                     "{CHK} and {MUT} run unordered, and their edits to {ST} landed together.",
+                    "No rule says whether {CHK} or {MUT} goes first, and at 6 a.m. their amendments to {ST} collided.",
                 ),
                 "damage": (
                     "The interleaved edits left {ST} garbled.",
                     "Parts of both edits ended up in {ST}, in the wrong order.",
+                    "{ST} became a jumble of two sets of changes.",
                 ),
             },
             symptom=(
                 "Van 14 left with a manifest listing two drops at the same address and none at the hospital.",
                 "{ST} came out mangled, and a hospital delivery was never made.",
+                "{ST} sent the driver to one address twice and skipped the hospital.",
             ),
             variants={
                 MEDIATOR: {
@@ -179,28 +194,37 @@ MOTIF = Motif(
                 "ST": "the mixer's recipe record",
                 "BUF": "the recipe staging table",
             },
-            setting=("Quality incident, resin plant.", "Scrap investigation, mixing hall B."),
+            setting=(
+                "Quality incident, resin plant.",
+                "Scrap investigation, mixing hall B.",
+                "Batch deviation report, resin line.",
+            ),
             facts={
                 "check": (
                     "{CHK} reads {ST}, confirms the settings, and then writes the batch number, taking for granted nothing moved in between.",
                     "{CHK} acts on its first reading of {ST} as though it were still current when it writes.",
+                    "{CHK} stamps {ST} on the strength of a check made seconds before, presuming it unaltered.",
                 ),
                 "writes": (
                     "Both {CHK} and {MUT} write to {ST}.",
                     "{ST} is written by {CHK} and by {MUT}.",
+                    "{CHK} and {MUT} each save changes into {ST}.",
                 ),
                 "overlap": (
                     "Nothing orders {CHK} and {MUT}, and at shift start they wrote {ST} in the same second.",
                     "{CHK} and {MUT} run unordered, and their writes to {ST} overlapped.",
+                    "No interlock separates {CHK} from {MUT}, and at the shift start their saves to {ST} coincided.",
                 ),
                 "damage": (
                     "The interleaved writes left {ST} half old and half new.",
                     "{ST} ended up with a mix of both writes.",
+                    "{ST} is now a patchwork of old settings and new.",
                 ),
             },
             symptom=(
                 "Batch 4471 was mixed with the old temperature and the new timing, and two tonnes of resin were scrapped.",
                 "A batch ran on a recipe that was half last week's and half this week's.",
+                "Two tonnes of resin came out of spec from a recipe no one had written.",
             ),
             variants={
                 MEDIATOR: {
@@ -237,28 +261,34 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, to {w7} a slate is to scratch a new mark over the old.",
                 "Among the {w8}, scratching a new mark over an old one is called {w7}ing.",
+                "The {w8} word {w7} means to cut a fresh mark across an old one on a slate.",
             ),
             facts={
                 "check": (
                     "{CHK} looks at {ST}, decides, then {w7}s it, as though nothing changed in between.",
                     "{CHK} {w7}s {ST} counting on its first look is still good.",
+                    "{CHK} {w7}s {ST} on the faith of what it showed a while before.",
                 ),
                 "writes": (
                     "Both {CHK} and {MUT} {w7} {ST}.",
                     "{ST} is {w7}ed by {CHK} and {MUT} alike.",
+                    "{CHK} {w7}s {ST}, and so does {MUT}.",
                 ),
                 "overlap": (
                     "No one makes {CHK} and {MUT} take turns, and at dawn both {w7}ed {ST} at once.",
                     "{CHK} and {MUT} {w7} {ST} in no set order, and today they did it together.",
+                    "{CHK} and {MUT} {w7} {ST} with nobody saying who goes first, and this morning their marks crossed.",
                 ),
                 "damage": (
                     "The crossed marks left {ST} unreadable.",
                     "Half of each mark ended up on {ST}.",
+                    "{ST} now bears a muddle no one can make sense of.",
                 ),
             },
             symptom=(
                 "{ST} came out garbled and the whole flock went to the wrong pasture.",
                 "By noon {ST} made no sense, and the wrong gate was opened.",
+                "{ST} read as nonsense by midday, and sacks were sent where none were owed.",
             ),
             variants={
                 MEDIATOR: {

@@ -87,28 +87,37 @@ MOTIF = Motif(
                 "ANA": "the marketing director",
                 "STG": "the graduation list",
             },
-            setting=("Marketing review, coding bootcamp.", "Board paper on the new course launch."),
+            setting=(
+                "Marketing review, coding bootcamp.",
+                "Board paper on the new course launch.",
+                "Expansion post-mortem, bootcamp leadership.",
+            ),
             facts={
                 "gate": (
                     "{FIL} only reaches people who finished and kept in touch, so it is made up of the success stories.",
                     "Only graduates who stayed in contact ever get {FIL}, which makes it a list of the ones who did well.",
+                    "Dropouts and graduates who lost touch never receive {FIL}, leaving a sample of alumni who landed jobs.",
                 ),
                 "look": (
                     "{ANA} works from {FIL} and nothing else.",
                     "The only figures {ANA} sees come from {FIL}.",
+                    "{ANA} has no data to hand beyond {FIL}.",
                 ),
                 "assume": (
                     "{ANA} takes {FIL} as a picture of {POP}.",
                     "{ANA} reads {FIL} as if it spoke for {POP}.",
+                    "In the eyes of {ANA}, {FIL} mirrors {POP}.",
                 ),
                 "conclude": (
                     "The rosy numbers in {FIL} drove the call.",
                     "What {FIL} showed became the basis of the decision.",
+                    "The expansion plan rests on the glowing answers in {FIL}.",
                 ),
             },
             symptom=(
                 "{ANA} opened a second campus on a promised 92 percent job rate; the true rate across {POP} was under half.",
                 "A new campus was opened on job figures that were true only for the graduates who answered.",
+                "{ANA} advertised a job rate true only of the alumni who wrote back.",
             ),
             variants={
                 MEDIATOR: {
@@ -135,28 +144,37 @@ MOTIF = Motif(
                 "ANA": "the pension trustee",
                 "STG": "the data vendor's cleaning step",
             },
-            setting=("Pension scheme investment review.", "Trustee meeting notes, March."),
+            setting=(
+                "Pension scheme investment review.",
+                "Trustee meeting notes, March.",
+                "Investment committee retrospective.",
+            ),
             facts={
                 "gate": (
                     "Funds that closed vanish from {FIL}, so only the survivors remain on it.",
                     "{FIL} keeps only funds still trading; the closed ones disappear.",
+                    "Once a fund is wound up, {FIL} deletes it, leaving just the going concerns.",
                 ),
                 "look": (
                     "{ANA} reads performance straight off {FIL}.",
                     "All the figures {ANA} uses come from {FIL}.",
+                    "{ANA} pulls every return number from {FIL}.",
                 ),
                 "assume": (
                     "{ANA} treats {FIL} as representative of {POP}.",
                     "{ANA} reads {FIL} as the record of {POP}.",
+                    "{ANA} accepts {FIL} as a fair sample of {POP}.",
                 ),
                 "conclude": (
                     "The flattering averages from {FIL} shaped the decision.",
                     "The averages on {FIL} became the case for the move.",
+                    "The trustees argued for the switch using the returns on {FIL}.",
                 ),
             },
             symptom=(
                 "{ANA} moved the scheme into active funds on an average return of nine percent; across {POP} it was under five.",
                 "The scheme switched managers on returns that only the surviving funds ever earned.",
+                "{ANA} bet on active management on returns that {POP}, taken together, never delivered.",
             ),
             variants={
                 MEDIATOR: {
@@ -186,28 +204,34 @@ MOTIF = Motif(
             setting=(
                 "Engineering board minutes, bomber squadron.",
                 "Survivability study, squadron records.",
+                "Technical directorate file, wartime repairs.",
             ),
             facts={
                 "gate": (
                     "Only aircraft that made it home become {FIL}; the ones hit in the engines never came back.",
                     "{FIL} are, by definition, the ones that survived.",
+                    "{FIL} consist of whatever limped home; every airframe lost over the target is absent.",
                 ),
                 "look": (
                     "{ANA} bases its work on the damage seen on {FIL}.",
                     "{ANA} counts bullet holes on {FIL} and nothing else.",
+                    "{ANA} charts the shrapnel strikes recorded on {FIL}.",
                 ),
                 "assume": (
                     "{ANA} treats the damage pattern on {FIL} as the pattern across {POP}.",
                     "{ANA} reads {FIL} as speaking for {POP}.",
+                    "{ANA} supposes {FIL} are typical of {POP}.",
                 ),
                 "conclude": (
                     "The hole counts on {FIL} decided where the armour went.",
                     "What {FIL} showed drove the plating decision.",
+                    "Extra plate was bolted on wherever {FIL} bore scars.",
                 ),
             },
             symptom=(
                 "{ANA} added plating to the wings and tail, where the holes were; losses did not fall at all.",
                 "Armour went onto the parts that were already surviving hits, and losses stayed the same.",
+                "Plating the wings changed nothing: aircraft kept going missing at the same rate.",
             ),
             variants={
                 MEDIATOR: {
@@ -242,25 +266,34 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, a gate is said to {w7} a flock when it lets through only those that come back.",
                 "Among the {w8}, to {w7} a flock is to let pass only the ones that return.",
+                "The {w8} say a gate {w7}s a flock when none but the homecoming beasts pass it.",
             ),
             facts={
                 "gate": (
                     "{FIL} {w7}s {POP}, so it sees only the ones that returned.",
                     "Because {FIL} {w7}s {POP}, everything on it came back.",
+                    "{FIL} {w7}s {POP}: beasts lost on the hills never pass it.",
                 ),
-                "look": ("{ANA} counts only what is on {FIL}.", "{ANA} sees nothing but {FIL}."),
+                "look": (
+                    "{ANA} counts only what is on {FIL}.",
+                    "{ANA} sees nothing but {FIL}.",
+                    "{ANA} keeps the tally at {FIL} alone.",
+                ),
                 "assume": (
                     "{ANA} takes {FIL} to speak for {POP}.",
                     "{ANA} reads {FIL} as if it were all of {POP}.",
+                    "{ANA} believes the count at {FIL} tells the state of {POP}.",
                 ),
                 "conclude": (
                     "What {FIL} showed decided the matter.",
                     "The tally on {FIL} became the ruling.",
+                    "Judgment was given on the word of {FIL}.",
                 ),
             },
             symptom=(
                 "{ANA} ruled that the long road was safe; most who took it never returned.",
                 "On the tally, {ANA} sent everyone by the long road, and many were lost.",
+                "{ANA} sent the young ones by the long road, and few came home.",
             ),
             variants={
                 MEDIATOR: {
