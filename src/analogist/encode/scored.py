@@ -49,7 +49,7 @@ SYSTEM = "You read an episode report and state facts about how its parts act on 
 START = "In this episode, "
 OTHER = "another part"  # the other party while the term is chosen
 NULL_HEAD = "Episode:\nN/A"  # staged-v10's prompt without the episode
-NULL_CALIBRATED = ("staged-v10",)
+NULL_CALIBRATED = ("staged-v10", "staged-v11")
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,11 @@ from itertools import permutations
 from typing import Any
 
 from analogist.encode import steps as S
+from analogist.encode.candidates import candidates
 from analogist.encode.checks import content_words, level_leak_problems, mentions, stem
 from analogist.encode.encoder import EncodeResult, EncoderSettings, writer_tag
 from analogist.encode.scored import RelationScorer
+from analogist.encode.scored_roles import RoleScorer
 from analogist.episode import Episode
 from analogist.errors import CacheMissError, ConfigError, ModelError, SignatureError
 from analogist.models.llm import LLM
@@ -307,6 +309,8 @@ class StagedEncoder:
         return c.parsed
 
     def _roles(self, st: _State, seen: str, table: dict[str, str] | None) -> bool:
+        if self.version in S.ROLE_SCORED_VERSIONS:
+            return self._roles_scored(st, table)
         names_by_entity = {v: k for k, v in (table or {}).items()}
 
         def check(ans: Any) -> list[str]:
@@ -355,6 +359,41 @@ class StagedEncoder:
         st.mechanism = str(ans.get("mechanism", "")).strip()
         ok = len(st.names) >= 2
         st.trace.append(StepTrace("roles", ok, tuple(problems), repaired, calls, tuple(dropped)))
+        return ok
+
+    def _roles_scored(self, st: _State, table: dict[str, str] | None) -> bool:
+        """staged-v11: the roles chosen by likelihood among the text's noun phrases (or the
+        entity table's names), :mod:`analogist.encode.scored_roles`. Nothing is generated, so
+        there is no repair; fewer than two candidates reject the episode."""
+        names_by_entity = {v: k for k, v in (table or {}).items()}
+        cands = candidates(st.text, table.values() if table else None)
+        if len(cands) < 2:
+            problem = "fewer than two candidate parts in the text (noun phrases or table names)"
+            st.trace.append(StepTrace("roles", False, (problem,), calls=0))
+            return False
+        scorer = RoleScorer(self.llm, self.version)
+        try:
+            choice = scorer.choose(st.head, cands)
+        except CacheMissError:
+            raise
+        except ModelError as e:
+            raise _Unusable("roles", f"roles: scoring failed: {e}") from None
+        for ent, part, _ in choice.chosen:
+            st.entities.append(ent)
+            st.parts.append(part)
+            st.names.append(names_by_entity.get(ent, f"R{len(st.names) + 1}"))
+        ok = len(st.names) >= 2
+        st.trace.append(
+            StepTrace(
+                "roles",
+                ok,
+                () if ok else ("fewer than two distinct parts among the candidates",),
+                False,
+                scorer.calls,
+                tuple(f"{c!r} (same part as {k!r})" for c, k in choice.merged),
+                choice.notes(),
+            )
+        )
         return ok
 
     def _relations(self, st: _State) -> bool:

@@ -66,11 +66,15 @@ PROMPT_VERSIONS = (
     "staged-v8",
     "staged-v9",
     "staged-v10",
+    "staged-v11",
 )
-SCORED_VERSIONS = ("staged-v9", "staged-v10")  # relations chosen by likelihood, not generated
+# staged-v11 (opt-in): v10 with the roles chosen by likelihood among the text's noun phrases
+# (analogist.encode.scored_roles) instead of generated.
+SCORED_VERSIONS = ("staged-v9", "staged-v10", "staged-v11")  # relations scored, not generated
+ROLE_SCORED_VERSIONS = ("staged-v11",)  # roles scored among candidates, not generated
 # The version whose prompts a version's generated steps are: staged-v9 generates roles, chain and
 # levels with v4's very requests (same prompt version, so a v4 run's logged answers serve it).
-GENERATED_BY = {"staged-v9": "staged-v4", "staged-v10": "staged-v4"}
+GENERATED_BY = {"staged-v9": "staged-v4", "staged-v10": "staged-v4", "staged-v11": "staged-v4"}
 
 
 def step_version(version: str, step: str) -> str:
