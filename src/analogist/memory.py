@@ -30,9 +30,9 @@ from analogist.retrieve.base import Channel, ChannelUnavailable, Target, channel
 from analogist.retrieve.defaults import default_channels
 from analogist.retrieve.embedder_choice import configured_embedder
 from analogist.retrieve.indexes import Indexes
-from analogist.retrieve.mac import graph_mac_features, mac_features
 from analogist.retrieve.pool import Pool
 from analogist.retrieve.schemas import Schema, parse_schema
+from analogist.retrieve.structure_memo import StructureMemo
 from analogist.retrieve.targets import Encoder, resolve_target, select_channels
 from analogist.signature.fingerprint import WLFingerprint
 from analogist.signature.limits import load_json
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from analogist.reason.run import AnalogyRun
     from analogist.reason.triggers import Signals, Trigger
 
-_WRITE_CHUNK = 256
 Item = Episode | Mapping[str, Any] | str
 
 
@@ -95,6 +94,7 @@ class Memory:
         self.encoder = encoder
         self.llm = llm
         self.indexes = Indexes(self.store, self.embedder, wl or WLFingerprint())
+        self.structures = StructureMemo(self.indexes.wl)
         chosen = list(channels) if channels is not None else default_channels(llm)
         self.channels = [self._bind(c) for c in chosen]
         names = [c.name for c in self.channels]
@@ -172,9 +172,7 @@ class Memory:
             return report
         if accepted:
             derived, mac = self._derive(accepted)
-            with self.store.transaction():  # one transaction; chunks keep the store's checks cheap
-                for i in range(0, len(accepted), _WRITE_CHUNK):
-                    self.store.add_episodes(accepted[i : i + _WRITE_CHUNK], derived)
+            self.store.add_episodes(accepted, derived)  # one transaction, bulk from 64 on
             self.indexes.on_add(accepted, derived, mac)
         report.added = [e.id for e in accepted]
         return report
@@ -200,7 +198,9 @@ class Memory:
     def _derive(
         self, episodes: Sequence[Episode], embedder: Embedder | None = None
     ) -> tuple[dict[str, Derived], dict[str, Counter]]:
-        emb, wl, vocab = embedder or self.embedder, self.indexes.wl, self.store.vocabulary
+        emb, vocab = embedder or self.embedder, self.store.vocabulary
+        if self.structures.wl != self.indexes.wl:
+            self.structures = StructureMemo(self.indexes.wl)
         vectors: dict[str, list] = {e.id: [] for e in episodes}
         for level in ("L0", "L2", "L3"):
             texts = [
@@ -213,15 +213,9 @@ class Memory:
                 for (eid, _), row in zip(texts, mat):
                     vectors[eid].append((level, emb.name, row))
         prints, mac = {}, {}
-        for e in episodes:
+        for e in episodes:  # once per distinct structure (retrieve/structure_memo.py)
             if e.signature is not None:
-                graph = wl.graph(e.signature, vocab)  # built once for WL and MAC
-                prints[e.id] = wl.of_graph(graph).as_row()
-                mac[e.id] = (
-                    graph_mac_features(graph)
-                    if not wl.include_fix
-                    else mac_features(e.signature, self.indexes.commutative)
-                )
+                prints[e.id], mac[e.id] = self.structures.derive(e.signature, vocab)
         derived = {e.id: Derived(tuple(vectors[e.id]), prints.get(e.id)) for e in episodes}
         return derived, mac
 

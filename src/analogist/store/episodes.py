@@ -78,8 +78,9 @@ def _sig_row(sig: Signature) -> tuple:
     )
 
 
-def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> None:
-    """Insert new episodes with their signatures, relation rows and vocab counts, batched."""
+def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> int:
+    """Insert new episodes with their signatures, relation rows and vocab counts, batched;
+    return how many signature rows were written."""
     now = utcnow()
     conn.executemany(
         "INSERT INTO episodes (id, kind, text, outcome, time, provenance, added_at) "
@@ -96,6 +97,7 @@ def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> None:
     for s in sigs:
         usage.update(term_usage(s))
     bump_counts(conn, usage, +1)
+    return len(sigs)
 
 
 def put_signature(conn: sqlite3.Connection, sig: Signature) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +61,12 @@ def index_state_sql() -> list[str]:
     return sql
 
 
+#: The per-row triggers a bulk append of fresh rows switches off (see ``IndexSync.appending``).
+INSERT_TRIGGERS = tuple(f"{t}_{w}" for t in SOURCES for w in ("replace", "insert"))
+#: Secondary indexes a large load into a small memory drops and builds again afterwards.
+SECONDARY_INDEXES = ("sig_relations_episode", "sig_relations_predicate", "sig_fingerprint_hash")
+
+
 @dataclass(frozen=True)
 class IndexState:
     """The database's index generation, rebuild count, and each source table's largest rowid."""
@@ -85,6 +91,35 @@ class IndexSync(UsesConnection):
             for t in SOURCES
         }
         return IndexState(int(g), int(r), tops)
+
+    def appending(self, write: Callable[[], int], *, rebuild_indexes: bool = False) -> None:
+        """Run ``write`` — plain INSERTs of *fresh* rows into the index source tables, returning
+        how many it wrote — with the per-row index-state triggers off, then count those rows in
+        ``index_state`` once: the same generation the triggers would have reached one row at a
+        time (an INSERT of a row that exists fails on its key, so the ``replace`` trigger had
+        nothing to count). With ``rebuild_indexes`` the secondary SQLite indexes are dropped
+        first and built again after (a load larger than the memory it goes into).
+
+        Must run inside the caller's transaction: the trigger and index definitions are dropped
+        and re-created from their stored SQL in it, so a failure or a kill -9 rolls everything
+        back together and no other connection ever sees the schema without them.
+        """
+        conn = self.conn
+        if not conn.in_transaction:
+            raise RuntimeError("IndexSync.appending must run inside a transaction")
+        names = INSERT_TRIGGERS + (SECONDARY_INDEXES if rebuild_indexes else ())
+        marks = ",".join("?" * len(names))
+        saved = conn.execute(
+            f"SELECT type, name, sql FROM sqlite_master WHERE name IN ({marks}) ORDER BY rowid",
+            names,
+        ).fetchall()
+        for kind, name, _ in saved:
+            conn.execute(f"DROP {kind.upper()} {name}")
+        written = write()
+        if any(kind == "trigger" for kind, _, _ in saved):
+            conn.execute("UPDATE index_state SET generation = generation + ?", (written,))
+        for _, _, sql in saved:
+            conn.execute(sql)
 
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:

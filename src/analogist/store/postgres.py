@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from analogist.episode import Episode
 from analogist.errors import ConfigError, StoreError
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store.db import utcnow
+from analogist.store.index_sync import SOURCES
 from analogist.store.pg_migrations import PG_MIGRATIONS
 from analogist.store.store import Derived, Store
 
@@ -192,6 +193,25 @@ class PostgresStore(Store):
         g = self.conn.execute("SELECT generation FROM index_state").fetchone()[0]
         top = self.conn.execute("SELECT MAX(rowid) FROM episodes").fetchone()[0]
         return int(g), int(top or 0)
+
+    def appending(self, write: Callable[[], int], *, rebuild_indexes: bool = False) -> None:
+        """As on SQLite (:meth:`IndexSync.appending`): the per-row ``*_insert`` triggers are
+        switched off for this transaction (``ALTER TABLE ... DISABLE TRIGGER`` is
+        transactional) and the rows counted once; thousands of updates of the one
+        ``index_state`` row in a transaction would otherwise leave a chain of row versions each
+        next update walks. A role that does not own the tables keeps the triggers (same
+        result, slower). ``rebuild_indexes`` is ignored here."""
+        try:
+            with self.transaction():
+                for t in SOURCES:
+                    self.conn.execute(f"ALTER TABLE {t} DISABLE TRIGGER {t}_insert")
+        except StoreError:
+            write()
+            return
+        written = write()
+        for t in SOURCES:
+            self.conn.execute(f"ALTER TABLE {t} ENABLE TRIGGER {t}_insert")
+        self.conn.execute("UPDATE index_state SET generation = generation + ?", (written,))
 
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:

@@ -31,6 +31,12 @@ from analogist.store.runs import RunLog
 from analogist.store.schemas import SchemaRows
 from analogist.store.vocab import load_vocabulary, save_vocabulary, term_counts
 
+#: Adds of at least this many episodes write with the per-row index-state triggers off
+#: (``IndexSync.appending``): below it the schema change costs more than the triggers.
+BULK_MIN = 64
+#: ... and drop and rebuild the secondary indexes when also at least as large as the memory.
+BULK_INDEX_MIN = 2000
+
 
 @dataclass(frozen=True)
 class Derived:
@@ -169,30 +175,50 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
                 "(`analogist delete ID`) or choose a new id"
             )
         derived = derived or {}
+
+        def write() -> int:
+            written = ep_rows.insert_episodes(self.conn, episodes)
+            return written + self._put_derived_many(
+                {e.id: derived[e.id] for e in episodes if e.id in derived}, fresh=True
+            )
+
         try:
             with transaction(self.conn):
-                ep_rows.insert_episodes(self.conn, episodes)
-                self._put_derived_many(
-                    {e.id: derived[e.id] for e in episodes if e.id in derived}, fresh=True
-                )
+                if len(episodes) < BULK_MIN:
+                    write()
+                else:
+                    self.appending(write, rebuild_indexes=self._small_beside(len(episodes)))
         except sqlite3.Error as e:
             raise StoreError(
                 f"adding {len(episodes)} episode(s) failed, nothing was stored: {e}"
             ) from None
         return ids
 
-    def _put_derived_many(self, derived: Mapping[str, Derived], fresh: bool = False) -> None:
-        """Write index rows; ``fresh``: the episodes were just inserted, so no row can exist
-        and a plain INSERT does (cheaper than INSERT OR REPLACE's conflict handling)."""
+    def _small_beside(self, n: int) -> bool:
+        """Is a load of ``n`` episodes at least as large as the memory it goes into (then
+        building the secondary indexes once afterwards is cheaper than updating them per row)?"""
+        if n < BULK_INDEX_MIN:
+            return False
+        top = self.conn.execute("SELECT MAX(rowid) FROM episodes").fetchone()[0]
+        return int(top or 0) <= n
+
+    def _put_derived_many(self, derived: Mapping[str, Derived], fresh: bool = False) -> int:
+        """Write index rows and return how many; ``fresh``: the episodes were just inserted, so
+        no row can exist and a plain INSERT does (cheaper than INSERT OR REPLACE's conflict
+        handling). A fingerprint's features shared by several episodes (the memory derives
+        each distinct structure once) are serialised once."""
         verb = "INSERT" if fresh else "INSERT OR REPLACE"
-        vectors, prints = [], []
+        vectors, prints, feats_json = [], [], dict[int, str]()
         for eid, d in derived.items():
             for level, embedder, vec in d.vectors:
                 v = np.asarray(vec, dtype=np.float32)
                 vectors.append((eid, level, embedder, int(v.shape[0]), v.tobytes()))
             if d.fingerprint is not None:
                 wl_hash, version, feats = d.fingerprint
-                prints.append((eid, wl_hash, version, json.dumps(dict(feats), sort_keys=True)))
+                text = feats_json.get(id(feats))
+                if text is None:
+                    text = feats_json[id(feats)] = json.dumps(dict(feats), sort_keys=True)
+                prints.append((eid, wl_hash, version, text))
         self.conn.executemany(
             f"{verb} INTO sig_vectors (episode_id, level, embedder, dim, vector) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -203,6 +229,7 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
             "features_json) VALUES (?, ?, ?, ?)",
             prints,
         )
+        return len(vectors) + len(prints)
 
     def put_derived(self, derived: Mapping[str, Derived]) -> None:
         """(Re)write index rows for stored episodes, in one transaction."""

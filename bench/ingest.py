@@ -1,0 +1,201 @@
+"""Ingest of pre-encoded signatures: episodes per CPU-second and per wall second, by phase.
+
+Generates seeded structured signatures as JSON lines (``bench/retrieval.py``'s generator; not
+timed), then ingests them into a fresh SQLite memory with every retrieval index built (as a
+long-lived agent process holds them), in three ways measured in the same run:
+
+* **bulk**: :meth:`analogist.memory.Memory.add` with batches of ``--batch`` lines (the path
+  ``analogist add`` and ``Memory.add_jsonl`` take);
+* **per-episode**: one ``Memory.add`` call per line (what an agent adding one episode does),
+  on the first ``--per-item`` lines of a second fresh memory;
+* **floor**: raw ``executemany`` of exactly the rows the bulk path stored (read back
+  afterwards) into the same tables of a bare database — no FTS, no secondary index, no trigger,
+  one transaction per batch — i.e. what SQLite alone needs to take the bytes.
+
+The bulk path is timed per phase by wrapping the methods ``Memory.add`` calls (nothing is
+re-implemented here): *read+validate* (``Memory._parse``: ``json.loads``, limits, signature
+parsing), *derive* (``Memory._derive``: embeddings, WL fingerprint, MAC features), *write*
+(``Store.add_episodes``: the SQLite transaction), *fold* (``Indexes.on_add``: in-memory
+indexes), *other* (the rest of ``add``). CPU time (``time.process_time``) is the figure to
+trust on a shared machine; wall time is printed beside it.
+
+Usage: ``nice -n 15 python bench/ingest.py [--sizes 10000,100000] [--batch 5000]
+[--per-item 500] [--embedder hashing|random] [--json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from retrieval import generate, make_embedder  # noqa: E402
+
+from analogist.memory import Memory  # noqa: E402
+from analogist.store.ingest_floor import raw_insert_floor  # noqa: E402
+
+PHASES = ("read+validate", "derive", "embed", "write", "fold")
+
+
+class Clock:
+    """Accumulated CPU and wall seconds per phase."""
+
+    def __init__(self) -> None:
+        self.cpu = dict.fromkeys(PHASES, 0.0)
+        self.wall = dict.fromkeys(PHASES, 0.0)
+
+    def wrap(self, phase: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            c0, t0 = time.process_time(), time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.cpu[phase] += time.process_time() - c0
+                self.wall[phase] += time.perf_counter() - t0
+
+        return timed
+
+
+class TimedEmbedder:
+    """The memory's embedder, its ``embed`` timed as the ``derive: embed`` share of derive."""
+
+    def __init__(self, inner: Any, clock: Clock):
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.embed = clock.wrap("embed", inner.embed)
+
+
+def fresh_memory(folder: str, name: str, embedder: str) -> Memory:
+    """A new memory with every index built, so ``add`` folds into them as a live process does."""
+    m = Memory(os.path.join(folder, name), embedder=make_embedder(embedder))
+    idx = m.indexes
+    idx.fingerprints(), idx.mac(), [idx.vectors(lv) for lv in ("L0", "L2", "L3")]
+    idx.derivatives()
+    return m
+
+
+def lines_for(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [json.dumps(generate(rng, f"ep_{i}")) for i in range(n)]
+
+
+def bulk(folder: str, lines: list[str], batch: int, embedder: str) -> dict:
+    m = fresh_memory(folder, "bulk.db", embedder)
+    clock = Clock()
+    m._parse = clock.wrap("read+validate", m._parse)  # type: ignore[method-assign]
+    m._derive = clock.wrap("derive", m._derive)  # type: ignore[method-assign]
+    m.store.add_episodes = clock.wrap("write", m.store.add_episodes)  # type: ignore[method-assign]
+    m.indexes.on_add = clock.wrap("fold", m.indexes.on_add)  # type: ignore[method-assign]
+    m.embedder = TimedEmbedder(m.embedder, clock)
+    cpu = wall = 0.0
+    for a in range(0, len(lines), batch):
+        c0, t0 = time.process_time(), time.perf_counter()
+        report = m.add(lines[a : a + batch])
+        cpu += time.process_time() - c0
+        wall += time.perf_counter() - t0
+        assert not report.rejected, report.rejected[:2]
+    memo = m.structures
+    m.store.close()
+    return {
+        "cpu": cpu,
+        "wall": wall,
+        "phase_cpu": clock.cpu,
+        "phase_wall": clock.wall,
+        "structures": {"hits": memo.hits, "misses": memo.misses},
+    }
+
+
+def per_episode(folder: str, lines: list[str], embedder: str) -> dict:
+    m = fresh_memory(folder, "single.db", embedder)
+    c0, t0 = time.process_time(), time.perf_counter()
+    for line in lines:
+        assert not m.add([line]).rejected
+    out = {"cpu": time.process_time() - c0, "wall": time.perf_counter() - t0}
+    m.store.close()
+    return out
+
+
+def floor(folder: str, batch: int) -> dict:
+    """Raw executemany of the bulk run's stored rows into bare copies of its tables."""
+    return raw_insert_floor(
+        os.path.join(folder, "bulk.db"), os.path.join(folder, "floor.db"), batch
+    )
+
+
+def run_size(n: int, batch: int, per_item: int, embedder: str, seed: int) -> dict:
+    lines = lines_for(n, seed)
+    with tempfile.TemporaryDirectory(prefix="analogist-ingest-") as folder:
+        b = bulk(folder, lines, batch, embedder)
+        f = floor(folder, batch)
+        s = per_episode(folder, lines[: min(per_item, n)], embedder)
+        size_mb = os.path.getsize(os.path.join(folder, "bulk.db")) / 2**20
+    s["n"] = min(per_item, n)
+    return {
+        "n": n,
+        "batch": batch,
+        "embedder": embedder,
+        "bulk": b,
+        "floor": f,
+        "per_episode": s,
+        "db_mb": size_mb,
+    }
+
+
+def report(r: dict) -> None:
+    n, b, f, s = r["n"], r["bulk"], r["floor"], r["per_episode"]
+    print(
+        f"\n== {n:,} episodes, batches of {r['batch']:,}, embedder {r['embedder']}, "
+        f"db {r['db_mb']:.0f} MB =="
+    )
+    print(f"{'path':<14}{'/CPU-s':>10}{'/s wall':>10}{'us/ep CPU':>11}{'x floor (CPU)':>15}")
+    fl = f["cpu"] / n
+    for name, cpu, wall, k in (
+        ("bulk", b["cpu"], b["wall"], n),
+        ("per-episode", s["cpu"], s["wall"], s["n"]),
+        ("floor", f["cpu"], f["wall"], n),
+    ):
+        print(
+            f"{name:<14}{k / cpu:>10,.0f}{k / wall:>10,.0f}{cpu / k * 1e6:>11.0f}"
+            f"{cpu / k / fl:>15.1f}"
+        )
+    print(f"bulk vs per-episode (CPU per episode): {s['cpu'] / s['n'] / (b['cpu'] / n):.2f}x")
+    other = b["cpu"] - sum(v for p, v in b["phase_cpu"].items() if p != "embed")
+    print("bulk, per phase (us/episode CPU; wall):")
+    for p in PHASES:
+        label = "  of which embed" if p == "embed" else p
+        print(
+            f"  {label:<16}{b['phase_cpu'][p] / n * 1e6:>6.0f}{b['phase_wall'][p] / n * 1e6:>10.0f}"
+        )
+    print(f"  {'other':<16}{other / n * 1e6:>6.0f}")
+    st = b["structures"]
+    print(
+        f"distinct structures derived: {st['misses']:,} of {st['hits'] + st['misses']:,} "
+        f"signatures (memo hit rate {st['hits'] / max(1, st['hits'] + st['misses']):.2f})"
+    )
+    print(f"target 5,000/CPU-s (200 us/episode): {'MET' if n / b['cpu'] >= 5000 else 'not met'}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--batch", type=int, default=5000)
+    ap.add_argument("--per-item", type=int, default=500)
+    ap.add_argument("--embedder", choices=("hashing", "random"), default="hashing")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    for n in (int(x) for x in args.sizes.split(",")):
+        r = run_size(n, args.batch, args.per_item, args.embedder, args.seed)
+        print(json.dumps(r)) if args.json else report(r)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""What a memory derives from a signature's structure alone, computed once per distinct structure.
+
+The WL fingerprint (``signature/fingerprint.py``) and the MAC content vector (``retrieve/mac.py``)
+are functions of the signature *graph*, which does not change when roles are renamed or
+relations and causal links are listed in another order. Many stored signatures share a
+structure (the same failure pattern over other entities), so a bulk ingest computes them once per
+structure and reuses the result.
+
+The memo key is an exact description of the structure with the roles renamed by first use
+(relations sorted by predicate first, so a reordering usually maps to the same key): equal keys
+mean the two signatures' graphs are the same up to renaming, hence the same fingerprint and MAC
+vector. Two isomorphic signatures may still get different keys (the renaming is not a canonical
+form); that only costs a miss. Signatures with a fix operator counted by the fingerprint
+(``include_fix``) are not memoised.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from analogist.retrieve.mac import graph_mac_features, mac_features
+from analogist.signature.fingerprint import Structure, WLFingerprint, commutative_terms
+from analogist.signature.terms import Term
+from analogist.signature.vocabulary import Vocabulary
+
+#: (wl_hash, wl_version, features) as stored in sig_fingerprint, and the MAC vector.
+Derivation = tuple[tuple[str, str, dict[str, int]], Counter]
+
+
+def structure_key(s: Structure) -> tuple:
+    """The structure of ``s`` with roles numbered by first use (see the module docstring)."""
+    names: dict[str, int] = {}
+
+    def arg(a: str | Term) -> Any:
+        if isinstance(a, str):
+            n = names.get(a)
+            if n is None:
+                n = names[a] = len(names)
+            return n
+        return (a.functor, *[arg(x) for x in a.args])
+
+    rels = sorted(s.relations, key=lambda r: r.predicate)
+    return (
+        len(s.roles),
+        tuple((r.predicate, *[arg(a) for a in r.args]) for r in rels),
+        tuple((arg(ln.cause), ln.link, arg(ln.effect)) for ln in s.causal_chain),
+    )
+
+
+class StructureMemo:
+    """Fingerprint rows and MAC vectors by structure key, for one WL algorithm.
+
+    The results are shared between the signatures of one structure: callers must not mutate
+    them (nothing does: they are serialised and folded into posting lists). Bounded: when
+    ``limit`` structures are held the memo starts afresh. A change of the vocabulary's
+    commutative predicates (which the graph depends on) empties it.
+    """
+
+    def __init__(self, wl: WLFingerprint, limit: int = 200_000):
+        self.wl, self.limit = wl, limit
+        self._memo: dict[tuple, Derivation] = {}
+        self._commutative: frozenset[str] | None = None
+        self.hits = self.misses = 0
+
+    def derive(self, s: Structure, vocab: Vocabulary) -> Derivation:
+        """The fingerprint row and MAC vector of ``s`` (computed, or the memoised ones)."""
+        if self.wl.include_fix:
+            return self._compute(s, vocab)
+        comm = commutative_terms(vocab)
+        if comm != self._commutative:
+            self._memo, self._commutative = {}, comm
+        key = structure_key(s)
+        hit = self._memo.get(key)
+        if hit is not None:
+            self.hits += 1
+            return hit
+        self.misses += 1
+        if len(self._memo) >= self.limit:
+            self._memo = {}
+        got = self._memo[key] = self._compute(s, vocab)
+        return got
+
+    def _compute(self, s: Structure, vocab: Vocabulary) -> Derivation:
+        graph = self.wl.graph(s, vocab)  # built once for WL and MAC
+        row = self.wl.of_graph(graph).as_row()
+        mac = (
+            graph_mac_features(graph)
+            if not self.wl.include_fix
+            else mac_features(s, commutative_terms(vocab))
+        )
+        return row, mac

@@ -1,0 +1,46 @@
+"""The ingest floor for ``bench/ingest.py``: what SQLite alone needs to take a memory's rows.
+
+It copies the rows an ingest stored (episodes, signatures, relation rows, fingerprints, vectors)
+into bare tables of a new database — same columns, no FTS, no secondary index, no trigger, no
+key — with one ``executemany`` per table per batch and one transaction per batch, WAL and
+``synchronous = NORMAL`` as the store uses. Everything the ingest path does beyond that (parsing,
+deriving, indexes, triggers, Python row building) is overhead above this floor. SQL lives in
+``store/``, so the bench calls this instead of opening the database itself.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+TABLES = ("episodes", "signatures", "sig_relations", "sig_fingerprint", "sig_vectors")
+
+
+def raw_insert_floor(source: str | Path, target: str | Path, batch: int) -> dict[str, float]:
+    """Insert ``source``'s index-source rows into bare tables at ``target`` (a new file) in
+    batches of ``batch`` episodes; return the CPU and wall seconds of the inserts alone."""
+    src = sqlite3.connect(str(source))
+    dst = sqlite3.connect(str(target), isolation_level=None)
+    try:
+        dst.execute("PRAGMA journal_mode = WAL")
+        dst.execute("PRAGMA synchronous = NORMAL")
+        rows = {}
+        for t in TABLES:
+            cols = [r[1] for r in src.execute(f"PRAGMA table_info({t})")]
+            dst.execute(f"CREATE TABLE {t} ({', '.join(cols)})")
+            data = src.execute(f"SELECT {', '.join(cols)} FROM {t} ORDER BY rowid").fetchall()
+            rows[t] = (f"INSERT INTO {t} VALUES ({', '.join('?' * len(cols))})", data)
+        n = len(rows["episodes"][1])
+        share = {t: len(data) / max(n, 1) for t, (_, data) in rows.items()}
+        c0, t0 = time.process_time(), time.perf_counter()
+        for a in range(0, n, batch):
+            b = min(n, a + batch)
+            dst.execute("BEGIN")
+            for t, (sql, data) in rows.items():
+                dst.executemany(sql, data[round(a * share[t]) : round(b * share[t])])
+            dst.execute("COMMIT")
+        return {"cpu": time.process_time() - c0, "wall": time.perf_counter() - t0}
+    finally:
+        src.close()
+        dst.close()
