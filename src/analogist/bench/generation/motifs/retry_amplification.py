@@ -90,28 +90,34 @@ MOTIF = Motif(
             setting=(
                 "Distribution centre outage, peak week.",
                 "Site systems review, Monday night shift.",
+                "Warehouse control room log, peak season.",
             ),
             facts={
                 "calls": (
                     "{UPS} scan with {CLI}, and every scan asks {SRV} for a bin location.",
                     "Each scan by {UPS} makes {CLI} ask {SRV} where the item sits.",
+                    "For each item {UPS} pick, {CLI} must fetch a bin from {SRV}.",
                 ),
                 "timeouts": (
                     "When {SRV} slows, calls from {CLI} run out of time.",
                     "Any slowdown on {SRV} makes lookups from {CLI} time out.",
+                    "Under load, {SRV} answers too slowly and {CLI} abandons the lookup.",
                 ),
                 "repeat": (
                     "{CLI} are set to fire the same lookup again the instant one times out.",
                     "A timed-out lookup is immediately sent again by {CLI}, and again.",
+                    "{CLI} resubmits each abandoned lookup without pause, with no cap on attempts.",
                 ),
                 "pile": (
                     "Every repeat lands on {SRV} on top of the new work.",
                     "The repeats stack on top of the normal traffic to {SRV}.",
+                    "Those resubmissions swell the work {SRV} is already struggling under.",
                 ),
             },
             symptom=(
                 "A thirty-second hiccup on {SRV} at 21:00 turned into a four-hour standstill.",
                 "{SRV} stayed swamped for the whole night after a half-minute blip.",
+                "Picking halted for four hours after {SRV} stumbled for half a minute.",
             ),
             variants={
                 MEDIATOR: {"timeouts": ("When calls from {CLI} run out of time, {SRV} slows.",)},
@@ -145,28 +151,34 @@ MOTIF = Motif(
             setting=(
                 "Clinical systems incident, Tuesday morning.",
                 "IT service review, acute hospital.",
+                "Pathology IT post-incident report.",
             ),
             facts={
                 "calls": (
                     "{UPS} request results through {CLI}, which query {SRV}.",
                     "Every request from {UPS} makes {CLI} query {SRV}.",
+                    "{CLI} has to fetch from {SRV} whatever {UPS} look up.",
                 ),
                 "timeouts": (
                     "When {SRV} is slow, queries from {CLI} time out.",
                     "A slow {SRV} means queries from {CLI} run out of time.",
+                    "Once {SRV} falls behind, {CLI} gives up waiting for its answers.",
                 ),
                 "repeat": (
                     "{CLI} resend any timed-out query straight away, as often as it takes.",
                     "Each timed-out query is sent again by {CLI} at once.",
+                    "Each dropped fetch is reissued by {CLI} on the spot, without limit.",
                 ),
                 "pile": (
                     "Every resend lands on {SRV} along with the fresh queries.",
                     "The resends arrive at {SRV} on top of normal traffic.",
+                    "Those reissues deepen the queue {SRV} already faces.",
                 ),
             },
             symptom=(
                 "A brief pause in {SRV} during the morning round became a three-hour outage, and results were phoned through by hand.",
                 "{SRV} was swamped all morning after a momentary stall.",
+                "Results took hours to appear after {SRV} paused for a moment.",
             ),
             variants={
                 MEDIATOR: {"timeouts": ("When queries from {CLI} time out, {SRV} is slow.",)},
@@ -197,28 +209,37 @@ MOTIF = Motif(
                 "UPS": "the traders",
                 "PRX": "the desk's message broker",
             },
-            setting=("Trading floor incident, Monday open.", "Technology risk review, rates desk."),
+            setting=(
+                "Trading floor incident, Monday open.",
+                "Technology risk review, rates desk.",
+                "Desk outage retrospective, market open.",
+            ),
             facts={
                 "calls": (
                     "{UPS} price deals on {CLI}, and each price asks {SRV} for the latest quote.",
                     "Every quote {UPS} pull up makes {CLI} ask {SRV}.",
+                    "{CLI} pulls a tick from {SRV} for every price {UPS} call up.",
                 ),
                 "timeouts": (
                     "When {SRV} lags, requests from {CLI} time out.",
                     "A lagging {SRV} makes requests from {CLI} run out of time.",
+                    "If {SRV} stalls, each request {CLI} makes expires unanswered.",
                 ),
                 "repeat": (
                     "{CLI} fire the request again the moment it times out.",
                     "{CLI} send any timed-out request again immediately.",
+                    "{CLI} hammers out a duplicate request the moment one expires.",
                 ),
                 "pile": (
                     "Every repeat adds to what {SRV} has to handle.",
                     "The repeats pile onto {SRV} alongside the fresh requests.",
+                    "Those duplicates heap extra strain on {SRV}.",
                 ),
             },
             symptom=(
                 "A two-second hitch at the open kept {SRV} swamped until lunchtime, and the desk traded blind.",
                 "{SRV} stayed swamped for three hours after a two-second stall.",
+                "Traders priced nothing for three hours after {SRV} hiccupped for two seconds.",
             ),
             variants={
                 MEDIATOR: {"timeouts": ("When requests from {CLI} time out, {SRV} lags.",)},
@@ -249,28 +270,34 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, to {w7} is to knock again at once when no one answers.",
                 "Among the {w8}, knocking again at once when nobody answers is called {w7}ing.",
+                "The {w8} call it {w7}ing when a caller who gets no answer knocks a second time straight away.",
             ),
             facts={
                 "calls": (
                     "{UPS} send word through {CLI}, which knocks at {SRV}.",
                     "Every errand from {UPS} sends {CLI} knocking at {SRV}.",
+                    "{CLI} takes every errand of {UPS} up to {SRV} and needs its answer.",
                 ),
                 "timeouts": (
                     "When {SRV} is slow to answer, the knocks of {CLI} go unanswered.",
                     "A slow {SRV} leaves {CLI} unanswered.",
+                    "Once {SRV} is crowded, {CLI} waits at its door in vain.",
                 ),
                 "repeat": (
                     "{CLI} knocks at {SRV} again every time a knock goes unanswered.",
                     "Unanswered, {CLI} {w7}s again and again.",
+                    "Left without reply, {CLI} {w7}s at once, over and over.",
                 ),
                 "pile": (
                     "Each new knock adds to the crowd at the door of {SRV}.",
                     "The extra knocks pile up at {SRV}.",
+                    "All that knocking thickens the throng around {SRV}.",
                 ),
             },
             symptom=(
                 "A moment's pause at {SRV} became a whole day of clamour.",
                 "{SRV} was swamped from dawn to dusk after a brief pause.",
+                "A short hush at {SRV} turned into a day-long din.",
             ),
             variants={
                 MEDIATOR: {

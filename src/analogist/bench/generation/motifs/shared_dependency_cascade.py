@@ -89,28 +89,37 @@ MOTIF = Motif(
                 "TOP": "the checkout service",
                 "POOL": "the login service's connection pool",
             },
-            setting=("Major incident review, Black Friday.", "Outage report, web storefront."),
+            setting=(
+                "Major incident review, Black Friday.",
+                "Outage report, web storefront.",
+                "Post-incident write-up, online shop.",
+            ),
             facts={
                 "base": (
                     "Both {MID} and {TOP} rely on {DEP}.",
                     "{DEP} sits under {MID} and {TOP} alike.",
+                    "{MID} keeps sessions in {DEP}; {TOP} reads it too.",
                 ),
                 "chain": (
                     "{TOP} cannot take an order without {MID}.",
                     "Every request to {TOP} goes through {MID} first.",
+                    "{TOP} completes nothing unless {MID} vouches for the shopper.",
                 ),
                 "slow": (
                     "{DEP} slowed to a crawl at 11:02, and {MID} piled up threads waiting on it.",
                     "When {DEP} turned sluggish, requests inside {MID} stacked up until it choked.",
+                    "At 11:02 {DEP} began answering in seconds, not milliseconds, and {MID} ran out of threads.",
                 ),
                 "spread": (
                     "Once {MID} choked, {TOP} went with it.",
                     "The pile-up in {MID} carried straight on into {TOP}.",
+                    "The collapse of {MID} brought {TOP} to a halt.",
                 ),
             },
             symptom=(
                 "{TOP} was out for forty minutes at peak, and every order attempt returned an error.",
                 "For forty minutes nobody could pay for anything.",
+                "No customer could complete a purchase for forty minutes at the busiest hour.",
             ),
             variants={
                 REVERSE: {"spread": ("The pile-up in {TOP} carried straight back into {MID}.",)},
@@ -134,28 +143,34 @@ MOTIF = Motif(
             setting=(
                 "Airport operations review, August bank holiday.",
                 "Disruption report, main terminal.",
+                "Ground handling debrief, peak Saturday.",
             ),
             facts={
                 "base": (
                     "Both {MID} and {TOP} rely on {DEP} directly.",
                     "{DEP} is underneath {MID} and {TOP} alike.",
+                    "{MID} fills up at {DEP}, and {TOP} hangs on it too.",
                 ),
                 "chain": (
                     "{TOP} cannot move without {MID}.",
                     "Every departure on {TOP} waits on {MID}.",
+                    "Each flight on {TOP} needs {MID} to fuel it first.",
                 ),
                 "slow": (
                     "{DEP} pumped at half rate from six o'clock, and {MID} queued up at its gate.",
                     "When {DEP} slowed, {MID} bunched up waiting to fill.",
+                    "From six {DEP} gave barely half its usual flow, and {MID} lined up at its gate.",
                 ),
                 "spread": (
                     "Once {MID} jammed, {TOP} fell apart with it.",
                     "The jam among {MID} carried straight into {TOP}.",
+                    "As {MID} stood idle in line, {TOP} unravelled.",
                 ),
             },
             symptom=(
                 "Forty departures were cancelled and {TOP} was abandoned by noon.",
                 "By noon {TOP} had collapsed and most flights were scrubbed.",
+                "Most of the afternoon's flights never left, and {TOP} was scrapped.",
             ),
             variants={
                 REVERSE: {"spread": ("Once {TOP} fell apart, {MID} jammed with it.",)},
@@ -178,28 +193,37 @@ MOTIF = Motif(
                 "TOP": "the market gardens",
                 "POOL": "the pumping station",
             },
-            setting=("Drought report, upper valley.", "Water board summary, dry season."),
+            setting=(
+                "Drought report, upper valley.",
+                "Water board summary, dry season.",
+                "Catchment authority note, summer.",
+            ),
             facts={
                 "base": (
                     "Both {MID} and {TOP} draw on {DEP}.",
                     "{DEP} lies under {MID} and {TOP} alike.",
+                    "{MID} taps {DEP}, and so do {TOP}.",
                 ),
                 "chain": (
                     "{TOP} get their water from {MID}.",
                     "Without {MID}, {TOP} have no water.",
+                    "{TOP} is irrigated from {MID}.",
                 ),
                 "slow": (
                     "{DEP} dropped through a dry spring, and {MID} were pumped around the clock to keep up.",
                     "When {DEP} fell, {MID} were worked day and night and still came up short.",
+                    "{DEP} sank in a rainless spring, and {MID} were worked nonstop for ever less.",
                 ),
                 "spread": (
                     "Once {MID} were spent, {TOP} withered with them.",
                     "The strain on {MID} carried straight through to {TOP}.",
+                    "When {MID} gave out, {TOP} went thirsty in turn.",
                 ),
             },
             symptom=(
                 "By July {TOP} had lost their whole crop.",
                 "{TOP} dried out in midsummer and the harvest was lost.",
+                "{TOP} lost the season's produce before August.",
             ),
             variants={
                 REVERSE: {"spread": ("Once {TOP} withered, {MID} were spent on them.",)},
@@ -224,25 +248,34 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, a thing is said to {w7} another when it cannot work without it.",
                 "Among the {w8}, to {w7} something is to be unable to work without it.",
+                "The {w8} say one thing {w7}s another if it is helpless without it.",
             ),
             facts={
                 "base": (
                     "{MID} and {TOP} both {w7} {DEP}.",
                     "{DEP} is {w7}ed by {MID} and {TOP} alike.",
+                    "{MID} {w7}s {DEP}, and so does {TOP}.",
                 ),
-                "chain": ("{TOP} {w7}s {MID}.", "{TOP} cannot work without {MID}."),
+                "chain": (
+                    "{TOP} {w7}s {MID}.",
+                    "{TOP} cannot work without {MID}.",
+                    "{TOP} can bake nothing if {MID} is idle.",
+                ),
                 "slow": (
                     "{DEP} turned sluggish at noon, and {MID} clogged up waiting.",
                     "When {DEP} slowed, {MID} jammed.",
+                    "At noon {DEP} ebbed, and {MID} creaked to a near halt.",
                 ),
                 "spread": (
                     "Once {MID} jammed, {TOP} stopped with it.",
                     "The jam in {MID} carried on into {TOP}.",
+                    "With {MID} at a standstill, {TOP} went cold as well.",
                 ),
             },
             symptom=(
                 "{TOP} stood dead for the rest of the day.",
                 "By evening {TOP} had gone dark.",
+                "No bread came from {TOP} for the rest of the day.",
             ),
             variants={
                 REVERSE: {"spread": ("Once {TOP} stopped, {MID} jammed with it.",)},

@@ -88,24 +88,29 @@ MOTIF = Motif(
             setting=(
                 "Carrier service review, Monday.",
                 "Customer-service incident, freight booking.",
+                "Booking desk post-mortem, freight.",
             ),
             facts={
                 "copy": (
                     "{CLN} quote from {CCH}, which is printed each morning from the figures of {SRV}.",
                     "{CCH} is a copy of the figures of {SRV}, and {CLN} quote from it all day.",
+                    "{CLN} price bookings off {CCH}, whose numbers come from {SRV} every morning.",
                 ),
                 "expiry": (
                     "{CCH} lapses at exactly noon, and when it does every one of {CLN} needs fresh figures at once.",
                     "At noon {CCH} runs out for everyone at the same instant.",
+                    "{CCH} becomes void at 12:00 sharp for every agent simultaneously.",
                 ),
                 "rush": (
                     "So at noon {CLN} all phone {SRV} together, and {SRV} is swamped.",
                     "The simultaneous calls from {CLN} flood {SRV}.",
+                    "At 12:00 {CLN} dial {SRV} as one, and its lines jam.",
                 ),
             },
             symptom=(
                 "Every day at noon {SRV} stopped answering for forty minutes.",
                 "{SRV} was unreachable for most of every lunchtime.",
+                "Each lunchtime {SRV} went dead for the better part of an hour.",
             ),
             variants={
                 MEDIATOR: {
@@ -143,24 +148,29 @@ MOTIF = Motif(
             setting=(
                 "Enrolment day review, registry office.",
                 "IT incident report, start of term.",
+                "Registry systems debrief, welcome week.",
             ),
             facts={
                 "copy": (
                     "{CLN} sign up using {CCH}, which is issued by {SRV}.",
                     "{CCH} comes from {SRV}, and {CLN} need it to register.",
+                    "{SRV} mints {CCH}, and without it {CLN} cannot enrol.",
                 ),
                 "expiry": (
                     "Every copy of {CCH} runs out at 09:00 on enrolment day, for everyone at once.",
                     "At 09:00 every copy of {CCH} lapses together.",
+                    "{CCH} expires at 09:00 for every student in one stroke.",
                 ),
                 "rush": (
                     "So at 09:00 all of {CLN} go to {SRV} in the same minute and swamp it.",
                     "The same-minute requests from {CLN} flood {SRV}.",
+                    "{CLN} descend on {SRV} in a single surge and overwhelm it.",
                 ),
             },
             symptom=(
                 "{SRV} collapsed within a minute of opening, and enrolment slipped by two days.",
                 "Nobody could register for most of the morning.",
+                "{SRV} fell over minutes after opening, and enrolment ran two days behind.",
             ),
             variants={
                 MEDIATOR: {
@@ -193,24 +203,32 @@ MOTIF = Motif(
                 "SRV": "the GP practice phone line",
                 "LB": "the regional phone router",
             },
-            setting=("Practice complaints review, March.", "Access audit, village surgery."),
+            setting=(
+                "Practice complaints review, March.",
+                "Access audit, village surgery.",
+                "Patient access survey, GP surgery.",
+            ),
             facts={
                 "copy": (
                     "{CCH} are renewed from the records kept at {SRV}, and {CLN} collect medicine on them.",
                     "{CLN} collect medicine on {CCH}, which are copies of the records at {SRV}.",
+                    "{CCH} is drawn up from files at {SRV}, and {CLN} need them for medicines.",
                 ),
                 "expiry": (
                     "All {CCH} were set to lapse on the same day, the first of the month.",
                     "On the first of the month every one of {CCH} ran out together.",
+                    "Each of {CCH} had the 1st as its end date.",
                 ),
                 "rush": (
                     "So on the first, {CLN} all rang {SRV} at once, and {SRV} was swamped.",
                     "The same-morning calls from {CLN} flooded {SRV}.",
+                    "On the 1st {CLN} phoned {SRV} en masse, tying up every line.",
                 ),
             },
             symptom=(
                 "{SRV} was engaged for the whole of the first week, and urgent callers could not get through.",
                 "For days nobody could reach {SRV}.",
+                "Patients spent the first days of the month unable to get through to {SRV}.",
             ),
             variants={
                 MEDIATOR: {
@@ -251,24 +269,29 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, a {w6} is said to {w7} when its time runs out.",
                 "Among the {w8}, a {w6} whose time has run out is said to {w7}.",
+                "The {w8} say a {w6} has {w7}ed once its time is up.",
             ),
             facts={
                 "copy": (
                     "{CCH} is struck from the stock of {SRV}, and {CLN} trade on it.",
                     "{CLN} trade on {CCH}, which is struck from the stock of {SRV}.",
+                    "{SRV} issues {CCH}, and {CLN} can do no business without it.",
                 ),
                 "expiry": (
                     "{CCH} {w7}s at the same bell, for everyone at once.",
                     "At the noon bell all of them {w7} together.",
+                    "{CCH} {w7}s for every holder at a single stroke of the bell.",
                 ),
                 "rush": (
                     "So at that bell {CLN} all crowd to {SRV} at once.",
                     "The crowd of {CLN} floods {SRV}.",
+                    "{CLN} throng the doors of {SRV} until it can take no more.",
                 ),
             },
             symptom=(
                 "{SRV} was overrun every noon and turned everyone away.",
                 "Each noon {SRV} could serve no one.",
+                "{SRV} shut its doors each noon, unable to cope.",
             ),
             variants={
                 MEDIATOR: {

@@ -93,21 +93,29 @@ MOTIF = Motif(
             setting=(
                 "Rollout incident, commerce platform.",
                 "Billing error review, Thursday deploy.",
+                "Post-deploy incident, billing.",
             ),
             facts={
                 "contract": (
-                    "Both {OLD} and {NEW} are built against {CTR}.",
+                    "Both {OLD} and {NEW} get built against {CTR}.",
                     "{CTR} is what {OLD} and {NEW} agree on.",
+                    "{OLD} and {NEW} each take their field definitions from {CTR}.",
                 ),
-                "handoff": ("{NEW} passes every order to {OLD}.", "Orders go from {NEW} to {OLD}."),
+                "handoff": (
+                    "{NEW} passes every order to {OLD}.",
+                    "Orders go from {NEW} to {OLD}.",
+                    "{OLD} takes in every order that {NEW} emits.",
+                ),
                 "mismatch": (
                     "About half the orders now carry a version 4 field layout that {OLD} reads differently, so it bills them wrongly.",
                     "Roughly every other order uses a version 4 layout that {OLD} does not understand the same way.",
+                    "As often as not an order arrives in the v4 shape, which {OLD} misparses into bad charges.",
                 ),
             },
             symptom=(
                 "For six hours {OLD} billed customers for the wrong quantities.",
                 "Invoices from {OLD} came out with quantities shifted into the price column.",
+                "{OLD} sent out invoices with quantities and prices transposed for six hours.",
             ),
             variants={
                 FLIP: {
@@ -137,24 +145,29 @@ MOTIF = Motif(
             setting=(
                 "Flight operations safety report.",
                 "Fleet systems review, navigation data cycle.",
+                "Avionics data integrity report.",
             ),
             facts={
                 "contract": (
                     "Both {OLD} and {NEW} work to {CTR}.",
                     "{CTR} is shared by {OLD} and {NEW}.",
+                    "{CTR} is the design basis for {OLD} and for {NEW}.",
                 ),
                 "handoff": (
                     "{NEW} uploads flight plans into {OLD}.",
                     "Flight plans go from {NEW} to {OLD}.",
+                    "{OLD} is loaded with routes by {NEW}.",
                 ),
                 "mismatch": (
                     "About half the plans now use waypoint codes from the new edition that {OLD} reads differently, so the routes come out wrong.",
                     "Roughly every other plan carries new-edition codes that {OLD} interprets its own way.",
+                    "In one plan out of two, the fresh-edition waypoints mean something else to {OLD}, and the route is garbled.",
                 ),
             },
             symptom=(
                 "Three aircraft took off with a departure route that {OLD} had quietly rewritten.",
                 "Crews found routes in {OLD} that did not match their paperwork.",
+                "Pilots found departure routes in {OLD} that differed from the filed plan.",
             ),
             variants={
                 FLIP: {
@@ -184,24 +197,29 @@ MOTIF = Motif(
             setting=(
                 "Payments operations incident, migration weekend.",
                 "Reconciliation break report, retail branches.",
+                "Branch payments post-mortem, spring migration.",
             ),
             facts={
                 "contract": (
                     "Both {OLD} and {NEW} follow {CTR}.",
-                    "{CTR} is what {OLD} and {NEW} have in common.",
+                    "{CTR} is the common ground of {OLD} and {NEW}.",
+                    "{OLD} conforms to {CTR}, as does {NEW}.",
                 ),
                 "handoff": (
                     "{NEW} passes settlement messages back to {OLD}.",
                     "Settlement messages go from {NEW} to {OLD}.",
+                    "{OLD} is sent clearing confirmations by {NEW}.",
                 ),
                 "mismatch": (
                     "About half the messages now use the revised field order that {OLD} reads differently, so payments get posted wrongly.",
                     "Roughly every other message uses a revised layout that {OLD} parses its own way.",
+                    "Every second message comes in the amended sequence, which {OLD} misconstrues, scrambling the postings.",
                 ),
             },
             symptom=(
                 "Customers' balances at {OLD} showed payments in the wrong currency for a day.",
                 "{OLD} posted hundreds of payments with amounts and references swapped.",
+                "{OLD} showed customer balances that matched no real payment for a day.",
             ),
             variants={
                 FLIP: {
@@ -236,24 +254,29 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, two scribes are said to {w7} when they follow different editions of the same rite.",
                 "Among the {w8}, scribes who keep different editions of one rite are said to {w7}.",
+                "The {w8} say two scribes {w7} when each copies from another edition of the one rite.",
             ),
             facts={
                 "contract": (
                     "{OLD} and {NEW} both follow {CTR}.",
                     "{CTR} is kept by {OLD} and {NEW} alike.",
+                    "{OLD} and {NEW} each swear by {CTR}.",
                 ),
                 "handoff": (
                     "{NEW} passes its scrolls to {OLD}.",
                     "Scrolls go from {NEW} to {OLD}.",
+                    "{OLD} receives whatever scrolls {NEW} finishes.",
                 ),
                 "mismatch": (
                     "About half the scrolls are written in a way that makes {OLD} and {NEW} {w7}, so {OLD} copies them wrong.",
                     "On roughly every other scroll, {OLD} and {NEW} {w7}.",
+                    "In one scroll of each pair, {OLD} and {NEW} {w7}, and {OLD} mangles the copy.",
                 ),
             },
             symptom=(
                 "{OLD} copied the harvest tallies into the wrong columns all season.",
                 "The tallies kept by {OLD} came out jumbled.",
+                "{OLD} wrote the harvest tallies in a muddle all season.",
             ),
             variants={
                 FLIP: {
