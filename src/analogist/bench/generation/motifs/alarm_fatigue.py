@@ -90,28 +90,34 @@ MOTIF = Motif(
             setting=(
                 "Intensive care incident review.",
                 "Patient safety investigation, cardiac ward.",
+                "Root-cause analysis, coronary care unit.",
             ),
             facts={
                 "sense": (
                     "{ALM} track {EVT} around the clock.",
                     "{EVT} is what {ALM} are there to catch, at every bed, day and night.",
+                    "Wired to each patient's leads, {ALM} register {EVT} at once.",
                 ),
                 "noise": (
                     "{ALM} sounded several hundred times a shift, almost all for loose leads, and {RSP} stopped reacting to them.",
                     "{RSP} grew numb to the sound because {ALM} kept chiming every few minutes for nothing.",
+                    "Constant beeping from {ALM}, mostly set off by patients moving in bed, taught {RSP} to tune the tone out.",
                 ),
                 "tuneout": (
                     "{RSP} routinely turn {ALM} to mute and carry on, not even looking up.",
                     "On most shifts {RSP} silence {ALM} without looking.",
+                    "{RSP} press mute on {ALM} out of sheer routine.",
                 ),
                 "miss": (
                     "When a real one came, it went unanswered, as {RSP} were numb to them by then.",
                     "The one genuine alarm that night got the same non-response from {RSP} as all the others.",
+                    "Deadened to the tone by then, {RSP} treated the one that signalled an actual arrhythmia as more clutter.",
                 ),
             },
             symptom=(
                 "A patient's rhythm change went unanswered for eleven minutes.",
                 "A genuine cardiac alarm sounded for eleven minutes before anyone came.",
+                "In bay four a patient's arrhythmia ran eleven minutes before a nurse reached the bed.",
             ),
             variants={
                 MEDIATOR: {
@@ -147,28 +153,34 @@ MOTIF = Motif(
             setting=(
                 "Incident review, database platform.",
                 "On-call health report, infrastructure team.",
+                "Postmortem notes, storage operations.",
             ),
             facts={
                 "sense": (
                     "{ALM} watch for {EVT} on every server.",
                     "{ALM} exist to catch {EVT} before any database fills its disk.",
+                    "{ALM} poll each host so {EVT} gets flagged early.",
                 ),
                 "noise": (
                     "{ALM} fired dozens of times a night, nearly all false, and {RSP} learned to shrug them off.",
                     "After months of {ALM} going off for nothing, {RSP} barely glanced at them.",
+                    "{ALM} woke {RSP} all night over harmless blips, until every notification read as background chatter.",
                 ),
                 "tuneout": (
                     "{RSP} acknowledge {ALM} from bed without reading them.",
                     "{RSP} clear {ALM} with a swipe.",
+                    "{RSP} dismisses {ALM} from a phone's lock screen, half asleep.",
                 ),
                 "miss": (
                     "Numb by then, {RSP} swiped the one that mattered away with the rest.",
                     "When the real one came, it got the same swipe from {RSP}, numb as they were by then.",
+                    "Inured after months of this, {RSP} dismissed the notification that finally counted along with all the junk.",
                 ),
             },
             symptom=(
                 "A database filled its disk at 04:00 and went read-only for three hours.",
                 "A real disk-full event sat unanswered until customers complained.",
+                "A full volume froze the primary database at 04:00, and writes were refused for three hours.",
             ),
             variants={
                 MEDIATOR: {
@@ -201,28 +213,37 @@ MOTIF = Motif(
                 "EVT": "a genuine pressure excursion",
                 "DSP": "the control-room annunciator panel",
             },
-            setting=("Process safety review, steam plant.", "Near-miss report, boiler house."),
+            setting=(
+                "Process safety review, steam plant.",
+                "Near-miss report, boiler house.",
+                "Plant engineering memo, utilities block.",
+            ),
             facts={
                 "sense": (
                     "{ALM} are wired to sound on {EVT}.",
                     "{EVT} is what {ALM} are meant to catch, anywhere in the plant.",
+                    "{ALM} take their signal from the pressure transmitters to announce {EVT}.",
                 ),
                 "noise": (
                     "{ALM} blared twenty times a shift for sensor glitches, and {RSP} stopped hearing them.",
                     "{RSP} grew numb to them because {ALM} had sounded for nothing all day.",
+                    "Faulty transducers set {ALM} blasting again and again, until {RSP} no longer registered the racket.",
                 ),
                 "tuneout": (
                     "{RSP} reset {ALM} by reflex, not by choice.",
                     "{RSP} press reset on {ALM} without looking up.",
+                    "{RSP} cancel {ALM} at the console out of habit.",
                 ),
                 "miss": (
                     "The genuine one was reset like all the rest, since {RSP} had long grown numb.",
                     "So when a real one sounded, {RSP}, numb to the noise by now, gave it the same reflex reset.",
+                    "By then deaf to the racket, {RSP} cancelled the one horn that counted as casually as any glitch.",
                 ),
             },
             symptom=(
                 "A relief valve lifted after a real excursion had sounded for six minutes.",
                 "A genuine pressure excursion ran for six minutes with its horn ringing.",
+                "The safety valve popped six minutes into an excursion that the horns had announced from the start.",
             ),
             variants={
                 MEDIATOR: {
@@ -259,25 +280,34 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, to {w7} someone is to ring a bell at them.",
                 "Among the {w8}, ringing a bell at someone is called {w7}ing them.",
+                "The folk of {w8} say they {w7} a person when they ring a bell at them.",
             ),
             facts={
                 "sense": (
                     "{ALM} is meant to catch {EVT} before it reaches the gate of the village.",
                     "{ALM} is set to ring when {EVT} comes.",
+                    "{ALM} hangs high on the tower to warn of {EVT}.",
                 ),
                 "noise": (
                     "{ALM} {w7}s {RSP} dozens of times a day, nearly always for nothing, and {RSP} stopped stirring.",
                     "{RSP} no longer stirred, because of endless {w7}ing by {ALM}.",
+                    "{ALM} {w7}s {RSP} over every stray goat, and {RSP} have ceased to heed it.",
                 ),
-                "tuneout": ("{RSP} wave {ALM} away, not even looking.", "{RSP} pay {ALM} no mind."),
+                "tuneout": (
+                    "{RSP} wave {ALM} away, not even looking.",
+                    "{RSP} pay {ALM} no mind.",
+                    "{RSP} turn their backs on {ALM}.",
+                ),
                 "miss": (
                     "So {RSP}, no longer stirring, waved the true ringing away with the rest.",
                     "When the real one rang, {RSP}, long unmoved by ringing, gave it the same wave.",
+                    "Ears long dulled, {RSP} let the ringing for a raid in earnest pass unheeded.",
                 ),
             },
             symptom=(
                 "{EVT} passed through the village unanswered.",
                 "When {EVT} came, no one rose.",
+                "{EVT} reached the gate unopposed.",
             ),
             variants={
                 MEDIATOR: {

@@ -96,28 +96,37 @@ MOTIF = Motif(
                 "L2": "the overhead crane",
                 "QUE": "the crane request queue",
             },
-            setting=("Assembly cell stoppage report.", "Line maintenance log, Monday night."),
+            setting=(
+                "Assembly cell stoppage report.",
+                "Line maintenance log, Monday night.",
+                "Robotics downtime review, body shop.",
+            ),
             facts={
                 "handoff": (
                     "{T1} passes finished frames on to {T2} at the next station.",
                     "Frames go from {T1} to {T2}.",
+                    "Welded frames move on from {T1} for {T2} to paint.",
                 ),
                 "first": (
                     "{T1} clamps {L1}, then asks for {L2} and will not let go of {L1} until it gets it.",
                     "{T1} takes {L1} first and then waits on {L2}, keeping {L1} all the while.",
+                    "With {L1} clamped in its grip, {T1} sits requesting {L2}, never loosening the fixture meanwhile.",
                 ),
                 "second": (
                     "About half the time, at that moment, {T2} has already grabbed {L2}, and that leaves {T1} stuck there.",
                     "Roughly every other cycle {T2} is using {L2} right then.",
+                    "One cycle in two finds {L2} busy carrying parts for {T2} when the request lands.",
                 ),
                 "loop": (
                     "{T2} in turn needs {L1} before it can let go of anything.",
                     "{T2} cannot finish, and free {L2}, until it has {L1}.",
+                    "{T2} must have {L1} to complete its own cycle.",
                 ),
             },
             symptom=(
                 "The cell froze at 02:14 with both robots motionless, and stayed that way until the morning shift reset it.",
                 "Both robots stood still for five hours, each waiting on the other.",
+                "From 02:14 the cell was frozen, both arms paused mid-cycle, until the day crew cleared it.",
             ),
             variants={
                 FLIP: {
@@ -149,28 +158,37 @@ MOTIF = Motif(
                 "L2": "the lower gate",
                 "QUE": "the water board's permit office",
             },
-            setting=("Wetland management report, spring flood.", "River trust minutes, April."),
+            setting=(
+                "Wetland management report, spring flood.",
+                "River trust minutes, April.",
+                "Catchment officer's notes, Easter high water.",
+            ),
             facts={
                 "handoff": (
                     "{T1} sends water on to {T2} through the weir between them.",
                     "Water passes from {T1} to {T2}.",
+                    "Whatever {T1} releases is what {T2} receives.",
                 ),
                 "first": (
                     "{T1} keeps {L1} shut and will only open it once it has control of {L2}.",
                     "{T1} keeps {L1} closed until it is given {L2}.",
+                    "{T1} bars {L1} and asks for authority over {L2} too, and won't raise {L1} meanwhile.",
                 ),
                 "second": (
                     "About half the time, at that moment, {T2} has {L2} under its own control, which keeps {T1} waiting.",
                     "Roughly every other flood, {T2} is in charge of {L2} at that point.",
+                    "In alternate floods {L2} is being worked by {T2} when that call is made.",
                 ),
                 "loop": (
                     "{T2} in turn will not release {L2} until it has {L1}.",
                     "{T2} needs {L1} before it gives up {L2}.",
+                    "{T2} keeps {L2} shut pending the handover of {L1}.",
                 ),
             },
             symptom=(
                 "Neither gate moved for three days and the marsh between them drained dry.",
                 "The water sat still for days, each keeper waiting on the other, and the marsh dried out.",
+                "For three days no gate opened, and the marsh below them turned to cracked mud.",
             ),
             variants={
                 FLIP: {
@@ -198,28 +216,37 @@ MOTIF = Motif(
                 "L2": "the yard crossover",
                 "QUE": "the dispatcher's booking sheet",
             },
-            setting=("Rail yard incident, night shift.", "Freight terminal review, Wednesday."),
+            setting=(
+                "Rail yard incident, night shift.",
+                "Freight terminal review, Wednesday.",
+                "Marshalling yard debrief, graveyard shift.",
+            ),
             facts={
                 "handoff": (
                     "{T1} hand their wagons on to {T2} at the end of each run.",
                     "Wagons pass from {T1} to {T2}.",
+                    "{T1} leave their wagons for {T2} to haul onward.",
                 ),
                 "first": (
                     "{T1} occupy {L1} and then need {L2}, staying on {L1} until they get it.",
                     "{T1} take {L1} first and keep it while waiting on {L2}.",
+                    "{T1} pull onto {L1} and radio for {L2}, and the siding stays theirs till clearance comes.",
                 ),
                 "second": (
                     "About half the time, at that moment, {T2} are already standing on {L2}, and that strands {T1} where they are.",
                     "Roughly every other shift, {T2} are on {L2} right then.",
+                    "Every second shift, {T2} sit parked across {L2} as clearance is sought.",
                 ),
                 "loop": (
                     "{T2} in turn need {L1} before they can clear {L2}.",
                     "{T2} cannot leave {L2} until they have {L1}.",
+                    "{T2} are after {L1}, and {L2} stays occupied till they get it.",
                 ),
             },
             symptom=(
                 "The yard seized up at 23:40 with both trains motionless until a manager intervened at dawn.",
                 "Both trains sat nose to nose for six hours.",
+                "No wagon left the yard between 23:40 and first light.",
             ),
             variants={
                 FLIP: {
@@ -255,28 +282,34 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, to {w7} a stone is to keep a hand on it and refuse to let go.",
                 "Among the {w8}, keeping a hand on a stone and refusing to let go is called {w7}ing it.",
+                "The people of {w8} {w7} a stone when they grip it and will not release it.",
             ),
             facts={
                 "handoff": (
                     "{T1} passes its carvings to {T2} when each is done.",
                     "Carvings go from {T1} to {T2}.",
+                    "What {T1} carves, {T2} then takes up to finish.",
                 ),
                 "first": (
                     "{T1} {w7}s {L1} and reaches for {L2}.",
                     "{T1} {w7}s {L1} while it waits on {L2}.",
+                    "{T1} goes on {w7}ing {L1} and asks for {L2} besides.",
                 ),
                 "second": (
                     "About half the time, just then, {T2} {w7}s {L2}, and so {T1} freezes in place.",
                     "Every other day {T2} is {w7}ing {L2} at that moment.",
+                    "On odd days, {L2} is being {w7}ed by {T2} when that reach comes.",
                 ),
                 "loop": (
                     "{T2} in turn reaches for {L1}.",
                     "{T2} will not let go until it has {L1}.",
+                    "{T2} has its eye on {L1} for the next cut.",
                 ),
             },
             symptom=(
                 "From noon until nightfall neither moved an inch.",
                 "The two stood frozen, each waiting on the other, until dark.",
+                "Not a single chisel struck from midday on.",
             ),
             variants={
                 FLIP: {

@@ -87,28 +87,34 @@ MOTIF = Motif(
             setting=(
                 "School board minutes, budget round.",
                 "Policy review, district education office.",
+                "Attainment subcommittee papers, spring.",
             ),
             facts={
                 "together": (
                     "Across the district {OBS} and {OUT} rise and fall together, and both climb with {CFD}.",
                     "{OBS} track {OUT} closely, and both are higher wherever {CFD} is higher.",
+                    "Schools logging more {OBS} post stronger {OUT}, and each scales with {CFD}.",
                 ),
                 "watch": (
                     "{DM} follows {OUT} every term, school by school, year by year.",
                     "{OUT} are reported to {DM} each term.",
+                    "{DM} scrutinises {OUT} whenever a new cohort sits its papers.",
                 ),
                 "belief": (
                     "{DM} half believes that {OBS} are what lift {OUT}, and that belief pushes it to act.",
                     "Some on {DM} are convinced {OBS} drive {OUT} and are pressing to act at once; others are unsure.",
+                    "A good part of {DM} takes it for granted that {OBS} raise {OUT}, and that conviction leans it toward spending.",
                 ),
                 "act": (
                     "On the strength of that pattern {DM} acted.",
                     "The pattern alone carried the vote.",
+                    "Those matching figures were all {DM} needed to go ahead.",
                 ),
             },
             symptom=(
                 "{DM} paid for tutoring vouchers across the district, and {OUT} did not move.",
                 "A year's budget went on vouchers that changed nothing.",
+                "Vouchers for tutoring were handed to every family, yet {OUT} were no better a year on.",
             ),
             variants={
                 FLIP: {
@@ -143,25 +149,34 @@ MOTIF = Motif(
             setting=(
                 "Wildlife trust annual review.",
                 "Grant committee notes, county wildlife trust.",
+                "Trustees' paper on garden bird support.",
             ),
             facts={
                 "together": (
                     "{OBS} and {OUT} move together year to year, and both go up in warm springs.",
                     "{OBS} track {OUT} closely, and both rise with {CFD}.",
+                    "Years when {OBS} is high are good for {OUT}, and a warm {CFD} lifts both.",
                 ),
                 "watch": (
                     "{DM} follows {OUT} through its annual counts.",
                     "{OUT} is counted for {DM} every year, in hundreds of gardens.",
+                    "Volunteers compile nest records of {OUT} for {DM} each breeding round.",
                 ),
                 "belief": (
                     "{DM} half believes that {OBS} are what raises {OUT}, which makes it quick to act on the pattern.",
                     "Some at {DM} are sure {OBS} makes the difference; others are not.",
+                    "Several trustees at {DM} reckon {OBS} is behind {OUT}, an idea that leaves them keen to move.",
                 ),
-                "act": ("The pattern alone decided the matter.", "{DM} acted on the pattern."),
+                "act": (
+                    "The pattern alone decided the matter.",
+                    "{DM} acted on the pattern.",
+                    "Two curves in step sufficed for {DM}.",
+                ),
             },
             symptom=(
                 "{DM} spent its grant on free feeders for every household, and {OUT} fell the next cold spring anyway.",
                 "A feeder giveaway swallowed the grant and made no difference.",
+                "Thousands of free feeders went out, and the next cold spring still brought a poor breeding year.",
             ),
             variants={
                 FLIP: {
@@ -196,28 +211,34 @@ MOTIF = Motif(
             setting=(
                 "Marketing committee minutes, annual plan.",
                 "Budget post-mortem, consumer division.",
+                "Quarterly spend review, retail brands.",
             ),
             facts={
                 "together": (
                     "{OBS} and {OUT} rise and fall together, and both peak with {CFD}.",
                     "Month by month {OBS} track {OUT}, and both follow {CFD}.",
+                    "When {OBS} is heavy, {OUT} run strong, and {CFD} paces both.",
                 ),
                 "watch": (
                     "{DM} sees {OUT} weekly, region by region, in its Monday pack.",
                     "{OUT} land on the desk of {DM} every week.",
+                    "Each week {DM} goes over {OUT} by territory.",
                 ),
                 "belief": (
                     "{DM} half believes that {OBS} drives {OUT}, and that belief hurries the decision.",
                     "Some on {DM} are sure {OBS} brings in the sales; others doubt it, though all of them want a quick decision.",
+                    "Most of {DM} take on faith that {OBS} buys {OUT}, and that faith speeds the sign-off.",
                 ),
                 "act": (
                     "On the strength of the pattern {DM} acted.",
                     "The pattern carried the decision.",
+                    "Matching chart lines settled it for {DM}.",
                 ),
             },
             symptom=(
                 "{DM} doubled {OBS} for the quiet season, and {OUT} stayed flat.",
                 "Millions went into off-season adverts with nothing to show.",
+                "Off-season advertising was doubled and the quiet months sold no more than before.",
             ),
             variants={
                 FLIP: {
@@ -255,25 +276,34 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, two things are said to {w7} when they rise and fall together.",
                 "Among the {w8}, things that rise and fall together are said to {w7}.",
+                "When two things climb and sink in step, the {w8} say they {w7}.",
             ),
             facts={
                 "together": (
                     "{OBS} and {OUT} {w7}, and both swell with {CFD}.",
                     "{OBS} {w7}s with {OUT}; both follow {CFD}.",
+                    "{OBS} and {OUT} {w7}, since {CFD} lifts both alike.",
                 ),
                 "watch": (
                     "{DM} hears of {OUT} every season, from every field and fold.",
                     "{OUT} is reported to {DM} each season.",
+                    "Word of {OUT} is brought before {DM} at each harvest moot.",
                 ),
                 "belief": (
                     "{DM} half believes {OBS} is what swells {OUT}, and that spurs it to act.",
                     "Some of {DM} are sure {OBS} makes {OUT}; others are not, yet all are eager to act on it.",
+                    "Many in {DM} credit {OBS} with {OUT}, and that view goads it into action.",
                 ),
-                "act": ("On that pattern alone {DM} acted.", "The pattern decided it."),
+                "act": (
+                    "On that pattern alone {DM} acted.",
+                    "The pattern decided it.",
+                    "{DM} ruled on that likeness.",
+                ),
             },
             symptom=(
                 "{DM} ordered {OBS} doubled, and {OUT} stayed as it was.",
                 "{OBS} was doubled by decree, and nothing changed.",
+                "{DM} had {OBS} multiplied, to no gain in barley.",
             ),
             variants={
                 FLIP: {

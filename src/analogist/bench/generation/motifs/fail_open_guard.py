@@ -84,28 +84,34 @@ MOTIF = Motif(
             setting=(
                 "Quality escape report, machining cell 2.",
                 "Customer complaint investigation, castings.",
+                "Nonconformance review, cylinder-head castings.",
             ),
             facts={
                 "screen": (
                     "{GRD} screens {SRC} and throws out cracked ones before they reach {SYS} and its cutters.",
                     "{GRD} keeps cracked pieces among {SRC} away from {SYS}.",
+                    "{GRD} photographs each of {SRC}, kicking flawed pieces aside to protect {SYS}.",
                 ),
                 "needs": (
                     "{GRD} needs {DEP} to make each call, and {DEP} was dropping out about half the time that week.",
                     "About half the time that week {DEP} was unreachable, and {GRD} cannot judge without it.",
+                    "Every verdict {GRD} gives is computed on {DEP}, and {DEP} was offline for roughly every other part that week.",
                 ),
                 "open": (
                     "When {GRD} cannot judge, it waves every piece through.",
                     "Unable to decide, {GRD} lets everything pass.",
+                    "Lacking a verdict, {GRD} treats the piece as good.",
                 ),
                 "flow": (
                     "{SRC} go straight on into {SYS}.",
                     "Whatever passes is machined by {SYS}.",
+                    "{SRC} then ride the conveyor to {SYS}.",
                 ),
             },
             symptom=(
                 "Two hundred cracked castings were machined and shipped before anyone noticed.",
                 "{SYS} turned out a week of parts from cracked castings.",
+                "Cracked blanks went through machining undetected and reached the customer.",
             ),
             variants={
                 FLIP: {
@@ -141,25 +147,37 @@ MOTIF = Motif(
                 "SYS": "the passenger-aircraft loading bays",
                 "FLT": "the screening tunnel",
             },
-            setting=("Safety investigation, overnight hub.", "Regulatory report, air cargo."),
+            setting=(
+                "Safety investigation, overnight hub.",
+                "Regulatory report, air cargo.",
+                "Dangerous goods occurrence, sort centre.",
+            ),
             facts={
                 "screen": (
                     "{GRD} screens {SRC} and pulls out any hazardous items before they reach {SYS}.",
                     "{GRD} keeps hazardous items among {SRC} away from {SYS}.",
+                    "{GRD} X-rays {SRC} and diverts anything dangerous so it never gets near {SYS}.",
                 ),
                 "needs": (
                     "{GRD} needs {DEP} to classify each item, and {DEP} was dropping out about half the time.",
                     "About half the time {DEP} could not be reached, and {GRD} cannot classify without it.",
+                    "{GRD} can only sort an item by querying {DEP}, and one query in two went unanswered.",
                 ),
                 "open": (
                     "When {GRD} cannot classify an item, it clears it.",
                     "Unable to decide, {GRD} lets the parcel go.",
+                    "No answer means {GRD} marks the item safe.",
                 ),
-                "flow": ("{SRC} go straight on to {SYS}.", "Whatever clears is loaded at {SYS}."),
+                "flow": (
+                    "{SRC} go straight on to {SYS}.",
+                    "Whatever clears is loaded at {SYS}.",
+                    "{SRC} are then carted to {SYS}.",
+                ),
             },
             symptom=(
                 "Lithium batteries were loaded onto passenger flights for three nights.",
                 "Hazardous parcels reached {SYS} unchecked for days.",
+                "Undeclared lithium cells flew on passenger jets three nights running.",
             ),
             variants={
                 FLIP: {
@@ -198,25 +216,34 @@ MOTIF = Motif(
             setting=(
                 "Flight time limitations breach report.",
                 "Crew planning audit, summer schedule.",
+                "Crew scheduling compliance finding, peak season.",
             ),
             facts={
                 "screen": (
                     "{GRD} vets {SRC} and rejects any that would break rest rules before they reach {SYS}.",
                     "{GRD} keeps swaps among {SRC} that would break rest rules out of {SYS}.",
+                    "{GRD} refuses those {SRC} that would cut a pilot's rest, keeping {SYS} legal.",
                 ),
                 "needs": (
                     "{GRD} needs {DEP} to count hours, and {DEP} was dropping out about half the time.",
                     "About half the time {DEP} was unreachable, and {GRD} cannot count hours without it.",
+                    "Duty hours come to {GRD} from {DEP}, whose connection was lost on something like every second lookup.",
                 ),
                 "open": (
                     "When {GRD} cannot count hours, it approves the swap.",
                     "Unable to check, {GRD} approves by default.",
+                    "Given no figures, {GRD} signs off on the request.",
                 ),
-                "flow": ("{SRC} go straight into {SYS}.", "Approved swaps are written into {SYS}."),
+                "flow": (
+                    "{SRC} go straight into {SYS}.",
+                    "Approved swaps are written into {SYS}.",
+                    "Each cleared request lands in {SYS}.",
+                ),
             },
             symptom=(
                 "Eleven pilots flew over their legal duty maximum in one week.",
                 "{SYS} ended up with crews rostered past their rest rules.",
+                "A week of rosters put pilots in the cockpit beyond their legal hours.",
             ),
             variants={
                 FLIP: {
@@ -256,26 +283,35 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, to {w7} a cart is to turn it back at the entrance.",
                 "Among the {w8}, turning a cart back at the entrance is called {w7}ing it.",
+                "The {w8} call it {w7}ing when a cart is sent back from the entrance.",
             ),
             facts={
                 "screen": (
                     "{GRD} {w7}s any of {SRC} carrying rot before they reach {SYS}.",
                     "{GRD} keeps rotten carts among {SRC} away from {SYS} by {w7}ing them at the village gate each dawn.",
+                    "{GRD} sniffs each of {SRC} and {w7}s any rotten load, so {SYS} stays sound.",
                 ),
                 "needs": (
                     "{GRD} cannot judge without {DEP}, which was absent about half the time that season.",
                     "About half the time {DEP} was away, and {GRD} cannot judge without it.",
+                    "{GRD} tells rot only with {DEP} in hand, and {DEP} went missing one day in two.",
                 ),
                 "open": (
                     "When {GRD} cannot judge, it lets the cart through.",
                     "Unable to decide, {GRD} waves the cart on.",
+                    "Cup gone, {GRD} calls the load sound.",
                 ),
                 "flow": (
                     "{SRC} roll straight on into {SYS}.",
                     "Whatever passes is unloaded into {SYS}.",
+                    "Then {SRC} tip their loads into {SYS}.",
                 ),
             },
-            symptom=("Rot spread through {SYS} by midsummer.", "Half of {SYS} was spoiled."),
+            symptom=(
+                "Rot spread through {SYS} by midsummer.",
+                "Half of {SYS} was spoiled.",
+                "{SYS} grew black with mould.",
+            ),
             variants={
                 FLIP: {
                     "screen": (

@@ -84,24 +84,29 @@ MOTIF = Motif(
             setting=(
                 "Navigation outage report, runway 27.",
                 "Airfield systems review, Sunday morning.",
+                "Air traffic engineering debrief, approach aids.",
             ),
             facts={
                 "pair": (
                     "If {PRI} drops out, {SEC} is supposed to take over within seconds.",
                     "{SEC} exists to take over from {PRI}.",
+                    "{SEC} stands ready to carry the approach the moment {PRI} quits.",
                 ),
                 "prim": (
                     "{PRI} loads its settings from {SHR}, and a bad update to {SHR} at 06:00 knocked it out.",
                     "A bad update pushed to {SHR} at 06:00 took {PRI} off the air, since {PRI} loads its settings from there.",
+                    "A corrupt file arrived on {SHR} at 06:00, and {PRI}, which reads its configuration there, shut itself off.",
                 ),
                 "sec": (
                     "{SEC} loads the very same settings from {SHR}, at the same moment, and has none of its own.",
                     "{SEC} takes its settings from {SHR} too, in the same push, with nothing kept locally.",
+                    "{SEC} boots from {SHR} as well, receiving the identical configuration in that update, with no fallback file on board.",
                 ),
             },
             symptom=(
                 "When {PRI} went off the air, {SEC} failed within a second, and the runway lost landing guidance for two hours.",
                 "Both transmitters were out together, and inbound flights were diverted for two hours.",
+                "For two hours the approach had no guidance at all, main and standby both dead.",
             ),
             variants={
                 COPIED: {
@@ -134,24 +139,29 @@ MOTIF = Motif(
             setting=(
                 "Business continuity review, trading outage.",
                 "Regulator notification, Tuesday outage.",
+                "Operational resilience incident note, markets division.",
             ),
             facts={
                 "pair": (
                     "If {PRI} goes dark, trading moves to {SEC}.",
                     "{SEC} is there to take over from {PRI}.",
+                    "{SEC} inherits the trading should {PRI} be knocked out.",
                 ),
                 "prim": (
                     "{PRI} pulls its certificates from {SHR}, and an expired root certificate pushed to {SHR} brought it to a halt.",
                     "An expired root certificate pushed to {SHR} halted {PRI}, which pulls its certificates from there.",
+                    "{PRI} gets its keys and trust chain via {SHR}; when a lapsed root landed there, {PRI} began refusing connections.",
                 ),
                 "sec": (
                     "{SEC} pulls the same certificates from {SHR} at the same moment and keeps none of its own.",
                     "{SEC} takes its certificates from {SHR} too, in the same push, with none kept locally.",
+                    "{SEC} also draws its certificates from {SHR}, received in that very distribution, with no separate store.",
                 ),
             },
             symptom=(
                 "When {PRI} halted, {SEC} refused every connection too, and the firm could not trade for three hours.",
                 "Trading moved over and {SEC} was just as dead.",
+                "The switch to the recovery site achieved nothing; no client could connect for three hours.",
             ),
             variants={
                 COPIED: {
@@ -181,24 +191,32 @@ MOTIF = Motif(
                 "SHR": "the single nursery stock",
                 "STG": "the propagation bed",
             },
-            setting=("County rare-plant report.", "Conservation partnership review, autumn."),
+            setting=(
+                "County rare-plant report.",
+                "Conservation partnership review, autumn.",
+                "Plant recovery programme, species dossier.",
+            ),
             facts={
                 "pair": (
                     "{SEC} was planted so the orchid would survive if {PRI} was lost.",
                     "{SEC} exists as insurance for {PRI}.",
+                    "Should {PRI} perish, {SEC} carries the species on.",
                 ),
                 "prim": (
                     "{PRI} was grown from {SHR}, and a fungus carried in {SHR} wiped it out this spring.",
                     "A fungus carried in {SHR} wiped out {PRI}, which was grown from it.",
+                    "{PRI} traces back entirely to {SHR}, and a root rot harboured by {SHR} killed it this spring.",
                 ),
                 "sec": (
                     "{SEC} was raised from {SHR} as well, in the same batch, with no plants of any other origin.",
                     "{SEC} came from {SHR} too, in the same batch, and has no plants of its own origin.",
+                    "Every plant in {SEC} descends from {SHR} too, propagated in that one round, with no outside genetic material.",
                 ),
             },
             symptom=(
                 "Within weeks of losing {PRI}, {SEC} died off too, and the orchid vanished from the county.",
                 "{SEC} collapsed at the same time as {PRI}.",
+                "The reserve plants sickened within weeks of the riverside loss, and the county lost the orchid.",
             ),
             variants={
                 COPIED: {
@@ -234,24 +252,29 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, a lamp is said to {w7} from a spring when it draws its oil there.",
                 "Among the {w8}, a lamp that draws its oil from a spring is said to {w7} from it.",
+                "The {w8} say a lamp {w7}s from whichever spring fills it.",
             ),
             facts={
                 "pair": (
                     "If {PRI} goes dark, {SEC} is meant to light.",
                     "{SEC} is kept to take over from {PRI}.",
+                    "Once {PRI} is snuffed, {SEC} is to give the light.",
                 ),
                 "prim": (
                     "{PRI} {w7}s from {SHR}, and a sour batch in {SHR} put it out at dusk.",
                     "A sour batch in {SHR} put out {PRI}, which {w7}s from it.",
+                    "When {SHR} soured, {PRI}, which {w7}s from it, lost its flame at dusk.",
                 ),
                 "sec": (
                     "{SEC} {w7}s from {SHR} too, in the same pour, with no oil of its own.",
                     "{SEC} also {w7}s from {SHR}, in the same pour, and keeps no oil of its own.",
+                    "{SEC} {w7}s from {SHR} as well, filled at that very hour, with no reserve jar.",
                 ),
             },
             symptom=(
                 "When {PRI} went out, {SEC} guttered a moment later, and the pass was dark all night.",
                 "{PRI} and {SEC} went dark together.",
+                "That night both beacons stood unlit above the pass.",
             ),
             variants={
                 COPIED: {

@@ -93,28 +93,34 @@ MOTIF = Motif(
             setting=(
                 "Maintenance occurrence report, regional turboprop fleet.",
                 "Fleet technical review, aircraft G-XR.",
+                "Airworthiness investigation, turboprop hydraulics.",
             ),
             facts={
                 "wear": (
                     "For several weeks {FLT} had been losing output a little more each flight.",
                     "{FLT} was wearing out, delivering less pressure every week.",
+                    "Output from {FLT} had been sagging, flight after flight.",
                 ),
                 "absorb": (
                     "{CMP} sits behind {FLT} and tops the system up whenever {FLT} falls short, as often as needed.",
                     "Whenever {FLT} came up short, {CMP} made it up again.",
+                    "{CMP} compensates for {FLT} by recharging the lines on every dip, however frequent.",
                 ),
                 "view": (
                     "{MON} reads the pressure only after {CMP} has made up the shortfall, so it showed normal figures throughout.",
                     "What reached {MON} was the pressure after {CMP} had topped it up, which always looked normal.",
+                    "{MON} senses downstream of {CMP}, so the needle held steady on every flight.",
                 ),
                 "warn": (
                     "A low reading on {MON} would have been written up and passed to {OPS} the same day.",
                     "Had {MON} shown a drop, {OPS} would have been told before the next flight and grounded the aircraft there and then.",
+                    "Any pressure dip showing on {MON} would have gone in the tech log for {OPS} to act on before departure.",
                 ),
             },
             symptom=(
                 "{FLT} seized on approach, and {OPS} had no prior write-up of any kind.",
                 "The first {OPS} heard of the problem was a pump that seized completely on approach.",
+                "{FLT} jammed on finals with nothing in the tech log to foretell it.",
             ),
             variants={
                 DELETE: {
@@ -151,28 +157,34 @@ MOTIF = Motif(
             setting=(
                 "Serious incident review, renal unit.",
                 "Case conference, dialysis outpatients.",
+                "Nephrology mortality and morbidity meeting.",
             ),
             facts={
                 "wear": (
                     "For two months {FLT} had been losing a little blood every day.",
                     "Week by week {FLT} was getting worse.",
+                    "{FLT} had oozed for months, ever more heavily.",
                 ),
                 "absorb": (
                     "{CMP} topped the patient up whenever levels dipped, and were repeated as often as needed.",
                     "Each time the patient's levels dipped, {CMP} made up the loss, over and over.",
+                    "{CMP} restored the lost blood, bag by bag, each time a dip appeared.",
                 ),
                 "view": (
                     "{MON} was drawn after {CMP}, so it always came back within range.",
                     "Because {MON} was taken after each top-up, the results looked normal.",
+                    "Samples for {MON} followed {CMP}, so each figure sat inside the reference band.",
                 ),
                 "warn": (
                     "A falling result on {MON} would have been referred to {OPS} within a day.",
                     "Any drop on {MON} goes straight to {OPS} for review, and they would have found the bleed in time.",
+                    "A slide on {MON} gets flagged to {OPS}, who would have scoped the patient promptly.",
                 ),
             },
             symptom=(
                 "The patient collapsed with a major bleed, and {OPS} had never been asked to look.",
                 "The ulcer was found only after an emergency admission; nobody had flagged it.",
+                "A massive haemorrhage put the patient in resus; no referral had ever gone out.",
             ),
             variants={
                 DELETE: {
@@ -211,28 +223,34 @@ MOTIF = Motif(
             setting=(
                 "Outage review, customer database.",
                 "Incident write-up, month-end processing.",
+                "Postmortem, billing database.",
             ),
             facts={
                 "wear": (
                     "For weeks {FLT} had been returning more and more bad reads.",
                     "{FLT} was slowly wearing out, failing more reads each day.",
+                    "{FLT} had been accumulating bad sectors at a quickening rate.",
                 ),
                 "absorb": (
                     "{CMP} repeats any read from {FLT} that comes back bad, time after time until one succeeds.",
                     "Whenever {FLT} returned garbage, {CMP} simply tried again until it got good data.",
+                    "{CMP} reissues each failed read on {FLT}, looping until the data comes back clean.",
                 ),
                 "view": (
                     "{MON} only counts errors that survive {CMP}, and none did, so it stayed green.",
                     "Errors swallowed by {CMP} never reached {MON}, which showed nothing wrong.",
+                    "{CMP} absorbs each error before it is counted, leaving {MON} clean.",
                 ),
                 "warn": (
                     "Any error on {MON} opens a ticket for {OPS} automatically, and {OPS} would swap {FLT} before it died.",
                     "A red tile on {MON} puts a ticket in front of {OPS} within minutes.",
+                    "An error shown on {MON} would have set {OPS} to work on a replacement in good time.",
                 ),
             },
             symptom=(
                 "{FLT} gave out completely during month-end processing, and {OPS} had no warning at all.",
                 "The first sign {OPS} had was a dead disk in the middle of the month-end run.",
+                "Month-end ground to a halt when {FLT} died, and nobody had been warned.",
             ),
             variants={
                 DELETE: {
@@ -274,28 +292,34 @@ MOTIF = Motif(
             setting=(
                 "In the {w8} mill, to {w7} is to pour extra in until a vessel reads full.",
                 "At {w8}, folk say a vessel is {w7}ed when extra is poured in to keep it full.",
+                "In {w8}, folk call it {w7}ing when a vessel is kept brimming by pouring more in.",
             ),
             facts={
                 "wear": (
                     "{FLT} had been leaking a little more every day.",
                     "Day by day {FLT} let more slip away.",
+                    "{FLT} was seeping worse with each dawn.",
                 ),
                 "absorb": (
                     "{CMP} {w7}s {FLT} whenever it runs low, as often as it takes.",
                     "Each time {FLT} ran low, {CMP} {w7}ed it again.",
+                    "Whenever {FLT} sank, {CMP} tirelessly {w7}ed it anew.",
                 ),
                 "view": (
                     "{MON} is read only after {CMP} has {w7}ed, so it always showed full.",
                     "Because {CMP} {w7}s first, {MON} never showed anything amiss.",
+                    "{MON} is consulted once {CMP} has {w7}ed, and so it reads brim-full.",
                 ),
                 "warn": (
                     "A low level in {MON} would have sent word to {OPS} that same hour.",
                     "Any dip in {MON} is carried to {OPS} at once, and they would fill {FLT} again before it ran dry.",
+                    "Had {MON} shown a shortfall, a runner would have fetched {OPS} before nightfall.",
                 ),
             },
             symptom=(
                 "{FLT} ran dry all at once, and {OPS} had heard nothing beforehand.",
                 "{OPS} learned of the leak only when {FLT} emptied completely.",
+                "{OPS} found {FLT} empty one morning, with no word sent ahead.",
             ),
             variants={
                 DELETE: {

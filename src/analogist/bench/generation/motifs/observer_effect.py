@@ -81,25 +81,34 @@ MOTIF = Motif(
             setting=(
                 "Seabird survey review, east spit.",
                 "Breeding season summary, coastal reserve.",
+                "Shorebird warden's season debrief.",
             ),
             facts={
-                "probe": ("{PRB} record every clutch in {TGT}.", "{TGT} is counted through {PRB}."),
+                "probe": (
+                    "{PRB} record every clutch in {TGT}.",
+                    "{TGT} is counted through {PRB}.",
+                    "{PRB} tally the eggs of {TGT}.",
+                ),
                 "cost": (
                     "Each of {PRB} flushes the birds off their eggs for half an hour, which costs {TGT} dearly.",
                     "{PRB} disturb {TGT}, keeping adults off their eggs for long spells.",
+                    "{PRB} send the adults of {TGT} wheeling off their nests, and the eggs chill each time.",
                 ),
                 "read": (
                     "{ANA} takes the figures from {PRB} as the state of {TGT}.",
                     "{ANA} treats {PRB} as the true picture.",
+                    "{ANA} prints the tallies from {PRB} unquestioned as the colony's status.",
                 ),
                 "conclude": (
                     "The losses that the visits themselves caused went straight into {ANA}.",
                     "What the visits did to {TGT} showed up in {ANA} as a fact about the colony.",
+                    "So {ANA} reported as a real decline a drop in {TGT} that the inspections made.",
                 ),
             },
             symptom=(
                 "{ANA} declared {TGT} in steep decline and recommended culling gulls; hatching was normal on undisturbed plots.",
                 "{ANA} blamed predators for low hatching that was not seen where nobody visited.",
+                "Gull culling was proposed on the back of {ANA}, though plots nobody visited hatched as usual.",
             ),
             variants={
                 MEDIATOR: {
@@ -129,28 +138,34 @@ MOTIF = Motif(
             setting=(
                 "Clinical review, admissions ward.",
                 "Medication incident report, elderly care.",
+                "Ward round audit, hypertension referrals.",
             ),
             facts={
                 "probe": (
                     "{PRB} track {TGT} every fifteen minutes.",
                     "{TGT} is followed through {PRB}.",
+                    "{PRB} take {TGT} round the clock.",
                 ),
                 "cost": (
                     "Each of {PRB} wakes and startles the patient, which pushes {TGT} up.",
                     "{PRB} keep the patient anxious and awake, raising {TGT}.",
+                    "The cuff inflating under {PRB} rouses the patient and lifts {TGT}.",
                 ),
                 "read": (
                     "{ANA} takes the readings from {PRB} at face value.",
                     "{ANA} treats {PRB} as the true picture.",
+                    "{ANA} repeats the numbers from {PRB} without a second thought.",
                 ),
                 "conclude": (
                     "The rise caused by the checks themselves went straight into {ANA}.",
                     "What the checks did to {TGT} showed up in {ANA} as a fact about the patient.",
+                    "{ANA} then listed the checks' own effect on {TGT} as part of the patient's condition.",
                 ),
             },
             symptom=(
                 "{ANA} reported {TGT} as dangerously high, and a drug was started that the patient did not need.",
                 "A new drug was started on the strength of {ANA}; at home the readings were normal.",
+                "After {ANA} called {TGT} worrying, the patient went home on a drug they never needed.",
             ),
             variants={
                 MEDIATOR: {
@@ -178,28 +193,34 @@ MOTIF = Motif(
             setting=(
                 "Inspection appeal, Year 9 science.",
                 "Head teacher's response to inspection.",
+                "Governors' complaint, lesson grading.",
             ),
             facts={
                 "probe": (
                     "{PRB} judge {TGT} from the back of the room.",
                     "{TGT} is assessed through {PRB}.",
+                    "{PRB} watch {TGT} and grade it.",
                 ),
                 "cost": (
                     "The presence of {PRB} makes pupils restless and changes {TGT}.",
                     "{PRB} unsettle the pupils, which alters {TGT}.",
+                    "Once {PRB} arrive, the pupils play up and {TGT} shifts.",
                 ),
                 "read": (
                     "{ANA} takes what {PRB} saw as the truth about {TGT}.",
                     "{ANA} treats {PRB} as the true picture.",
+                    "{ANA} accepts the verdict of {PRB} wholesale.",
                 ),
                 "conclude": (
                     "The unrest that the visit itself caused went straight into {ANA}.",
                     "What the visit did to {TGT} showed up in {ANA} as a fact about the class.",
+                    "{ANA} wrote up the restlessness that the visitors' arrival had stirred as if it were {TGT}.",
                 ),
             },
             symptom=(
                 "{ANA} rated the class disorderly and put the teacher on a support plan.",
                 "The teacher was put on a support plan for behaviour that only appeared when visitors came.",
+                "{ANA} judged the class unruly, and the teacher was sent on remedial training.",
             ),
             variants={
                 MEDIATOR: {
@@ -232,25 +253,34 @@ MOTIF = Motif(
             setting=(
                 "In {w8}, to {w7} a hive is to open it and count its dwellers.",
                 "Among the {w8}, opening a hive to count its dwellers is called {w7}ing it.",
+                "The {w8} say they {w7} a hive when they lift its lid to tally who lives inside.",
             ),
             facts={
-                "probe": ("{PRB} {w7}s {TGT} each morning.", "{TGT} is {w7}ed daily by {PRB}."),
+                "probe": (
+                    "{PRB} {w7}s {TGT} each morning.",
+                    "{TGT} is {w7}ed daily by {PRB}.",
+                    "Each dawn {PRB} {w7}s {TGT}.",
+                ),
                 "cost": (
                     "Every {w7}ing by {PRB} chills {TGT} and sets it back.",
                     "{PRB} chills {TGT} each time it opens it.",
+                    "{PRB} lets cold into {TGT} with each opening.",
                 ),
                 "read": (
                     "{ANA} takes the count of {PRB} as the truth.",
                     "{ANA} treats {PRB} as the true picture.",
+                    "{ANA} enters whatever {PRB} counts, no questions asked.",
                 ),
                 "conclude": (
                     "The chill the counting caused went straight into what {ANA} declared.",
                     "What the counting did to {TGT} showed up in what {ANA} declared.",
+                    "{ANA} logged the hurt of the {w7}ing as the natural state of {TGT}.",
                 ),
             },
             symptom=(
                 "{ANA} declared {TGT} sickly and ordered it burned.",
                 "On the count, {ANA} pronounced {TGT} dying.",
+                "{ANA} named {TGT} ailing and had it put to the torch.",
             ),
             variants={
                 MEDIATOR: {"cost": ("{TGT} chills, so {PRB} takes longer each time it opens it.",)},

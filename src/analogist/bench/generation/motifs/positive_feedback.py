@@ -91,24 +91,29 @@ MOTIF = Motif(
             setting=(
                 "Trading desk post-mortem, equities.",
                 "Risk committee note on Thursday's sell-off.",
+                "Fund governance note, equity drawdown.",
             ),
             facts={
                 "respond": (
                     "{ACT} kicks in whenever {LVL} deepens, selling more the further it goes.",
                     "Each time {LVL} deepened, {ACT} sold another block.",
+                    "The deeper {LVL} runs, the harder {ACT} dumps stock.",
                 ),
                 "loop": (
                     "Every block sold by {ACT} pushed {LVL} further.",
                     "The selling itself deepened {LVL}.",
+                    "Those sales dragged {LVL} deeper still.",
                 ),
                 "damper": (
                     "{DMP} is meant to cap the selling, but it is set so high it barely bites.",
                     "{DMP} exists, but at its current setting it hardly restrains {ACT}.",
+                    "{DMP} should curb {ACT}, but its threshold sits far beyond any real day's volume.",
                 ),
             },
             symptom=(
                 "By the close {LVL} had gone from two percent to thirty, and the fund had sold most of its position at the bottom.",
                 "What began as a small dip ended the day as the worst drop in the fund's history.",
+                "A two percent dip snowballed into a thirty percent collapse by the close.",
             ),
             variants={
                 REVERSE: {
@@ -144,24 +149,29 @@ MOTIF = Motif(
             setting=(
                 "Permafrost survey report, station 12.",
                 "Field season summary, northern peatland.",
+                "Arctic soil carbon fieldwork summary.",
             ),
             facts={
                 "respond": (
                     "{ACT} speeds up whenever {LVL} climbs, as it has all summer.",
                     "As {LVL} went up, so did {ACT}.",
+                    "{ACT} picks up pace as {LVL} mounts.",
                 ),
                 "loop": (
                     "The gas from {ACT} trapped more heat and pushed {LVL} higher still.",
                     "Every extra bit of {ACT} added to {LVL}.",
+                    "What {ACT} puts into the air warms the ground, lifting {LVL} again.",
                 ),
                 "damper": (
                     "{DMP} usually keeps {ACT} in check, but this year it was thin and patchy.",
                     "{DMP} normally restrains {ACT}; this winter there was little of it.",
+                    "In most years {DMP} smothers {ACT}; this winter it lay thin.",
                 ),
             },
             symptom=(
                 "Over the season {LVL} ran far past anything on record and the site slumped into a new lake.",
                 "{LVL} kept climbing all summer, faster each month, until the bank collapsed.",
+                "The bank gave way by August, and the site sank into a fresh lake.",
             ),
             variants={
                 REVERSE: {
@@ -193,24 +203,29 @@ MOTIF = Motif(
             setting=(
                 "Student services review, spring term.",
                 "Notes from the learning-support committee.",
+                "Academic support board paper, term two.",
             ),
             facts={
                 "respond": (
                     "More of {ACT} are scheduled whenever {LVL} lengthens.",
                     "Each time {LVL} got longer, more of {ACT} were added.",
+                    "The clinic answers any growth in {LVL} by adding to {ACT}.",
                 ),
                 "loop": (
                     "Every added session was announced to the whole year group, and each announcement drew more names onto {LVL}.",
                     "The more of {ACT} there were, the more students heard of the clinic and joined {LVL}.",
+                    "Word of {ACT} travelled, and every new slot brought a fresh crowd onto {LVL}.",
                 ),
                 "damper": (
                     "{DMP} is supposed to restrain {ACT}, but it is set far above what the clinic can staff.",
                     "{DMP} barely touches {ACT} at its present level.",
+                    "{DMP} ought to rein in {ACT}, yet it is pitched at a level no rota could cover.",
                 ),
             },
             symptom=(
                 "By week eight {LVL} had passed six hundred names and tutors were running sessions at midnight.",
                 "{LVL} went from twenty names to six hundred in a term, faster every week.",
+                "Six hundred students were queued for help by week eight, with tutors working past midnight.",
             ),
             variants={
                 REVERSE: {"respond": ("Each time more of {ACT} were added, {LVL} got longer.",)},
@@ -241,24 +256,29 @@ MOTIF = Motif(
             setting=(
                 "In the {w8} valley, to {w7} is to stir a pool harder.",
                 "Among the {w8}, a pool is {w7}ed when someone stirs it harder.",
+                "The {w8} say they {w7} a pool when they churn it more fiercely.",
             ),
             facts={
                 "respond": (
                     "{ACT} {w7}s harder whenever {LVL} rises.",
                     "As {LVL} went up, {ACT} {w7}ed more.",
+                    "{ACT} {w7}s with more vigour each time {LVL} climbs.",
                 ),
                 "loop": (
                     "Each stirring by {ACT} lifted {LVL} further.",
                     "The more {ACT} {w7}ed, the higher {LVL} went.",
+                    "The churning of {ACT} only raised {LVL} more.",
                 ),
                 "damper": (
                     "{DMP} should hold {ACT} back, but it is feeble.",
                     "{DMP} barely restrains {ACT}.",
+                    "{DMP} hangs too light to slow {ACT}.",
                 ),
             },
             symptom=(
                 "{LVL} rose faster each day until it spilled over the dykes.",
                 "{LVL} climbed without pause, quicker each hour, and flooded the lower fields.",
+                "{LVL} crept over the dykes by the week's end.",
             ),
             variants={
                 REVERSE: {"respond": ("As {ACT} {w7}ed more, {LVL} went up.",)},
