@@ -115,7 +115,7 @@ MOTIF = Motif(
                 "holding": (
                     "{LO} had taken {LCK} at the start of the shift and keeps it until it can finish.",
                     "{LCK} was in use by {LO}, which keeps it until done.",
-                    "{LO} sits in {LCK}, shutting out other jobs till it is done.",
+                    "{LO} sits in {LCK}, shutting out the rest of the work till it is done.",
                 ),
                 "waiting": (
                     "{HI} needed {LCK} and could only wait for it.",
@@ -131,7 +131,7 @@ MOTIF = Motif(
             symptom=(
                 "{HI} shipped two days behind schedule while {MID} ran all night.",
                 "The most urgent job in the plant sat idle for two days while routine work went ahead.",
-                "{HI} went out two days overdue, though {MID} never paused.",
+                "{HI} went out two days overdue, yet {MID} never paused.",
             ),
             variants={
                 MEDIATOR: {
@@ -257,7 +257,7 @@ MOTIF = Motif(
             symptom=(
                 "{HI} started fifty minutes after the decision to operate while {MID} went ahead.",
                 "The most urgent case on the floor waited almost an hour for a bay.",
-                "{HI} began almost an hour after it was called, though {MID} kept moving.",
+                "{HI} began almost an hour after it was called, while {MID} carried on.",
             ),
             variants={
                 MEDIATOR: {
@@ -309,7 +309,7 @@ MOTIF = Motif(
                 "holding": (
                     "{LO} stood on {LCK} and would not leave it until across.",
                     "{LO} had {LCK} to itself.",
-                    "{LO} sits on {LCK}, where no other wheel may roll meanwhile.",
+                    "{LO} is parked on {LCK}, where no further wheel may roll meanwhile.",
                 ),
                 "waiting": (
                     "{HI} needed {LCK} and could only wait.",

@@ -243,7 +243,7 @@ MOTIF = Motif(
             symptom=(
                 "{PRX} hit a record high the same quarter that renewals fell by a fifth.",
                 "The team posted its best closure figures ever while customers left in numbers.",
-                "Customers kept leaving even as {PRX} set new records.",
+                "Renewals slumped even as {PRX} set new records.",
             ),
             variants={
                 MEDIATOR: {

@@ -97,12 +97,12 @@ MOTIF = Motif(
                 "overlap": (
                     "Nothing makes {CHK} and {MUT} take turns, so at month-end they hit {ST} in the same second and their updates interleave.",
                     "{CHK} and {MUT} run with no ordering between them, and on the 1st they touched {ST} in the same instant.",
-                    "No sequencing keeps {CHK} apart from {MUT}; on payday their postings to {ST} were tangled together.",
+                    "No sequencing keeps {CHK} apart from {MUT}; on payday the two sets of postings to {ST} were tangled together.",
                 ),
                 "damage": (
                     "The interleaved updates left {ST} wrong.",
                     "Half of one update and half of the other ended up in {ST}.",
-                    "{ST} now carries a figure no honest sum could give.",
+                    "{ST} carries a figure no honest sum could give.",
                 ),
             },
             symptom=(
@@ -208,7 +208,7 @@ MOTIF = Motif(
                 "writes": (
                     "Both {CHK} and {MUT} write to {ST}.",
                     "{ST} is written by {CHK} and by {MUT}.",
-                    "{CHK} and {MUT} each save changes into {ST}.",
+                    "{CHK} and {MUT} each save into {ST}.",
                 ),
                 "overlap": (
                     "Nothing orders {CHK} and {MUT}, and at shift start they wrote {ST} in the same second.",
@@ -267,22 +267,22 @@ MOTIF = Motif(
                 "check": (
                     "{CHK} looks at {ST}, decides, then {w7}s it, as though nothing changed in between.",
                     "{CHK} {w7}s {ST} counting on its first look is still good.",
-                    "{CHK} {w7}s {ST} on the faith of what it showed a while before.",
+                    "{CHK} {w7}s {ST} on the faith of what it showed a while back.",
                 ),
                 "writes": (
                     "Both {CHK} and {MUT} {w7} {ST}.",
                     "{ST} is {w7}ed by {CHK} and {MUT} alike.",
-                    "{CHK} {w7}s {ST}, and so does {MUT}.",
+                    "{CHK} {w7}s {ST}; {MUT} {w7}s it too.",
                 ),
                 "overlap": (
                     "No one makes {CHK} and {MUT} take turns, and at dawn both {w7}ed {ST} at once.",
                     "{CHK} and {MUT} {w7} {ST} in no set order, and today they did it together.",
-                    "{CHK} and {MUT} {w7} {ST} with nobody saying who goes first, and this morning their marks crossed.",
+                    "{CHK} and {MUT} {w7} {ST} in no agreed turn, and this morning their marks crossed.",
                 ),
                 "damage": (
                     "The crossed marks left {ST} unreadable.",
                     "Half of each mark ended up on {ST}.",
-                    "{ST} now bears a muddle no one can make sense of.",
+                    "{ST} bears a muddle no one can make sense of.",
                 ),
             },
             symptom=(

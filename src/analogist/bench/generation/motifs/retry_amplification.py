@@ -96,7 +96,7 @@ MOTIF = Motif(
                 "calls": (
                     "{UPS} scan with {CLI}, and every scan asks {SRV} for a bin location.",
                     "Each scan by {UPS} makes {CLI} ask {SRV} where the item sits.",
-                    "For each item {UPS} pick, {CLI} must fetch a bin from {SRV}.",
+                    "For each item {UPS} go to collect, {CLI} must obtain a bin from {SRV}.",
                 ),
                 "timeouts": (
                     "When {SRV} slows, calls from {CLI} run out of time.",
@@ -106,12 +106,12 @@ MOTIF = Motif(
                 "repeat": (
                     "{CLI} are set to fire the same lookup again the instant one times out.",
                     "A timed-out lookup is immediately sent again by {CLI}, and again.",
-                    "{CLI} resubmits each abandoned lookup without pause, with no cap on attempts.",
+                    "{CLI} resubmits every abandoned lookup instantly, with no cap on attempts.",
                 ),
                 "pile": (
                     "Every repeat lands on {SRV} on top of the new work.",
                     "The repeats stack on top of the normal traffic to {SRV}.",
-                    "Those resubmissions swell the work {SRV} is already struggling under.",
+                    "Resubmitted lookups swell the work {SRV} is already struggling under.",
                 ),
             },
             symptom=(
@@ -157,28 +157,28 @@ MOTIF = Motif(
                 "calls": (
                     "{UPS} request results through {CLI}, which query {SRV}.",
                     "Every request from {UPS} makes {CLI} query {SRV}.",
-                    "{CLI} has to fetch from {SRV} whatever {UPS} look up.",
+                    "{CLI} has to fetch from {SRV} whatever results {UPS} want.",
                 ),
                 "timeouts": (
                     "When {SRV} is slow, queries from {CLI} time out.",
                     "A slow {SRV} means queries from {CLI} run out of time.",
-                    "Once {SRV} falls behind, {CLI} gives up waiting for its answers.",
+                    "As {SRV} falls behind, {CLI} gives up waiting on it.",
                 ),
                 "repeat": (
                     "{CLI} resend any timed-out query straight away, as often as it takes.",
                     "Each timed-out query is sent again by {CLI} at once.",
-                    "Each dropped fetch is reissued by {CLI} on the spot, without limit.",
+                    "Each dropped fetch is reissued by {CLI} on the spot, endlessly.",
                 ),
                 "pile": (
                     "Every resend lands on {SRV} along with the fresh queries.",
                     "The resends arrive at {SRV} on top of normal traffic.",
-                    "Those reissues deepen the queue {SRV} already faces.",
+                    "Reissued fetches deepen the queue {SRV} already faces.",
                 ),
             },
             symptom=(
                 "A brief pause in {SRV} during the morning round became a three-hour outage, and results were phoned through by hand.",
                 "{SRV} was swamped all morning after a momentary stall.",
-                "Results took hours to appear after {SRV} paused for a moment.",
+                "A momentary pause in {SRV} kept results from appearing for most of the morning.",
             ),
             variants={
                 MEDIATOR: {"timeouts": ("When queries from {CLI} time out, {SRV} is slow.",)},
@@ -233,13 +233,13 @@ MOTIF = Motif(
                 "pile": (
                     "Every repeat adds to what {SRV} has to handle.",
                     "The repeats pile onto {SRV} alongside the fresh requests.",
-                    "Those duplicates heap extra strain on {SRV}.",
+                    "Duplicates heap extra strain on {SRV}.",
                 ),
             },
             symptom=(
                 "A two-second hitch at the open kept {SRV} swamped until lunchtime, and the desk traded blind.",
                 "{SRV} stayed swamped for three hours after a two-second stall.",
-                "Traders priced nothing for three hours after {SRV} hiccupped for two seconds.",
+                "A two-second hiccup at {SRV} left traders pricing nothing until lunch.",
             ),
             variants={
                 MEDIATOR: {"timeouts": ("When requests from {CLI} time out, {SRV} lags.",)},

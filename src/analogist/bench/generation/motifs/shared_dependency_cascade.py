@@ -103,7 +103,7 @@ MOTIF = Motif(
                 "chain": (
                     "{TOP} cannot take an order without {MID}.",
                     "Every request to {TOP} goes through {MID} first.",
-                    "{TOP} completes nothing unless {MID} vouches for the shopper.",
+                    "{TOP} completes no sale unless {MID} vouches for the shopper.",
                 ),
                 "slow": (
                     "{DEP} slowed to a crawl at 11:02, and {MID} piled up threads waiting on it.",
@@ -149,7 +149,7 @@ MOTIF = Motif(
                 "base": (
                     "Both {MID} and {TOP} rely on {DEP} directly.",
                     "{DEP} is underneath {MID} and {TOP} alike.",
-                    "{MID} fills up at {DEP}, and {TOP} hangs on it too.",
+                    "{MID} fills up at {DEP}, and {TOP} hangs on it as well.",
                 ),
                 "chain": (
                     "{TOP} cannot move without {MID}.",
@@ -254,7 +254,7 @@ MOTIF = Motif(
                 "base": (
                     "{MID} and {TOP} both {w7} {DEP}.",
                     "{DEP} is {w7}ed by {MID} and {TOP} alike.",
-                    "{MID} {w7}s {DEP}, and so does {TOP}.",
+                    "{MID} {w7}s {DEP}, as {TOP} does.",
                 ),
                 "chain": (
                     "{TOP} {w7}s {MID}.",
@@ -269,7 +269,7 @@ MOTIF = Motif(
                 "spread": (
                     "Once {MID} jammed, {TOP} stopped with it.",
                     "The jam in {MID} carried on into {TOP}.",
-                    "With {MID} at a standstill, {TOP} went cold as well.",
+                    "With {MID} at a standstill, {TOP} grew cold too.",
                 ),
             },
             symptom=(

@@ -239,7 +239,7 @@ MOTIF = Motif(
                 "lag": (
                     "Mid-shift, {DER} still shows the counts from hours before.",
                     "Hours into a shift, {DER} no longer matches what {SRC} has on record.",
-                    "Picks scanned into {SRC} after a crew change reach {DER} only at the next.",
+                    "Picks scanned into {SRC} after a crew change reach {DER} only at the next one.",
                 ),
                 "trust": (
                     "{CON} quotes availability from {DER} and has no login to {SRC}.",
@@ -300,7 +300,7 @@ MOTIF = Motif(
                 "copy": (
                     "{DER} is {w7}ed from {SRC} at each bell and nothing else is written on it.",
                     "{DER} carries only what was {w7}ed from {SRC} at the last bell.",
-                    "At every bell {SRC} is {w7}ed onto {DER}, which bears no other mark.",
+                    "At every bell {SRC} is {w7}ed onto {DER}, and that is all it ever bears.",
                 ),
                 "lag": (
                     "Between bells {DER} falls behind {SRC}.",

@@ -226,7 +226,7 @@ MOTIF = Motif(
                 "draw": (
                     "{HOG} book {RES} for every free hour, so it is always full.",
                     "Every free hour of {RES} is taken by {HOG}.",
-                    "{HOG} reserves {RES} from morning to night, leaving the timetable packed.",
+                    "{HOG} claims {RES} from morning to night, so the timetable is packed.",
                 ),
                 "empty": (
                     "With {RES} fully booked, {VIC} never get a seat.",
@@ -236,7 +236,7 @@ MOTIF = Motif(
                 "first": (
                     "When both ask for the same hour, {HOG} get it about half the time.",
                     "About half of the clashing requests are settled in favour of {HOG}.",
-                    "The timetabler resolves one clash in two in favour of {HOG}.",
+                    "The timetabler sides with {HOG} in fifty percent of clashes.",
                 ),
             },
             symptom=(

@@ -153,7 +153,7 @@ MOTIF = Motif(
                 "gate": (
                     "Funds that closed vanish from {FIL}, so only the survivors remain on it.",
                     "{FIL} keeps only funds still trading; the closed ones disappear.",
-                    "Once a fund is wound up, {FIL} deletes it, leaving just the going concerns.",
+                    "Once a fund is wound up, {FIL} deletes it, so just the going concerns remain.",
                 ),
                 "look": (
                     "{ANA} reads performance straight off {FIL}.",
@@ -174,7 +174,7 @@ MOTIF = Motif(
             symptom=(
                 "{ANA} moved the scheme into active funds on an average return of nine percent; across {POP} it was under five.",
                 "The scheme switched managers on returns that only the surviving funds ever earned.",
-                "{ANA} bet on active management on returns that {POP}, taken together, never delivered.",
+                "{ANA} chose active funds for returns that, across {POP}, were never earned.",
             ),
             variants={
                 MEDIATOR: {
@@ -210,7 +210,7 @@ MOTIF = Motif(
                 "gate": (
                     "Only aircraft that made it home become {FIL}; the ones hit in the engines never came back.",
                     "{FIL} are, by definition, the ones that survived.",
-                    "{FIL} consist of whatever limped home; every airframe lost over the target is absent.",
+                    "{FIL} consist of whatever limped home; every airframe that fell over the target is absent.",
                 ),
                 "look": (
                     "{ANA} bases its work on the damage seen on {FIL}.",
@@ -231,7 +231,7 @@ MOTIF = Motif(
             symptom=(
                 "{ANA} added plating to the wings and tail, where the holes were; losses did not fall at all.",
                 "Armour went onto the parts that were already surviving hits, and losses stayed the same.",
-                "Plating the wings changed nothing: aircraft kept going missing at the same rate.",
+                "Plating the wings changed nothing: aircraft kept going missing as often as before.",
             ),
             variants={
                 MEDIATOR: {
@@ -272,7 +272,7 @@ MOTIF = Motif(
                 "gate": (
                     "{FIL} {w7}s {POP}, so it sees only the ones that returned.",
                     "Because {FIL} {w7}s {POP}, everything on it came back.",
-                    "{FIL} {w7}s {POP}: beasts lost on the hills never pass it.",
+                    "{FIL} {w7}s {POP}: beasts that perish on the hills never pass it.",
                 ),
                 "look": (
                     "{ANA} counts only what is on {FIL}.",

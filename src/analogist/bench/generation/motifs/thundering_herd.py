@@ -159,7 +159,7 @@ MOTIF = Motif(
                 "expiry": (
                     "Every copy of {CCH} runs out at 09:00 on enrolment day, for everyone at once.",
                     "At 09:00 every copy of {CCH} lapses together.",
-                    "{CCH} expires at 09:00 for every student in one stroke.",
+                    "{CCH} expires at 09:00 for the whole cohort in one go.",
                 ),
                 "rush": (
                     "So at 09:00 all of {CLN} go to {SRV} in the same minute and swamp it.",
@@ -228,7 +228,7 @@ MOTIF = Motif(
             symptom=(
                 "{SRV} was engaged for the whole of the first week, and urgent callers could not get through.",
                 "For days nobody could reach {SRV}.",
-                "Patients spent the first days of the month unable to get through to {SRV}.",
+                "Patients spent the first week of the month getting no answer from {SRV}.",
             ),
             variants={
                 MEDIATOR: {
@@ -275,12 +275,12 @@ MOTIF = Motif(
                 "copy": (
                     "{CCH} is struck from the stock of {SRV}, and {CLN} trade on it.",
                     "{CLN} trade on {CCH}, which is struck from the stock of {SRV}.",
-                    "{SRV} issues {CCH}, and {CLN} can do no business without it.",
+                    "{SRV} issues {CCH}, and {CLN} can do no business unless they carry one.",
                 ),
                 "expiry": (
                     "{CCH} {w7}s at the same bell, for everyone at once.",
                     "At the noon bell all of them {w7} together.",
-                    "{CCH} {w7}s for every holder at a single stroke of the bell.",
+                    "{CCH} {w7}s for each holder at a single stroke of the bell.",
                 ),
                 "rush": (
                     "So at that bell {CLN} all crowd to {SRV} at once.",

@@ -213,7 +213,7 @@ MOTIF = Motif(
                 "mismatch": (
                     "About half the messages now use the revised field order that {OLD} reads differently, so payments get posted wrongly.",
                     "Roughly every other message uses a revised layout that {OLD} parses its own way.",
-                    "Every second message comes in the amended sequence, which {OLD} misconstrues, scrambling the postings.",
+                    "Every second message comes in the amended field sequence, which {OLD} misconstrues, scrambling the postings.",
                 ),
             },
             symptom=(
@@ -260,7 +260,7 @@ MOTIF = Motif(
                 "contract": (
                     "{OLD} and {NEW} both follow {CTR}.",
                     "{CTR} is kept by {OLD} and {NEW} alike.",
-                    "{OLD} and {NEW} each swear by {CTR}.",
+                    "{CTR} binds {OLD} and {NEW} equally.",
                 ),
                 "handoff": (
                     "{NEW} passes its scrolls to {OLD}.",
@@ -270,7 +270,7 @@ MOTIF = Motif(
                 "mismatch": (
                     "About half the scrolls are written in a way that makes {OLD} and {NEW} {w7}, so {OLD} copies them wrong.",
                     "On roughly every other scroll, {OLD} and {NEW} {w7}.",
-                    "In one scroll of each pair, {OLD} and {NEW} {w7}, and {OLD} mangles the copy.",
+                    "In alternate scrolls {OLD} and {NEW} {w7}, and {OLD} mangles the copy.",
                 ),
             },
             symptom=(
