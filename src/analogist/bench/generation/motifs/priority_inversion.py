@@ -115,7 +115,7 @@ MOTIF = Motif(
                 "holding": (
                     "{LO} had taken {LCK} at the start of the shift and keeps it until it can finish.",
                     "{LCK} was in use by {LO}, which keeps it until done.",
-                    "{LO} sits in {LCK}, shutting out the rest of the work till it is done.",
+                    "{LO} sits in {LCK}, shutting out all else till done.",
                 ),
                 "waiting": (
                     "{HI} needed {LCK} and could only wait for it.",
@@ -181,7 +181,7 @@ MOTIF = Motif(
                 "waiting": (
                     "{HI} needed {LCK} to depart and had to wait for it.",
                     "{HI} could not take off until {LCK} was clear.",
-                    "To get airborne {HI} needs {LCK}, so it idled at the threshold.",
+                    "{HI} needs {LCK} to get airborne, so it idled.",
                 ),
                 "stuck": (
                     "Since {LO} kept getting halted, it never finished crossing, {LCK} never cleared, and {HI} sat on the ground.",
@@ -246,7 +246,7 @@ MOTIF = Motif(
                 "waiting": (
                     "{HI} could not go ahead until {LCK} was free.",
                     "{HI} needed {LCK} and could only wait.",
-                    "Surgery for {HI} is not allowed to begin without {LCK} ready.",
+                    "{HI} may not begin unless {LCK} is ready.",
                 ),
                 "stuck": (
                     "With {LO} never moved, {LCK} never came free, and {HI} waited.",

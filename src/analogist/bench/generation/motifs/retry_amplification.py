@@ -96,7 +96,7 @@ MOTIF = Motif(
                 "calls": (
                     "{UPS} scan with {CLI}, and every scan asks {SRV} for a bin location.",
                     "Each scan by {UPS} makes {CLI} ask {SRV} where the item sits.",
-                    "For each item {UPS} go to collect, {CLI} must obtain a bin from {SRV}.",
+                    "{CLI} must obtain a bin from {SRV} for each item {UPS} collect.",
                 ),
                 "timeouts": (
                     "When {SRV} slows, calls from {CLI} run out of time.",
@@ -218,7 +218,7 @@ MOTIF = Motif(
                 "calls": (
                     "{UPS} price deals on {CLI}, and each price asks {SRV} for the latest quote.",
                     "Every quote {UPS} pull up makes {CLI} ask {SRV}.",
-                    "{CLI} pulls a tick from {SRV} for every price {UPS} call up.",
+                    "{CLI} pulls a tick from {SRV} per price {UPS} quote.",
                 ),
                 "timeouts": (
                     "When {SRV} lags, requests from {CLI} time out.",
@@ -276,7 +276,7 @@ MOTIF = Motif(
                 "calls": (
                     "{UPS} send word through {CLI}, which knocks at {SRV}.",
                     "Every errand from {UPS} sends {CLI} knocking at {SRV}.",
-                    "{CLI} takes every errand of {UPS} up to {SRV} and needs its answer.",
+                    "{CLI} carries errands from {UPS} to {SRV} and needs its answer.",
                 ),
                 "timeouts": (
                     "When {SRV} is slow to answer, the knocks of {CLI} go unanswered.",

@@ -103,12 +103,12 @@ MOTIF = Motif(
                 "chain": (
                     "{TOP} cannot take an order without {MID}.",
                     "Every request to {TOP} goes through {MID} first.",
-                    "{TOP} completes no sale unless {MID} vouches for the shopper.",
+                    "{TOP} needs {MID} to vouch for each shopper.",
                 ),
                 "slow": (
                     "{DEP} slowed to a crawl at 11:02, and {MID} piled up threads waiting on it.",
                     "When {DEP} turned sluggish, requests inside {MID} stacked up until it choked.",
-                    "At 11:02 {DEP} began answering in seconds, not milliseconds, and {MID} ran out of threads.",
+                    "At 11:02 {DEP} began answering in seconds, and {MID} ran out of threads.",
                 ),
                 "spread": (
                     "Once {MID} choked, {TOP} went with it.",
@@ -154,12 +154,12 @@ MOTIF = Motif(
                 "chain": (
                     "{TOP} cannot move without {MID}.",
                     "Every departure on {TOP} waits on {MID}.",
-                    "Each flight on {TOP} needs {MID} to fuel it first.",
+                    "{TOP} hinges on {MID} fuelling each flight.",
                 ),
                 "slow": (
                     "{DEP} pumped at half rate from six o'clock, and {MID} queued up at its gate.",
                     "When {DEP} slowed, {MID} bunched up waiting to fill.",
-                    "From six {DEP} gave barely half its usual flow, and {MID} lined up at its gate.",
+                    "From six {DEP} gave half its usual flow, and {MID} lined up at its gate.",
                 ),
                 "spread": (
                     "Once {MID} jammed, {TOP} fell apart with it.",

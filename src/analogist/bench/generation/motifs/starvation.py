@@ -91,7 +91,7 @@ MOTIF = Motif(
                 "share": (
                     "{VIC} and {HOG} both load from {RES}.",
                     "{RES} serve {HOG} and {VIC} alike.",
-                    "Trailers for {HOG} and for {VIC} are worked at {RES}.",
+                    "{RES} handles trailers for {HOG} and {VIC}.",
                 ),
                 "draw": (
                     "{HOG} books {RES} for almost every hour it can, which leaves them fully taken.",
@@ -221,7 +221,7 @@ MOTIF = Motif(
                 "share": (
                     "{VIC} and {HOG} both need {RES}.",
                     "{RES} is shared by {HOG} and {VIC}.",
-                    "{VIC} has to use {RES}, and so do {HOG}.",
+                    "{VIC} and {HOG} each use {RES}.",
                 ),
                 "draw": (
                     "{HOG} book {RES} for every free hour, so it is always full.",
@@ -289,7 +289,7 @@ MOTIF = Motif(
                 "share": (
                     "{HOG} and {VIC} both {w7} at {RES}.",
                     "{RES} is {w7}ed by {HOG} and {VIC} alike.",
-                    "{RES} is where {HOG} and {VIC} come to {w7}.",
+                    "{HOG} and {VIC} come to {RES} to {w7}.",
                 ),
                 "draw": (
                     "{HOG} {w7}s from {RES} at every chance, until it is dry.",

@@ -96,7 +96,7 @@ MOTIF = Motif(
                 "gate": (
                     "{FIL} only reaches people who finished and kept in touch, so it is made up of the success stories.",
                     "Only graduates who stayed in contact ever get {FIL}, which makes it a list of the ones who did well.",
-                    "Dropouts and graduates who lost touch never receive {FIL}, leaving a sample of alumni who landed jobs.",
+                    "Dropouts and graduates who lost touch never receive {FIL}, so it samples the successes.",
                 ),
                 "look": (
                     "{ANA} works from {FIL} and nothing else.",
