@@ -32,7 +32,7 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -82,12 +82,14 @@ def fresh_memory(folder: str, name: str, embedder: str) -> Memory:
     return m
 
 
-def lines_for(n: int, seed: int) -> list[str]:
+def batches(n: int, batch: int, seed: int) -> Iterator[list[str]]:
+    """The ``n`` JSON lines in batches (generated as needed, so 1M lines are never all held)."""
     rng = random.Random(seed)
-    return [json.dumps(generate(rng, f"ep_{i}")) for i in range(n)]
+    for a in range(0, n, batch):
+        yield [json.dumps(generate(rng, f"ep_{i}")) for i in range(a, min(n, a + batch))]
 
 
-def bulk(folder: str, lines: list[str], batch: int, embedder: str) -> dict:
+def bulk(folder: str, n: int, batch: int, embedder: str, seed: int) -> dict:
     m = fresh_memory(folder, "bulk.db", embedder)
     clock = Clock()
     m._parse = clock.wrap("read+validate", m._parse)  # type: ignore[method-assign]
@@ -96,13 +98,13 @@ def bulk(folder: str, lines: list[str], batch: int, embedder: str) -> dict:
     m.indexes.on_add = clock.wrap("fold", m.indexes.on_add)  # type: ignore[method-assign]
     m.embedder = TimedEmbedder(m.embedder, clock)
     cpu = wall = 0.0
-    for a in range(0, len(lines), batch):
+    for lines in batches(n, batch, seed):
         c0, t0 = time.process_time(), time.perf_counter()
-        report = m.add(lines[a : a + batch])
+        report = m.add(lines)
         cpu += time.process_time() - c0
         wall += time.perf_counter() - t0
         assert not report.rejected, report.rejected[:2]
-    memo = m.structures
+    memo = getattr(m, "structures", None)  # absent before the structure memo (a baseline run)
     m.store.close()
     return {
         "cpu": cpu,
@@ -113,7 +115,8 @@ def bulk(folder: str, lines: list[str], batch: int, embedder: str) -> dict:
     }
 
 
-def per_episode(folder: str, lines: list[str], embedder: str) -> dict:
+def per_episode(folder: str, n: int, embedder: str, seed: int) -> dict:
+    lines = next(batches(n, n, seed))
     m = fresh_memory(folder, "single.db", embedder)
     c0, t0 = time.process_time(), time.perf_counter()
     for line in lines:
@@ -131,11 +134,12 @@ def floor(folder: str, batch: int) -> dict:
 
 
 def run_size(n: int, batch: int, per_item: int, embedder: str, seed: int) -> dict:
-    lines = lines_for(n, seed)
-    with tempfile.TemporaryDirectory(prefix="analogist-ingest-") as folder:
-        b = bulk(folder, lines, batch, embedder)
+    with tempfile.TemporaryDirectory(
+        prefix="analogist-ingest-", dir=os.environ.get("TMPDIR")
+    ) as folder:
+        b = bulk(folder, n, batch, embedder, seed)
         f = floor(folder, batch)
-        s = per_episode(folder, lines[: min(per_item, n)], embedder)
+        s = per_episode(folder, min(per_item, n), embedder, seed)
         size_mb = os.path.getsize(os.path.join(folder, "bulk.db")) / 2**20
     s["n"] = min(per_item, n)
     return {
@@ -175,7 +179,7 @@ def report(r: dict) -> None:
             f"  {label:<16}{b['phase_cpu'][p] / n * 1e6:>6.0f}{b['phase_wall'][p] / n * 1e6:>10.0f}"
         )
     print(f"  {'other':<16}{other / n * 1e6:>6.0f}")
-    st = b["structures"]
+    st = b["structures"] or {"hits": 0, "misses": n}
     print(
         f"distinct structures derived: {st['misses']:,} of {st['hits'] + st['misses']:,} "
         f"signatures (memo hit rate {st['hits'] / max(1, st['hits'] + st['misses']):.2f})"

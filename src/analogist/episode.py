@@ -49,8 +49,10 @@ def is_bare_signature(obj: Mapping[str, Any]) -> bool:
     return "episode_id" in obj and "id" not in obj
 
 
-def parse_episode(obj: Any, vocab: Vocabulary) -> Episode:
-    """Validate one input object (episode or bare signature) into an :class:`Episode`.
+def parse_episode(obj: Any, vocab: Vocabulary, *, depth_checked: bool = False) -> Episode:
+    """Validate one input object (episode or bare signature) into an :class:`Episode`
+    (``depth_checked``: ``obj`` came from :func:`~analogist.signature.limits.load_json`, which
+    has checked its nesting already; a bulk ingest then walks it once, not three times).
 
     Raises:
         EpisodeError: the episode fields are wrong.
@@ -58,9 +60,10 @@ def parse_episode(obj: Any, vocab: Vocabulary) -> Episode:
     """
     if not isinstance(obj, Mapping):
         raise EpisodeError("each line must be a JSON object (an episode or a bare signature)")
-    L.check_depth(obj, "the episode")
+    if not depth_checked:
+        L.check_depth(obj, "the episode")
     if is_bare_signature(obj):
-        sig = parse_signature(obj, vocab)
+        sig = parse_signature(obj, vocab, depth_checked=True)
         return Episode(sig.episode_id, sig.kind, sig.levels["L0"], signature=sig)
     eid = obj.get("id")
     if isinstance(eid, str) and len(eid) > L.MAX_ID_CHARS:
@@ -92,7 +95,7 @@ def parse_episode(obj: Any, vocab: Vocabulary) -> Episode:
             )
     signed: Signature | None = None
     if obj.get("signature") is not None:
-        signed = parse_signature(obj["signature"], vocab)
+        signed = parse_signature(obj["signature"], vocab, depth_checked=True)
         if signed.episode_id != eid:
             raise SignatureError(
                 eid,

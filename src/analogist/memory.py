@@ -185,8 +185,10 @@ class Memory:
     def _parse(self, item: Item) -> Episode:
         if isinstance(item, Episode):
             return item
-        if isinstance(item, str):
-            item = load_json(item, "the line")
+        if isinstance(item, str):  # load_json checks the nesting; it is not walked again
+            return parse_episode(
+                load_json(item, "the line"), self.store.vocabulary, depth_checked=True
+            )
         return parse_episode(item, self.store.vocabulary)
 
     def derive(

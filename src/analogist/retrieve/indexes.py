@@ -47,7 +47,12 @@ from analogist.retrieve.persist import (
 from analogist.retrieve.provenance import DerivativeIndex
 from analogist.retrieve.schemas import SchemaLibrary, parse_schema
 from analogist.retrieve.wl import FingerprintIndex
-from analogist.signature.fingerprint import Fingerprint, WLFingerprint, commutative_terms
+from analogist.signature.fingerprint import (
+    Fingerprint,
+    WLFingerprint,
+    commutative_terms,
+    near_features,
+)
 from analogist.signature.model import Signature, parse_signature
 from analogist.store import Derived, Store
 from analogist.store.index_sync import IndexState
@@ -352,9 +357,14 @@ class Indexes:
         """Fold newly stored episodes into every index already built (``mac``: their MAC
         vectors when already computed)."""
         if self._fp is not None:
+            near: dict[int, Mapping[str, int]] = {}  # by features object: shared per structure
             for eid, d in derived.items():
                 if d.fingerprint is not None and d.fingerprint[1] == self._fp.version:
-                    self._fp.add(eid, d.fingerprint[0], d.fingerprint[2])
+                    feats = d.fingerprint[2]
+                    nf = near.get(id(feats))
+                    if nf is None:
+                        nf = near[id(feats)] = near_features(feats)
+                    self._fp.add(eid, d.fingerprint[0], feats, nf)
         if self._mac is not None:
             comm = self.commutative
             for ep in episodes:

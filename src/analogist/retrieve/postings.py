@@ -96,22 +96,23 @@ class Postings:
         """Append one document; return its number (0, 1, 2, ... in order of adding)."""
         doc = len(self._sums)
         columns, single, small = self.columns, self._single, self._byte_sized
+        docs, weights = self._docs, self._weights
         total = sq = 0.0
         for f, w in features.items():
             if not w:
                 continue
             total += w
             sq += w * w
-            byte = 0 < w <= 255 and w == int(w)
             c = columns.get(f)
             if c is None:
                 if f not in single:
+                    byte = 0 < w <= 255 and w == int(w)
                     single[f] = (doc << 9) | int(w) if byte else (doc, float(w))
                     continue
                 c = self._promote(f)
-            self._docs[c].append(doc)
-            self._weights[c].append(w)
-            if small[c] and not byte:
+            docs[c].append(doc)
+            weights[c].append(w)
+            if small[c] and not (0 < w <= 255 and w == int(w)):
                 small[c] = False
         self._sums.append(total)
         self._norms.append(sq**0.5 if sq else 1.0)

@@ -29,22 +29,33 @@ Derivation = tuple[tuple[str, str, dict[str, int]], Counter]
 
 
 def structure_key(s: Structure) -> tuple:
-    """The structure of ``s`` with roles numbered by first use (see the module docstring)."""
+    """The structure of ``s`` with roles numbered by first use (see the module docstring):
+    the role count, then each relation (sorted) as its predicate and role numbers, then each
+    causal link as its cause, link and effect ("|" ends each; it is no identifier)."""
     names: dict[str, int] = {}
+    number = names.setdefault
+    key: list[Any] = [len(s.roles)]
+    push = key.append
+    for pred, args in sorted([(r.predicate, r.args) for r in s.relations]):
+        push(pred)
+        for a in args:
+            push(number(a, len(names)) if isinstance(a, str) else _term(a, names))
+        push("|")
+    for ln in s.causal_chain:
+        push(_term(ln.cause, names))
+        push(ln.link)
+        push(_term(ln.effect, names))
+        push("|")
+    return tuple(key)
 
-    def arg(a: str | Term) -> Any:
-        if isinstance(a, str):
-            n = names.get(a)
-            if n is None:
-                n = names[a] = len(names)
-            return n
-        return (a.functor, *[arg(x) for x in a.args])
 
-    rels = sorted(s.relations, key=lambda r: r.predicate)
+def _term(t: Term, names: dict[str, int]) -> tuple:
     return (
-        len(s.roles),
-        tuple((r.predicate, *[arg(a) for a in r.args]) for r in rels),
-        tuple((arg(ln.cause), ln.link, arg(ln.effect)) for ln in s.causal_chain),
+        t.functor,
+        *[
+            names.setdefault(a, len(names)) if isinstance(a, str) else _term(a, names)
+            for a in t.args
+        ],
     )
 
 
@@ -57,7 +68,7 @@ class StructureMemo:
     commutative predicates (which the graph depends on) empties it.
     """
 
-    def __init__(self, wl: WLFingerprint, limit: int = 200_000):
+    def __init__(self, wl: WLFingerprint, limit: int = 32_768):
         self.wl, self.limit = wl, limit
         self._memo: dict[tuple, Derivation] = {}
         self._commutative: frozenset[str] | None = None

@@ -63,10 +63,17 @@ class FingerprintIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def add(self, episode_id: str, wl_hash: str, features: Mapping[str, int]) -> None:
+    def add(
+        self,
+        episode_id: str,
+        wl_hash: str,
+        features: Mapping[str, int],
+        near: Mapping[str, int] | None = None,
+    ) -> None:
+        """Append one episode (``near``: ``near_features(features)`` when already computed)."""
         if episode_id in self.ids:
             raise ValueError(f"episode {episode_id} is already fingerprinted; rebuild the index")
-        doc = self.postings.add(near_features(features))
+        doc = self.postings.add(near if near is not None else near_features(features))
         self.ids.append(episode_id)
         self.by_hash.setdefault(wl_hash, []).append(doc)
         self.tail_hashes.append(wl_hash)

@@ -370,7 +370,11 @@ class _Checker:
 
 
 def parse_signature(
-    raw: Mapping[str, Any], vocab: Vocabulary, *, episode_id: str | None = None
+    raw: Mapping[str, Any],
+    vocab: Vocabulary,
+    *,
+    episode_id: str | None = None,
+    depth_checked: bool = False,
 ) -> Signature:
     """Validate raw signature JSON against ``vocab`` and build a :class:`Signature`.
 
@@ -379,13 +383,15 @@ def parse_signature(
     consolidation (``merged_into``), so a stored signature keeps reading after a merge; the
     stored JSON keeps its spelling. Anything unknown is rejected with the nearest term suggested.
 
+    ``depth_checked``: the caller has checked the nesting of an object holding ``raw``.
+
     Raises:
         SignatureError: naming the episode, the field and what to do.
     """
     if not isinstance(raw, Mapping):
         raise SignatureError(episode_id, "(signature)", "must be a JSON object")
     c = _Checker(raw, vocab, episode_id)
-    if L.json_depth(raw) > L.MAX_JSON_DEPTH:
+    if not depth_checked and L.json_depth(raw) > L.MAX_JSON_DEPTH:
         raise c.err(
             "(signature)",
             f"nests objects and lists more than {L.MAX_JSON_DEPTH} deep; "

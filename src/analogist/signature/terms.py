@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from analogist.errors import TermSyntaxError
 from analogist.signature.limits import MAX_NAME_CHARS, MAX_TERM_DEPTH
@@ -150,6 +151,13 @@ def parse_term(text: str) -> Term:
     """
     if not isinstance(text, str):
         raise TermSyntaxError(f"malformed term {text!r}: expected a string like name(ARG, ARG)")
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=1 << 16)
+def _parse_text(text: str) -> Term:
+    """:func:`parse_term` of a string, memoised: a bulk ingest parses the same chain terms
+    (``starves(DB,JOB)``) over and over, and a Term is immutable. Errors are not cached."""
     p = _Parser(text)
     t = p.term()
     p.skip()

@@ -63,6 +63,8 @@ def index_state_sql() -> list[str]:
 
 #: The per-row triggers a bulk append of fresh rows switches off (see ``IndexSync.appending``).
 INSERT_TRIGGERS = tuple(f"{t}_{w}" for t in SOURCES for w in ("replace", "insert"))
+#: Page cache (``PRAGMA cache_size``, negative: KiB) while a bulk append writes, then restored.
+BULK_CACHE_KIB = -65536
 #: Secondary indexes a large load into a small memory drops and builds again afterwards.
 SECONDARY_INDEXES = ("sig_relations_episode", "sig_relations_predicate", "sig_fingerprint_hash")
 
@@ -115,7 +117,12 @@ class IndexSync(UsesConnection):
         ).fetchall()
         for kind, name, _ in saved:
             conn.execute(f"DROP {kind.upper()} {name}")
-        written = write()
+        cache = conn.execute("PRAGMA cache_size").fetchone()[0]
+        conn.execute(f"PRAGMA cache_size = {BULK_CACHE_KIB}")  # index pages of a large memory
+        try:
+            written = write()
+        finally:
+            conn.execute(f"PRAGMA cache_size = {int(cache)}")
         if any(kind == "trigger" for kind, _, _ in saved):
             conn.execute("UPDATE index_state SET generation = generation + ?", (written,))
         for _, _, sql in saved:

@@ -19,28 +19,40 @@ TABLES = ("episodes", "signatures", "sig_relations", "sig_fingerprint", "sig_vec
 
 def raw_insert_floor(source: str | Path, target: str | Path, batch: int) -> dict[str, float]:
     """Insert ``source``'s index-source rows into bare tables at ``target`` (a new file) in
-    batches of ``batch`` episodes; return the CPU and wall seconds of the inserts alone."""
+    batches of ``batch`` episodes; return the CPU and wall seconds of the inserts alone (the
+    rows are read from ``source`` batch by batch, untimed, so memory stays bounded).
+
+    ``source`` must hold only appended rows (rowids 1..n, as a fresh ingest leaves them)."""
     src = sqlite3.connect(str(source))
     dst = sqlite3.connect(str(target), isolation_level=None)
     try:
         dst.execute("PRAGMA journal_mode = WAL")
         dst.execute("PRAGMA synchronous = NORMAL")
-        rows = {}
+        plan = {}
         for t in TABLES:
             cols = [r[1] for r in src.execute(f"PRAGMA table_info({t})")]
             dst.execute(f"CREATE TABLE {t} ({', '.join(cols)})")
-            data = src.execute(f"SELECT {', '.join(cols)} FROM {t} ORDER BY rowid").fetchall()
-            rows[t] = (f"INSERT INTO {t} VALUES ({', '.join('?' * len(cols))})", data)
-        n = len(rows["episodes"][1])
-        share = {t: len(data) / max(n, 1) for t, (_, data) in rows.items()}
-        c0, t0 = time.process_time(), time.perf_counter()
+            total = src.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+            read = (
+                f"SELECT {', '.join(cols)} FROM {t} WHERE rowid > ? AND rowid <= ? ORDER BY rowid"
+            )
+            plan[t] = (read, f"INSERT INTO {t} VALUES ({', '.join('?' * len(cols))})", total)
+        n = plan["episodes"][2]
+        cpu = wall = 0.0
         for a in range(0, n, batch):
             b = min(n, a + batch)
+            rows = {}
+            for t, (read, _, total) in plan.items():
+                lo, hi = round(a * total / n), round(b * total / n)
+                rows[t] = src.execute(read, (lo, hi)).fetchall()
+            c0, t0 = time.process_time(), time.perf_counter()
             dst.execute("BEGIN")
-            for t, (sql, data) in rows.items():
-                dst.executemany(sql, data[round(a * share[t]) : round(b * share[t])])
+            for t, (_, insert, _) in plan.items():
+                dst.executemany(insert, rows[t])
             dst.execute("COMMIT")
-        return {"cpu": time.process_time() - c0, "wall": time.perf_counter() - t0}
+            cpu += time.process_time() - c0
+            wall += time.perf_counter() - t0
+        return {"cpu": cpu, "wall": wall}
     finally:
         src.close()
         dst.close()
