@@ -111,7 +111,7 @@ def bulk(folder: str, n: int, batch: int, embedder: str, seed: int) -> dict:
         "wall": wall,
         "phase_cpu": clock.cpu,
         "phase_wall": clock.wall,
-        "structures": {"hits": memo.hits, "misses": memo.misses},
+        "structures": {"hits": memo.hits, "misses": memo.misses} if memo else None,
     }
 
 
