@@ -237,7 +237,7 @@ MOTIF = Motif(
                 "miss": (
                     "The genuine one was reset like all the rest, since {RSP} had long grown numb.",
                     "So when a real one sounded, {RSP}, numb to the noise by now, gave it the same reflex reset.",
-                    "By then deaf to the racket, {RSP} cancelled the one horn that counted as casually as any glitch.",
+                    "By then deaf to the racket, {RSP} cancelled the horn that counted as casually as any glitch.",
                 ),
             },
             symptom=(

@@ -154,8 +154,8 @@ MOTIF = Motif(
             facts={
                 "together": (
                     "{OBS} and {OUT} move together year to year, and both go up in warm springs.",
-                    "{OBS} track {OUT} closely, and both rise with {CFD}.",
-                    "Years when {OBS} is high are good for {OUT}, and a warm {CFD} lifts both.",
+                    "{OBS} tracks {OUT} closely, and both rise with {CFD}.",
+                    "Years when {OBS} is high are good for {OUT}, and a warm {CFD} lifts the pair.",
                 ),
                 "watch": (
                     "{DM} follows {OUT} through its annual counts.",
@@ -216,8 +216,8 @@ MOTIF = Motif(
             facts={
                 "together": (
                     "{OBS} and {OUT} rise and fall together, and both peak with {CFD}.",
-                    "Month by month {OBS} track {OUT}, and both follow {CFD}.",
-                    "When {OBS} is heavy, {OUT} run strong, and {CFD} paces both.",
+                    "Month by month {OBS} tracks {OUT}, and both follow {CFD}.",
+                    "When {OBS} is heavy, {OUT} run strong, and {CFD} paces the two.",
                 ),
                 "watch": (
                     "{DM} sees {OUT} weekly, region by region, in its Monday pack.",
@@ -282,7 +282,7 @@ MOTIF = Motif(
                 "together": (
                     "{OBS} and {OUT} {w7}, and both swell with {CFD}.",
                     "{OBS} {w7}s with {OUT}; both follow {CFD}.",
-                    "{OBS} and {OUT} {w7}, since {CFD} lifts both alike.",
+                    "{OBS} and {OUT} {w7}, since {CFD} lifts them alike.",
                 ),
                 "watch": (
                     "{DM} hears of {OUT} every season, from every field and fold.",

@@ -268,7 +268,7 @@ MOTIF = Motif(
                 "sec": (
                     "{SEC} {w7}s from {SHR} too, in the same pour, with no oil of its own.",
                     "{SEC} also {w7}s from {SHR}, in the same pour, and keeps no oil of its own.",
-                    "{SEC} {w7}s from {SHR} as well, filled at that very hour, with no reserve jar.",
+                    "{SEC} likewise {w7}s from {SHR}, filled in that hour's pouring, with no reserve jar.",
                 ),
             },
             symptom=(

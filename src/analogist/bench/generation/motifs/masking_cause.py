@@ -114,7 +114,7 @@ MOTIF = Motif(
                 "warn": (
                     "A low reading on {MON} would have been written up and passed to {OPS} the same day.",
                     "Had {MON} shown a drop, {OPS} would have been told before the next flight and grounded the aircraft there and then.",
-                    "Any pressure dip showing on {MON} would have gone in the tech log for {OPS} to act on before departure.",
+                    "Any pressure dip showing on {MON} goes in the tech log for {OPS} to act on before departure.",
                 ),
             },
             symptom=(
@@ -178,7 +178,7 @@ MOTIF = Motif(
                 "warn": (
                     "A falling result on {MON} would have been referred to {OPS} within a day.",
                     "Any drop on {MON} goes straight to {OPS} for review, and they would have found the bleed in time.",
-                    "A slide on {MON} gets flagged to {OPS}, who would have scoped the patient promptly.",
+                    "A slide on {MON} gets flagged to {OPS}, who scope the patient promptly.",
                 ),
             },
             symptom=(
@@ -244,7 +244,7 @@ MOTIF = Motif(
                 "warn": (
                     "Any error on {MON} opens a ticket for {OPS} automatically, and {OPS} would swap {FLT} before it died.",
                     "A red tile on {MON} puts a ticket in front of {OPS} within minutes.",
-                    "An error shown on {MON} would have set {OPS} to work on a replacement in good time.",
+                    "Errors on {MON} land with {OPS} as tickets, and a disk that raises them is swapped in good time.",
                 ),
             },
             symptom=(
@@ -303,7 +303,7 @@ MOTIF = Motif(
                 "absorb": (
                     "{CMP} {w7}s {FLT} whenever it runs low, as often as it takes.",
                     "Each time {FLT} ran low, {CMP} {w7}ed it again.",
-                    "Whenever {FLT} sank, {CMP} tirelessly {w7}ed it anew.",
+                    "Every sag in {FLT} was {w7}ed away by {CMP}, tirelessly.",
                 ),
                 "view": (
                     "{MON} is read only after {CMP} has {w7}ed, so it always showed full.",
@@ -313,7 +313,7 @@ MOTIF = Motif(
                 "warn": (
                     "A low level in {MON} would have sent word to {OPS} that same hour.",
                     "Any dip in {MON} is carried to {OPS} at once, and they would fill {FLT} again before it ran dry.",
-                    "Had {MON} shown a shortfall, a runner would have fetched {OPS} before nightfall.",
+                    "When {MON} shows a shortfall, a runner fetches {OPS} before nightfall.",
                 ),
             },
             symptom=(

@@ -163,7 +163,7 @@ MOTIF = Motif(
                 "push": (
                     "{PRD} pushes bottles onto {Q} at full speed, faster than they leave, every minute of the shift.",
                     "{PRD} puts bottles onto {Q} faster than {Q} empties.",
-                    "{PRD} keeps loading {Q} quicker than the far end can clear it.",
+                    "{PRD} keeps loading {Q} at a speed the far end cannot clear.",
                 ),
                 "slow": (
                     "{CNS} was running slow on a worn roller.",

@@ -97,12 +97,12 @@ MOTIF = Motif(
                 "read": (
                     "{ANA} takes the figures from {PRB} as the state of {TGT}.",
                     "{ANA} treats {PRB} as the true picture.",
-                    "{ANA} prints the tallies from {PRB} unquestioned as the colony's status.",
+                    "{ANA} prints the tallies of {PRB} unquestioned.",
                 ),
                 "conclude": (
                     "The losses that the visits themselves caused went straight into {ANA}.",
                     "What the visits did to {TGT} showed up in {ANA} as a fact about the colony.",
-                    "So {ANA} reported as a real decline a drop in {TGT} that the inspections made.",
+                    "So {ANA} reported a real decline in {TGT}, one the inspections had made.",
                 ),
             },
             symptom=(
@@ -159,7 +159,7 @@ MOTIF = Motif(
                 "conclude": (
                     "The rise caused by the checks themselves went straight into {ANA}.",
                     "What the checks did to {TGT} showed up in {ANA} as a fact about the patient.",
-                    "{ANA} then listed the checks' own effect on {TGT} as part of the patient's condition.",
+                    "{ANA} then blamed the patient's condition for the checks' own effect on {TGT}.",
                 ),
             },
             symptom=(

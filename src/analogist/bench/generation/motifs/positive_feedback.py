@@ -107,7 +107,7 @@ MOTIF = Motif(
                 "damper": (
                     "{DMP} is meant to cap the selling, but it is set so high it barely bites.",
                     "{DMP} exists, but at its current setting it hardly restrains {ACT}.",
-                    "{DMP} should curb {ACT}, but its threshold sits far beyond any real day's volume.",
+                    "{DMP} should curb {ACT}, though its threshold sits far beyond any real day's volume.",
                 ),
             },
             symptom=(
