@@ -221,7 +221,7 @@ MOTIF = Motif(
             facts={
                 "screen": (
                     "{GRD} vets {SRC} and rejects any that would break rest rules before they reach {SYS}.",
-                    "{GRD} keeps swaps among {SRC} that would break rest rules out of {SYS}.",
+                    "{GRD} keeps any of {SRC} that would break rest rules out of {SYS}.",
                     "{GRD} refuses those {SRC} that would cut a pilot's rest, keeping {SYS} legal.",
                 ),
                 "needs": (
@@ -253,7 +253,7 @@ MOTIF = Motif(
                 },
                 DELETE: {
                     "screen": (
-                        "{GRD} keeps swaps among {SRC} that would break rest rules out of {SYS}, in vain.",
+                        "{GRD} keeps any of {SRC} that would break rest rules out of {SYS}, in vain.",
                     )
                 },
                 "partial": {

@@ -270,7 +270,7 @@ MOTIF = Motif(
                 "WRK": "the {w9} {w10}",
             },
             glossary=(
-                "The {w1} {w2} is the upper spring, the {w3} basin is the stone tank below it, and the {w4} {w5} are the water-carriers.",
+                "The {w1} {w2} is the upper spring, the {w3} basin is the stone tank below it, and the {w4} {w5} is the band of water-carriers.",
             ),
             setting=(
                 "In {w8}, a basin is said to {w7} when it tells those filling it to wait.",

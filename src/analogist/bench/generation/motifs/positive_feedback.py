@@ -158,7 +158,7 @@ MOTIF = Motif(
                     "{ACT} picks up pace as {LVL} mounts.",
                 ),
                 "loop": (
-                    "The gas from {ACT} trapped more heat and pushed {LVL} higher still.",
+                    "{ACT} trapped more heat and pushed {LVL} higher still.",
                     "Every extra bit of {ACT} added to {LVL}.",
                     "What {ACT} puts into the air warms the ground, lifting {LVL} again.",
                 ),
