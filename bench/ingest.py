@@ -19,8 +19,13 @@ parsing), *derive* (``Memory._derive``: embeddings, WL fingerprint, MAC features
 indexes), *other* (the rest of ``add``). CPU time (``time.process_time``) is the figure to
 trust on a shared machine; wall time is printed beside it.
 
+With ``--cold`` no index is built before adding (as in ``analogist add``, a process that opens
+the memory, adds and closes: its indexes catch up from the database at the next open or save),
+so there is no *fold* phase. ``--embedder random`` takes the embedding cost out (random unit
+vectors of the same shape) to show analogist's own share.
+
 Usage: ``nice -n 15 python bench/ingest.py [--sizes 10000,100000] [--batch 5000]
-[--per-item 500] [--embedder hashing|random] [--json]``.
+[--per-item 500] [--embedder hashing|random] [--cold] [--json]``.
 """
 
 from __future__ import annotations
@@ -73,12 +78,14 @@ class TimedEmbedder:
         self.embed = clock.wrap("embed", inner.embed)
 
 
-def fresh_memory(folder: str, name: str, embedder: str) -> Memory:
-    """A new memory with every index built, so ``add`` folds into them as a live process does."""
+def fresh_memory(folder: str, name: str, embedder: str, cold: bool = False) -> Memory:
+    """A new memory with every index built, so ``add`` folds into them as a live process does
+    (``cold``: none built, as in ``analogist add``, whose indexes catch up at the next open)."""
     m = Memory(os.path.join(folder, name), embedder=make_embedder(embedder))
-    idx = m.indexes
-    idx.fingerprints(), idx.mac(), [idx.vectors(lv) for lv in ("L0", "L2", "L3")]
-    idx.derivatives()
+    if not cold:
+        idx = m.indexes
+        idx.fingerprints(), idx.mac(), [idx.vectors(lv) for lv in ("L0", "L2", "L3")]
+        idx.derivatives()
     return m
 
 
@@ -89,8 +96,8 @@ def batches(n: int, batch: int, seed: int) -> Iterator[list[str]]:
         yield [json.dumps(generate(rng, f"ep_{i}")) for i in range(a, min(n, a + batch))]
 
 
-def bulk(folder: str, n: int, batch: int, embedder: str, seed: int) -> dict:
-    m = fresh_memory(folder, "bulk.db", embedder)
+def bulk(folder: str, n: int, batch: int, embedder: str, seed: int, cold: bool) -> dict:
+    m = fresh_memory(folder, "bulk.db", embedder, cold)
     clock = Clock()
     m._parse = clock.wrap("read+validate", m._parse)  # type: ignore[method-assign]
     m._derive = clock.wrap("derive", m._derive)  # type: ignore[method-assign]
@@ -115,9 +122,9 @@ def bulk(folder: str, n: int, batch: int, embedder: str, seed: int) -> dict:
     }
 
 
-def per_episode(folder: str, n: int, embedder: str, seed: int) -> dict:
+def per_episode(folder: str, n: int, embedder: str, seed: int, cold: bool) -> dict:
     lines = next(batches(n, n, seed))
-    m = fresh_memory(folder, "single.db", embedder)
+    m = fresh_memory(folder, "single.db", embedder, cold)
     c0, t0 = time.process_time(), time.perf_counter()
     for line in lines:
         assert not m.add([line]).rejected
@@ -133,19 +140,20 @@ def floor(folder: str, batch: int) -> dict:
     )
 
 
-def run_size(n: int, batch: int, per_item: int, embedder: str, seed: int) -> dict:
+def run_size(n: int, batch: int, per_item: int, embedder: str, seed: int, cold: bool) -> dict:
     with tempfile.TemporaryDirectory(
         prefix="analogist-ingest-", dir=os.environ.get("TMPDIR")
     ) as folder:
-        b = bulk(folder, n, batch, embedder, seed)
+        b = bulk(folder, n, batch, embedder, seed, cold)
         f = floor(folder, batch)
-        s = per_episode(folder, min(per_item, n), embedder, seed)
+        s = per_episode(folder, min(per_item, n), embedder, seed, cold)
         size_mb = os.path.getsize(os.path.join(folder, "bulk.db")) / 2**20
     s["n"] = min(per_item, n)
     return {
         "n": n,
         "batch": batch,
         "embedder": embedder,
+        "cold": cold,
         "bulk": b,
         "floor": f,
         "per_episode": s,
@@ -157,6 +165,7 @@ def report(r: dict) -> None:
     n, b, f, s = r["n"], r["bulk"], r["floor"], r["per_episode"]
     print(
         f"\n== {n:,} episodes, batches of {r['batch']:,}, embedder {r['embedder']}, "
+        f"indexes {'not built (cold)' if r['cold'] else 'built (folded into)'}, "
         f"db {r['db_mb']:.0f} MB =="
     )
     print(f"{'path':<14}{'/CPU-s':>10}{'/s wall':>10}{'us/ep CPU':>11}{'x floor (CPU)':>15}")
@@ -194,10 +203,11 @@ def main() -> None:
     ap.add_argument("--per-item", type=int, default=500)
     ap.add_argument("--embedder", choices=("hashing", "random"), default="hashing")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cold", action="store_true", help="no index built before adding")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     for n in (int(x) for x in args.sizes.split(",")):
-        r = run_size(n, args.batch, args.per_item, args.embedder, args.seed)
+        r = run_size(n, args.batch, args.per_item, args.embedder, args.seed, args.cold)
         print(json.dumps(r)) if args.json else report(r)
 
 
