@@ -296,7 +296,7 @@ def test_f8_snapshots_show_two_structures_of_every_motif():
         for m in [x for x in pool if len(_f8_structures(x)) >= F8_CLUSTER][:3]:
             ctx = Context(random.Random(m.name), split, pool, set(), Dealer(m.name))
             t_case = ctx.case(m, "split", ctx.skin(m), least=2)
-            shown, labels = memory(
+            shown, labels, _ = memory(
                 ctx, t_case, with_source=True, structures=_f8_structures, per_motif=F8_CLUSTER
             )
             per = Counter(s.case.motif.name for s in shown)

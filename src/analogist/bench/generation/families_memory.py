@@ -31,6 +31,7 @@ motif's fix with the part put in place of a role where the plain fix no longer r
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -53,7 +54,7 @@ from analogist.bench.generation.items import (
 )
 from analogist.bench.generation.library import LIBRARY
 from analogist.bench.generation.motif import Motif, Skin
-from analogist.bench.generation.render import bigram_jaccard, jaccard
+from analogist.bench.generation.render import bigrams, words
 from analogist.bench.generation.signatures import gold_raw
 from analogist.bench.generation.world import world_for
 from analogist.signature import parse_term
@@ -62,17 +63,15 @@ MEMORY_SIZE = 10
 Structures = Callable[[Motif], list[str]]
 
 
-STEP = (0.01, 0.005)
-"""Grid steps of the (word, word-bigram) Jaccard overlap level, with the target's text (asides
-left out), that every episode of a snapshot is drawn to."""
-RENDERINGS = 24
-"""Renderings tried for each stored episode (spread over its skins and seeds), times its
-:data:`BUDGET` multiple."""
-BUDGET = {"source": 4, "decoy_near": 2, "decoy_far": 2, "filler": 2}
-"""Multiples of :data:`RENDERINGS` tried per role (1 for surface traps): the source shares the
-most words with the target, so it needs the most tries to reach down to the snapshot's level,
-and the target's motif's other structures and the other-domain fillers, which share the least,
-need more tries to reach up to it. Only the tries differ by role, never the level."""
+TARGET_TRIES = 96
+"""Wordings of the target tried (seeds: phrasings, word choices, where its asides go)."""
+REDRAWS = 3
+"""Fresh renderings of the source tried, at most, when no wording of the target puts it near
+its drawn rank (the best combination is kept)."""
+DRAW_TRIES = 24
+"""Random renderings tried per stored episode for one whose symptom sentence and (motif,
+structure) are not yet in the snapshot."""
+OWN = ("source", "decoy_near", "decoy_far")
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,6 @@ def _filler_label(skin: Skin, lexicon: int | None, t_case: Case) -> str:
 def _plan(
     ctx: Context,
     t_case: Case,
-    t_bare: str,
     with_source: bool,
     ordinal: int,
     structures: Structures,
@@ -158,73 +156,95 @@ def _plan(
     return specs[:MEMORY_SIZE]
 
 
-@dataclass(frozen=True)
-class _Option:
-    """One candidate rendering of a stored episode and its overlap with the target."""
+def _draw(
+    ctx: Context,
+    spec: _Spec,
+    used: set[tuple[str, str]],
+    symptoms: set[str],
+    asides: tuple[str, ...] | None = None,
+    fix: str | None = None,
+) -> Case:
+    """One rendering of ``spec`` drawn uniformly over its options and seeds (no overlap with
+    the target is measured), redrawn while its symptom sentence or its (motif, structure) is
+    already in the snapshot; asides dealt fresh unless given."""
+    for k in range(DRAW_TRIES):
+        motif, variant, skin, lexicon = spec.options[ctx.rng.randrange(len(spec.options))]
+        seed = ctx.rng.randrange(10**9)
+        bare = make_case(motif, variant, skin, seed, lexicon)
+        fresh = bare.rendering.symptom not in symptoms and (motif.name, variant) not in used
+        if fresh or k == DRAW_TRIES - 1:
+            break
+    if asides is None:
+        n = ctx.rng.randrange(MAX_ASIDES + 1)
+        asides = tuple(ctx.dealer.deal(skin.domain, skin.kind, n))
+        fix = ctx.stored_fix(motif, variant)
+    return make_case(motif, variant, skin, seed, lexicon, fix, asides)
 
-    motif: Motif
-    variant: str
-    skin: Skin
-    seed: int
-    lexicon: int | None
-    symptom: str
-    words: float
-    bigrams: float
 
-
-def _candidates(ctx: Context, spec: _Spec, t_bare: str) -> list[_Option]:
-    """Renderings of ``spec`` tried for the snapshot (spread over its skins and seeds), each
-    with its word and word-bigram overlap with the target's bare text."""
-    budget = RENDERINGS * BUDGET.get(spec.label, 1)
-    tries = max(2, budget // len(spec.options))
-    out = []
-    for motif, variant, skin, lexicon in spec.options:
-        for _ in range(tries):
-            seed = ctx.rng.randrange(10**9)
-            bare = make_case(motif, variant, skin, seed, lexicon)
-            out.append(
-                _Option(
-                    motif,
-                    variant,
-                    skin,
-                    seed,
-                    lexicon,
-                    bare.rendering.symptom,
-                    jaccard(bare.text, t_bare),
-                    bigram_jaccard(bare.text, t_bare),
-                )
+def _wordings(ctx: Context, t_case: Case) -> list[Case]:
+    """:data:`TARGET_TRIES` wordings of the target: the same structure, skin, invented words,
+    fix and asides, each with its own seed (the first is ``t_case`` itself)."""
+    out = [t_case]
+    for _ in range(TARGET_TRIES - 1):
+        seed = ctx.rng.randrange(10**9)
+        out.append(
+            make_case(
+                t_case.motif,
+                t_case.variant,
+                t_case.skin,
+                seed,
+                t_case.lexicon,
+                t_case.recorded_fix,
+                t_case.asides,
+                t_case.extra,
             )
+        )
     return out
 
 
-def _miss(o: _Option, level: tuple[float, float]) -> float:
-    """How far a rendering's overlaps lie from a (words, bigrams) level, each in units of
-    :data:`STEP`."""
-    return abs(o.words - level[0]) / STEP[0] + abs(o.bigrams - level[1]) / STEP[1]
+def _overlaps(text: str, sets: list[tuple[set[str], set[str]]]) -> tuple[list[float], ...]:
+    """Word and word-bigram Jaccard overlap of ``text`` with each episode's (word, bigram) sets."""
+    t = (words(text), bigrams(text))
+    return tuple(
+        [len(t[m] & o[m]) / len(t[m] | o[m]) if t[m] | o[m] else 1.0 for o in sets] for m in (0, 1)
+    )
 
 
-def _level(ctx: Context, pools: list[list[_Option]]) -> tuple[float, float]:
-    """The (word, bigram) overlap level every episode of one snapshot is drawn to: on the grid
-    of :data:`STEP`, the level that the snapshot's episodes, source and look-alikes included,
-    can all come closest to (the worst nearest miss, then the mean), ties broken at random. One
-    level for the whole snapshot, so no episode's overlap tells its role."""
-    grid = [(w * STEP[0], b * STEP[1]) for w in range(4, 25) for b in range(0, 25)]
-    ctx.rng.shuffle(grid)
-
-    def cost(lv: tuple[float, float]) -> float:
-        misses = [min(_miss(o, lv) for o in pool) for pool in pools if pool]
-        return max(misses) + 3 * sum(misses) / len(misses)
-
-    return min(grid, key=cost)
+def _rank(vals: list[float], i: int) -> float:
+    """How many of the other values lie below ``vals[i]`` (ties count half)."""
+    return sum((v < vals[i]) + 0.5 * (v == vals[i]) for j, v in enumerate(vals) if j != i)
 
 
-def _pick(
-    pool: list[_Option], level: tuple[float, float], taken_symptoms: set[str]
-) -> _Option | None:
-    """The rendering nearest the snapshot's overlap level whose symptom sentence is not yet in
-    the snapshot (None: every one repeats a symptom)."""
-    fresh = [o for o in pool if o.symptom not in taken_symptoms]
-    return min(fresh, key=lambda o: _miss(o, level)) if fresh else None
+def _wording(
+    ctx: Context,
+    wordings: list[Case],
+    table: list[tuple[list[float], ...]],
+    want: list[float | None],
+    src: int | None,
+    key: str,
+) -> Case:
+    """The target's wording for the snapshot: the source (if any) at the overlap rank (word
+    Jaccard, among the snapshot's episodes) least used so far in the bench (``ctx.ranks``)
+    among those some wording reaches, its bigram rank as near; the motif's other episodes as
+    near as can be to ranks drawn at random (``want``, fractions of the others)."""
+    n = len(want) - 1
+    ranked = [i for i, w in enumerate(want) if w is not None and i != src]
+
+    def rest(k: int) -> float:
+        return sum(abs(_rank(v, i) / n - float(want[i] or 0.0)) for v in table[k] for i in ranked)
+
+    options = list(range(len(wordings)))
+    if src is not None:
+        at = [round(_rank(table[k][0], src)) for k in options]
+        least = min(ctx.ranks[(key, r)] for r in at)
+        goal = sorted({r for r in at if ctx.ranks[(key, r)] == least})
+        r = goal[ctx.rng.randrange(len(goal))]
+        ctx.ranks[(key, r)] += 1
+        options = [k for k in options if at[k] == r]
+        best = min(options, key=lambda k: (abs(_rank(table[k][1], src) - r), rest(k)))
+    else:
+        best = min(options, key=rest)
+    return wordings[best]
 
 
 def memory(
@@ -235,8 +255,9 @@ def memory(
     ordinal: int = 0,
     structures: Structures = variants,
     per_motif: int | None = None,
-) -> tuple[list[Shown], dict[str, str]]:
-    """A snapshot for ``t_case`` and the key-side role of every episode in it.
+) -> tuple[list[Shown], dict[str, str], Case]:
+    """A snapshot for ``t_case``, the key-side role of every episode in it, and the target's
+    wording to show with it.
 
     The target's motif contributes one episode of each of ``per_motif`` of its structures (all,
     when None; ``structures`` lists a motif's, by default all), in skins other than the
@@ -249,32 +270,49 @@ def memory(
     left are in docs/parb.md).
     No stored episode shares the target's skin.
     """
-    t_bare = make_case(t_case.motif, t_case.variant, t_case.skin, t_case.seed, t_case.lexicon).text
     labelled: list[tuple[Case, str]] = []
     symptoms: set[str] = set()
     used: set[tuple[str, str]] = set()
-    specs = _plan(ctx, t_case, t_bare, with_source, ordinal, structures, per_motif)
-    pools = [_candidates(ctx, spec, t_bare) for spec in specs]
-    level = _level(ctx, pools)
-    for spec, pool in zip(specs, pools):
-        fresh = [o for o in pool if (o.motif.name, o.variant) not in used]
-        o = _pick(fresh or pool, level, symptoms)
-        if o is None:  # every rendering repeats a symptom sentence already in the snapshot
-            motif, variant, skin, lexicon = spec.options[0]
-            seed = ctx.rng.randrange(10**9)
-        else:
-            motif, variant, skin, seed, lexicon = o.motif, o.variant, o.skin, o.seed, o.lexicon
-        used.add((motif.name, variant))
-        n = ctx.rng.randrange(MAX_ASIDES + 1)
-        asides = tuple(ctx.dealer.deal(skin.domain, skin.kind, n))
-        c = make_case(motif, variant, skin, seed, lexicon, ctx.stored_fix(motif, variant), asides)
+    specs = _plan(ctx, t_case, with_source, ordinal, structures, per_motif)
+    for spec in specs:
+        c = _draw(ctx, spec, used, symptoms)
+        used.add((c.motif.name, c.variant))
         symptoms.add(c.rendering.symptom)
-        label = spec.label if spec.label != "filler" else _filler_label(skin, lexicon, t_case)
+        label = spec.label if spec.label != "filler" else _filler_label(c.skin, c.lexicon, t_case)
         labelled.append((c, label))
+    wordings = _wordings(ctx, t_case)
+    want = [ctx.rng.random() if label in OWN else None for _, label in labelled]
+    src = next((i for i, (_, label) in enumerate(labelled) if label == "source"), None)
+    key = f"{t_case.skin.kind}/{per_motif or 0}"
+
+    def table(cases: list[Case]) -> list[tuple[list[float], ...]]:
+        sets = [(words(c.text), bigrams(c.text)) for c in cases]
+        return [_overlaps(w.text, sets) for w in wordings]
+
+    def worst(t: list[tuple[list[float], ...]], i: int) -> int:
+        return min(ctx.ranks[(key, round(_rank(row[0], i)))] for row in t)
+
+    tab = table([c for c, _ in labelled])
+    if src is not None:
+        # a source that no wording can put at a rank as little used as the least-used one is
+        # drawn again in its own skin (seed only), at most REDRAWS times; the best draw is kept
+        floor = min(ctx.ranks[(key, r)] for r in range(len(labelled)))
+        for _ in range(REDRAWS):
+            if worst(tab, src) <= floor:
+                break
+            old = labelled[src][0]
+            others = symptoms - {old.rendering.symptom}
+            again = _Spec(((old.motif, old.variant, old.skin, None),), "source")  # asides' domain
+            new = _draw(ctx, again, set(), others, old.asides, old.recorded_fix)
+            trial = table([new if i == src else c for i, (c, _) in enumerate(labelled)])
+            if worst(trial, src) < worst(tab, src):
+                tab, symptoms = trial, others | {new.rendering.symptom}
+                labelled[src] = (new, "source")
+    chosen = _wording(ctx, wordings, tab, want, src, key)
     strings: set[str] = set()
     shown = [(episode(c, ctx.rng, ctx.taken, strings), label) for c, label in labelled]
     shown.sort(key=lambda s: (s[0].record["time"], s[0].record["id"]))
-    return [s for s, _ in shown], {s.record["id"]: label for s, label in shown}
+    return [s for s, _ in shown], {s.record["id"]: label for s, label in shown}, chosen
 
 
 def _retrieval(
@@ -288,7 +326,7 @@ def _retrieval(
     m = slot.motif
     # a memory target tells at least two asides, which its same-domain traps retell
     t_case = ctx.case(m, variant, ctx.skin(m, nonce=slot.nonce), least=2)
-    snapshot, labels = memory(
+    snapshot, labels, t_case = memory(
         ctx,
         t_case,
         with_source=with_source,
@@ -425,6 +463,28 @@ F8_CLUSTER = 2
 """Structures shown per motif in an F8 snapshot: one size for every motif, so how many
 episodes a motif has says nothing about which is the target's (motifs that can be written at
 the finer grain in fewer structures neither take F8 targets nor fill F8 snapshots)."""
+
+
+def f8_motifs(chosen: list[Motif], pool: tuple[Motif, ...], rng: random.Random) -> list[Motif]:
+    """``chosen`` (a bench's F8 target motifs, in slot order) with every motif that cannot take
+    an F8 target replaced by a usable one, drawn per bench without replacement (cycling), so
+    the motifs that get the extra items differ from bench to bench and no motif is the source
+    more often across benches (a fixed replacement made four dev motifs the source half as
+    often again as the others, which their fix operator alone gave away)."""
+    usable = [m for m in pool if len(_f8_structures(m)) >= F8_CLUSTER]
+    if not usable:
+        return chosen
+    deck: list[Motif] = []
+    out = []
+    for m in chosen:
+        if len(_f8_structures(m)) >= F8_CLUSTER:
+            out.append(m)
+            continue
+        if not deck:
+            deck = list(usable)
+            rng.shuffle(deck)
+        out.append(deck.pop())
+    return out
 
 
 def build_f8(ctx: Context, slot: Slot) -> Item:

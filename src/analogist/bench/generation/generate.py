@@ -29,7 +29,7 @@ from analogist.bench.generation.families_given import (
     build_f5,
     build_f6,
 )
-from analogist.bench.generation.families_memory import build_f3, build_f7, build_f8
+from analogist.bench.generation.families_memory import build_f3, build_f7, build_f8, f8_motifs
 from analogist.bench.generation.files import Bench, file_hashes, seal
 from analogist.bench.generation.items import FAMILIES, Context, Item, Slot
 from analogist.bench.generation.motifs import DEV_MOTIFS, HELDOUT_MOTIFS, split_motifs
@@ -76,6 +76,8 @@ def plan(seed: int, split: str, size: str) -> list[Slot]:
                 pick = next((m for m in cycle if m not in chosen), cycle[0])
                 cycle.remove(pick)
                 chosen.append(pick)
+        if family == "F8":
+            chosen = f8_motifs(chosen, tuple(motifs), rng)
         for i, m in enumerate(chosen):
             # pairs of ordinals share a skin kind, so F2's standard/control layouts (and F5's
             # decoy/partial targets) are balanced within each kind
@@ -99,10 +101,11 @@ def generate_bench(seed: int, split: str = "dev", size: str = "small") -> Bench:
     pool = split_motifs(split)
     taken: set[str] = set()
     dealer = Dealer(f"{seed}|{split}|{size}")  # one deck per bench: no aside repeats
+    ranks: Counter[tuple[str, int]] = Counter()  # memory sources' overlap ranks, balanced
     items = []
     for slot in plan(seed, split, size):
         rng = random.Random(f"item|{seed}|{split}|{size}|{slot.family}|{slot.ordinal}")
-        items.append(BUILDERS[slot.family](Context(rng, split, pool, taken, dealer), slot))
+        items.append(BUILDERS[slot.family](Context(rng, split, pool, taken, dealer, ranks), slot))
     items.sort(key=lambda it: it.item_id)
     audit = run_audit(items)
     manifest = {

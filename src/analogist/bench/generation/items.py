@@ -14,6 +14,7 @@ here are shared by the family builders.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,6 +89,9 @@ class Context:
     pool: tuple[Motif, ...]
     taken: set[str] = field(default_factory=set)
     dealer: Dealer = field(default_factory=lambda: Dealer("item"))
+    ranks: Counter[tuple[str, int]] = field(default_factory=Counter)
+    """How often each overlap rank of the source has been used so far in the bench, per kind of
+    snapshot (memory families balance it: see ``families_memory.memory``)."""
 
     def case(
         self,
