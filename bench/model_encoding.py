@@ -50,6 +50,19 @@ def _facts(sig: Signature) -> str:
     return "; ".join(f"{r.predicate}({','.join(r.args)})" for r in sig.relations)
 
 
+def _given_roles(st, oracle: dict[str, list[str]]) -> bool:
+    """The --roles diagnostic: the episode's roles from the file, named R1, R2, ..."""
+    from analogist.encode.staged import StepTrace
+
+    ents = oracle.get(st.eid, [])
+    st.entities += ents
+    st.parts += ["part named by the oracle file"] * len(ents)
+    st.names += [f"R{i}" for i in range(1, len(ents) + 1)]
+    ok = len(ents) >= 2
+    st.trace.append(StepTrace("roles", ok, () if ok else ("no oracle roles for it",), calls=0))
+    return ok
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="local")
@@ -71,6 +84,12 @@ def main(argv: list[str] | None = None) -> int:
         help="run only the roles and relations steps (relation F1 depends on no "
         "other step; halves the calls on a busy machine)",
     )
+    ap.add_argument(
+        "--roles",
+        help="ORACLE diagnostic: a JSON file {episode id: [entity, ...]} whose entities replace "
+        "the roles step (e.g. bench/reference/oracle_roles.json), to measure the relations "
+        "step alone; the output says so",
+    )
     a = ap.parse_args(argv)
 
     store = Store(a.db)
@@ -79,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     if a.relations_only:  # the chain and levels steps do nothing: no chain, no levels, no fix
         enc._chain = lambda st: None  # type: ignore[method-assign]
         enc._levels = lambda st, seen: None  # type: ignore[method-assign]
+    if a.roles:
+        oracle = {k: v for k, v in json.loads(Path(a.roles).read_text()).items() if k[0] != "_"}
+        enc._roles = lambda st, seen, table: _given_roles(st, oracle)  # type: ignore[method-assign]
+        print(f"ORACLE roles from {a.roles} (the roles step is not run)", file=sys.stderr)
     eps = load_gold_episodes(a.file, store.vocabulary)
     if a.ids:
         want = a.ids.split(",")

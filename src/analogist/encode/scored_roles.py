@@ -5,19 +5,22 @@ Asked to name a mechanism's parts, the 1.5B names surface entities ("Redis", "pr
 are the episode's own noun phrases (:func:`analogist.encode.candidates.candidates`, or the
 entity table's names at query time), and the model only scores them.
 
-1. **Part score.** Each candidate is scored as the answer to a question about the mechanism,
-   after the episode: "Name one part of the mechanism ... | ⟨candidate⟩." A name's raw score
-   mostly says how short and common it is, and any name the episode mentions is far likelier
-   after the episode than without it (staged-v9's lesson: PMI against a no-episode prompt
-   favours the rarest name). So the same candidates are also scored, after the same episode,
-   as the answer to a neutral question ("Name one thing the episode mentions"), and a
-   candidate's part score is the difference: how much more likely it is as a part of the
-   mechanism than as any mention. Both prompts share the episode as their prefix.
-2. **Choice.** Candidates are taken best first while their part score is above 0, up to
-   :data:`MAX_ROLES`; a candidate that names the same part as one already taken
-   (:func:`~analogist.encode.candidates.same_part`: a shared head word, or one's words inside
-   the other's) is merged into it, not taken again. At least two are taken (the relations step
-   needs two).
+1. **Part scores.** A mechanism is made of functional parts — the resource others rely on, the
+   part that uses it, the part that suffers, the part that watches or times the others, the
+   change that starts the trouble (what the example memory's gold roles are) — each asked as a
+   question (:data:`QUESTIONS`) whose answer, after the episode, is each candidate: "Which part
+   is the shared resource ...? | ⟨candidate⟩." A name's raw score mostly says how short and
+   common it is, and any name the episode mentions is far likelier after the episode than
+   without it (staged-v9's lesson: PMI against a no-episode prompt favours the rarest name). So
+   the candidates are also scored, after the same episode, as the answer to a neutral question
+   ("Name one thing this episode mentions"), and a candidate's part score for a question is
+   the difference. All prompts share the episode as their prefix.
+2. **Choice.** A greedy matching, best part score first: each question names one part and each
+   part answers one question, while the score is above 0, up to :data:`MAX_ROLES` (at least
+   :data:`MIN_ROLES`: the relations step needs two). A candidate that names the same part as
+   one already taken (:func:`~analogist.encode.candidates.same_part`: a shared head word, or
+   one's words inside the other's) is merged into it. The question a role answered is its
+   description.
 
 Every score goes through the call log, so a run replays without the model.
 """
