@@ -17,7 +17,6 @@ form); that only costs a miss. Signatures with a fix operator counted by the fin
 from __future__ import annotations
 
 from collections import Counter
-from sys import intern
 from typing import Any
 
 from analogist.retrieve.mac import graph_mac_features, mac_features
@@ -65,12 +64,13 @@ class StructureMemo:
 
     The results are shared between the signatures of one structure: callers must not mutate
     them (nothing does: they are serialised and folded into posting lists). Bounded: when
-    ``limit`` structures are held the memo starts afresh (an entry holds about 4 KB, feature
-    names interned, so the default limit keeps it under ~64 MB). A change of the vocabulary's
+    ``limit`` structures are held the memo starts afresh (an entry holds about 6 KB, so the
+    default limit keeps it near 64 MB; interning the feature names would halve that but cost
+    more per new structure than the memo saves on this workload). A change of the vocabulary's
     commutative predicates (which the graph depends on) empties it.
     """
 
-    def __init__(self, wl: WLFingerprint, limit: int = 16_384):
+    def __init__(self, wl: WLFingerprint, limit: int = 10_000):
         self.wl, self.limit = wl, limit
         self._memo: dict[tuple, Derivation] = {}
         self._commutative: frozenset[str] | None = None
@@ -96,12 +96,10 @@ class StructureMemo:
 
     def _compute(self, s: Structure, vocab: Vocabulary) -> Derivation:
         graph = self.wl.graph(s, vocab)  # built once for WL and MAC
-        wl_hash, version, feats = self.wl.of_graph(graph).as_row()
+        row = self.wl.of_graph(graph).as_row()
         mac = (
             graph_mac_features(graph)
             if not self.wl.include_fix
             else mac_features(s, commutative_terms(vocab))
         )
-        # feature names repeat across structures: one string each keeps a held entry ~2 KB
-        feats = {intern(k): v for k, v in feats.items()}
-        return (wl_hash, version, feats), Counter({intern(k): v for k, v in mac.items()})
+        return row, mac
