@@ -256,3 +256,35 @@ def test_the_structure_key_ignores_names_and_order_but_not_structure():
     assert structure_key(a) == structure_key(b)
     assert structure_key(a) != structure_key(c)
     assert structure_key(a) != structure_key(d)
+
+
+def test_import_writes_as_a_bulk_append_and_a_failed_one_restores_the_schema(tmp_path):
+    from analogist.store.transfer import export_to
+    from analogist.store.transfer_check import TransferError
+    from analogist.store.transfer_import import import_from
+
+    src = memory(str(tmp_path / "src.db"))
+    src.add(lines(120))
+    src.close()
+    export_to(str(tmp_path / "src.db"), str(tmp_path / "m.jsonl"))
+    import_from(str(tmp_path / "m.jsonl"), str(tmp_path / "copy.db"))
+    copy, again = memory(str(tmp_path / "copy.db")), memory(str(tmp_path / "src.db"))
+    got, want = rows(copy), rows(again)
+    assert got["index_state"][0][1] == want["index_state"][0][1] + 1  # + the import's rebuild
+    assert {k: v for k, v in got.items() if k != "index_state"} == {
+        k: v for k, v in want.items() if k != "index_state"
+    }
+    assert schema(copy) == schema(again)
+    empty = memory(str(tmp_path / "empty.db"))
+    shape = schema(empty)
+    empty.close()
+    text = (tmp_path / "m.jsonl").read_text().splitlines()
+    header = json.loads(text[0])
+    header["checksum"] = "sha256:" + "0" * 64  # fails after every record was written
+    (tmp_path / "bad.jsonl").write_text("\n".join([json.dumps(header), *text[1:]]) + "\n")
+    with pytest.raises(TransferError):
+        import_from(str(tmp_path / "bad.jsonl"), str(tmp_path / "empty.db"))
+    empty = memory(str(tmp_path / "empty.db"))
+    assert schema(empty) == shape and empty.store.count() == 0
+    for m in (copy, again, empty):
+        m.close()

@@ -145,17 +145,10 @@ def load_records(
     want = dict(header.counts)
     seen: Counter[str] = Counter()
     digest, size, n = hashlib.sha256(), 0, 1
-    with store.transaction():
-        busy = _occupied(store)
-        if busy:
-            raise fail(
-                store.path,
-                None,
-                f"the target memory is not empty (it holds {_listed(busy)}); import only "
-                "into a new SQLite file or an empty PostgreSQL database (merging is not supported)",
-            )
-        store.conn.execute("DELETE FROM vocab")  # the file's vocabulary replaces the default one
-        quiet = _quiet_index_triggers(store)
+
+    def records() -> int:
+        """Validate and write every record; return how many index-source rows were written."""
+        nonlocal n, size
         current: Table | None = None
         batch: list[tuple[int, tuple]] = []
         for n, raw in enumerate(lines, start=2):
@@ -205,6 +198,23 @@ def load_records(
                 f"the header says {header.checksum[:19]}…): the file was changed after "
                 "export; export again",
             )
+        return sum(seen[t] for t in SOURCES)
+
+    with store.transaction():
+        busy = _occupied(store)
+        if busy:
+            raise fail(
+                store.path,
+                None,
+                f"the target memory is not empty (it holds {_listed(busy)}); import only "
+                "into a new SQLite file or an empty PostgreSQL database (merging is not supported)",
+            )
+        store.conn.execute("DELETE FROM vocab")  # the file's vocabulary replaces the default one
+        quiet = _quiet_index_triggers(store)
+        if isinstance(store, PostgresStore):
+            records()
+        else:  # SQLite: triggers off and indexes built after, as a bulk add (IndexSync.appending)
+            store.appending(records, rebuild_indexes=True)
         _finish(store, quiet, seen)
     store.vocabulary = load_vocabulary(store.conn)
     return seen, size
