@@ -54,3 +54,49 @@ def test_the_script_scores_a_scripted_encoding_per_step(tmp_path):
     assert "relations micro P/R/F1 0.67 / 0.67 / 0.67" in out.stdout
     rep = json.loads((tmp_path / "r.json").read_text())
     assert rep["summary"]["steps"]["relations"]["matched"] == 2 and rep["stats"]["calls"] == 2
+
+
+def test_the_oracle_roles_option_replaces_the_roles_step_and_says_so(tmp_path):
+    rels = {
+        "R1": "requests uses up capacity or supply of Postgres",
+        "R2": "warm-up job decides whether requests may proceed or be admitted",
+        "R3": "Postgres is a copy, summary or computation made from requests",
+    }
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps([rels]))  # no roles answer: the roles step makes no call
+    roles = tmp_path / "roles.json"
+    roles.write_text(
+        json.dumps(
+            {
+                "_about": "test",
+                "ep_sw_cache_stampede_homepage": ["requests", "warm-up job", "Postgres"],
+            }
+        )
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "model_encoding.py"),
+            "--model",
+            f"scripted:{answers}",
+            "--db",
+            str(tmp_path / "c.db"),
+            "--sample",
+            "1",
+            "--show",
+            "--relations-only",
+            "--version",
+            "staged-v5",
+            "--roles",
+            str(roles),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "ORACLE roles from" in out.stderr
+    assert "R1=requests (part named by the oracle file)" in out.stdout
+    assert "consumes(R1,R3); gates(R2,R1); derives_from(R3,R1)" in out.stdout
+    assert "live calls 1 " in out.stdout
