@@ -1,9 +1,11 @@
-"""Shared test setup: the --live flag, fixture paths, the spec's example signature."""
+"""Shared test setup: the --live flag, fixture paths, the spec's example signature, one
+throwaway PostgreSQL cluster for the whole run."""
 
 from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,3 +80,18 @@ def vocab():
 def sme_fixtures() -> Path:
     assert SME_FIXTURES.is_dir(), f"SME fixtures missing at {SME_FIXTURES}"
     return SME_FIXTURES
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator:
+    """One throwaway PostgreSQL cluster for every test that needs one (each takes fresh
+    databases from it with ``url()``); skips, with the reason, without the server binaries or
+    psycopg."""
+    from tests.store.pg_server import PgServer, why_unavailable
+
+    why = why_unavailable()
+    if why:
+        pytest.skip(f"PostgreSQL backend not tested: {why}")
+    server = PgServer()
+    yield server
+    server.stop()

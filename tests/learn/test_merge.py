@@ -213,16 +213,9 @@ def test_a_merged_memory_exports_and_imports_and_undoes_there(tmp_path):
         assert exact_s0(b, target("skips_check", "skips_check")) == [EID]
 
 
-@pytest.fixture(scope="module")
-def pg_url():
-    from tests.store.pg_server import PgServer, why_unavailable
-
-    why = why_unavailable()
-    if why:
-        pytest.skip(f"PostgreSQL backend not tested: {why}")
-    server = PgServer()
-    yield server.url
-    server.stop()
+@pytest.fixture
+def pg_url(pg_server):
+    return pg_server.url
 
 
 def test_merge_and_undo_on_postgresql(pg_url):

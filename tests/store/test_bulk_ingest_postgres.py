@@ -4,25 +4,12 @@ triggers on. Skips, with the reason, without the server binaries or psycopg."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from analogist.errors import StoreError
 from analogist.memory import Memory
 from analogist.models.embedding import HashingEmbedder
-from tests.store.pg_server import PgServer, why_unavailable
 from tests.store.test_bulk_ingest import answers, lines
-
-
-@pytest.fixture(scope="module")
-def pg() -> Iterator[PgServer]:
-    why = why_unavailable()
-    if why:
-        pytest.skip(f"PostgreSQL backend not tested: {why}")
-    server = PgServer()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(autouse=True)
@@ -54,13 +41,13 @@ def enabled_triggers(m: Memory) -> set[str]:
     return {r[0] for r in got}
 
 
-def test_bulk_and_per_episode_adds_store_and_answer_the_same(pg, tmp_path, monkeypatch):
+def test_bulk_and_per_episode_adds_store_and_answer_the_same(pg_server, tmp_path, monkeypatch):
     monkeypatch.setenv("ANALOGIST_INDEX_DIR", str(tmp_path / "idx"))
     data = lines(150)
-    one = Memory(pg.url("one"), embedder=HashingEmbedder())
+    one = Memory(pg_server.url("one"), embedder=HashingEmbedder())
     for line in data:
         assert one.add([line]).added
-    bulk = Memory(pg.url("bulk"), embedder=HashingEmbedder())
+    bulk = Memory(pg_server.url("bulk"), embedder=HashingEmbedder())
     during, real = [], bulk.store._put_derived_many
 
     def spy(*a, **k):
@@ -78,9 +65,9 @@ def test_bulk_and_per_episode_adds_store_and_answer_the_same(pg, tmp_path, monke
     bulk.store.close()
 
 
-def test_a_failed_bulk_add_on_postgres_leaves_the_triggers_on(pg, tmp_path, monkeypatch):
+def test_a_failed_bulk_add_on_postgres_leaves_the_triggers_on(pg_server, tmp_path, monkeypatch):
     monkeypatch.setenv("ANALOGIST_INDEX_DIR", str(tmp_path / "idx"))
-    m = Memory(pg.url("failed"), embedder=HashingEmbedder())
+    m = Memory(pg_server.url("failed"), embedder=HashingEmbedder())
     m.add(lines(3))
     before, triggers = seen(m), enabled_triggers(m)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -17,17 +16,6 @@ from analogist.store.index_sync import SOURCES
 from analogist.store.transfer import export_memory, export_to, unknown_tables
 from analogist.store.transfer_import import TransferError, import_from, import_memory
 from tests.store.export_cases import dump, fill, searches
-from tests.store.pg_server import PgServer, why_unavailable
-
-
-@pytest.fixture(scope="module")
-def pg() -> Iterator[PgServer]:
-    why = why_unavailable()
-    if why:
-        pytest.skip(f"PostgreSQL backend not tested: {why}")
-    server = PgServer()
-    yield server
-    server.stop()
 
 
 def _export(store: Store) -> bytes:
@@ -36,7 +24,7 @@ def _export(store: Store) -> bytes:
     return buf.getvalue()
 
 
-def test_sqlite_to_postgres_and_back_is_lossless(pg, tmp_path, monkeypatch):
+def test_sqlite_to_postgres_and_back_is_lossless(pg_server, tmp_path, monkeypatch):
     from analogist.store.postgres import PostgresStore
 
     monkeypatch.setenv("ANALOGIST_INDEX_DIR", str(tmp_path / "idx"))
@@ -44,7 +32,7 @@ def test_sqlite_to_postgres_and_back_is_lossless(pg, tmp_path, monkeypatch):
         fill(a)
     first = tmp_path / "a.jsonl"
     export_to(str(tmp_path / "a.db"), str(first))
-    url = pg.url()
+    url = pg_server.url()
     import_from(str(first), url)
     with PostgresStore(url) as p:
         assert unknown_tables(p) == []
@@ -74,13 +62,13 @@ def test_sqlite_to_postgres_and_back_is_lossless(pg, tmp_path, monkeypatch):
         assert p.index_state().generation == g + 1
 
 
-def test_a_failed_import_leaves_the_postgres_target_empty(pg, tmp_path):
+def test_a_failed_import_leaves_the_postgres_target_empty(pg_server, tmp_path):
     from analogist.store.postgres import PostgresStore
 
     with Store(tmp_path / "a.db") as a:
         fill(a)
         data = _export(a)
-    url = pg.url()
+    url = pg_server.url()
     cut = b"".join(data.splitlines(keepends=True)[:-2])
     with PostgresStore(url) as p:
         before = dump(p)
@@ -96,7 +84,7 @@ def test_a_failed_import_leaves_the_postgres_target_empty(pg, tmp_path):
             import_memory(p, io.BytesIO(data))
 
 
-def test_the_cli_moves_a_memory_to_postgres_by_url(pg, tmp_path, monkeypatch):
+def test_the_cli_moves_a_memory_to_postgres_by_url(pg_server, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     from analogist.cli.main import cli
@@ -104,7 +92,7 @@ def test_the_cli_moves_a_memory_to_postgres_by_url(pg, tmp_path, monkeypatch):
     monkeypatch.setenv("ANALOGIST_INDEX_DIR", str(tmp_path / "idx"))
     with Store(tmp_path / "a.db") as a:
         fill(a)
-    runner, url = CliRunner(), pg.url()
+    runner, url = CliRunner(), pg_server.url()
     out = runner.invoke(cli, ["--db", str(tmp_path / "a.db"), "export", str(tmp_path / "a.jsonl")])
     assert out.exit_code == 0, out.output
     monkeypatch.setenv("ANALOGIST_DB", url)

@@ -20,19 +20,8 @@ from analogist.errors import (
     StoreError,
 )
 from analogist.store import CallRecord, Derived, Store, StoreInterface, TransferOutcome
-from tests.store.pg_server import PgServer, why_unavailable
 
 Opener = Callable[[], Store]
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
-    why = why_unavailable()
-    if why:
-        pytest.skip(f"PostgreSQL backend not tested: {why}")
-    server = PgServer()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
