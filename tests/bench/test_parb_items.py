@@ -307,3 +307,34 @@ def test_f8_snapshots_show_two_structures_of_every_motif():
         if it.family == "F8":
             roles = Counter(it.key["memory_roles"].values())
             assert roles["source"] == 1 and roles["decoy_near"] + roles["decoy_far"] == 1
+
+
+def test_memory_spreads_the_sources_overlap_rank_by_the_targets_wording():
+    """Episodes are drawn at random; the target's wording is chosen so that, over a bench, the
+    source sits at every word-overlap rank among its snapshot's episodes about as often (the
+    least-used rank that a wording reaches), and the wording keeps the target's structure,
+    skin, invented words and asides."""
+    import random
+
+    from analogist.bench.generation.asides import Dealer
+    from analogist.bench.generation.families_memory import _rank, memory
+    from analogist.bench.generation.items import Context
+    from analogist.bench.generation.motifs import split_motifs
+    from analogist.bench.generation.render import jaccard
+
+    pool = split_motifs("dev")
+    ranks: Counter[tuple[str, int]] = Counter()
+    dealer, taken = Dealer("spread"), set()
+    seen = []
+    for i in range(12):
+        m = pool[i % len(pool)]
+        ctx = Context(random.Random(f"spread{i}"), "dev", pool, taken, dealer, ranks)
+        t_case = ctx.case(m, "true", ctx.skin(m), least=2)
+        shown, labels, chosen = memory(ctx, t_case, with_source=True)
+        assert (chosen.motif, chosen.variant, chosen.skin) == (m, "true", t_case.skin)
+        assert (chosen.lexicon, chosen.asides) == (t_case.lexicon, t_case.asides)
+        vals = [jaccard(chosen.text, s.record["text"]) for s in shown]
+        src = next(k for k, s in enumerate(shown) if labels[s.record["id"]] == "source")
+        seen.append(round(_rank(vals, src)))
+    assert sum(ranks.values()) == 12 and Counter(seen) == Counter(r for _, r in ranks.elements())
+    assert len(set(seen)) >= 6 and max(Counter(seen).values()) <= 3, seen

@@ -16,10 +16,18 @@ target's own skin:
   motif (in the target's domain: a surface trap). A nonce target also gets one other motif's
   nonce skin, in its invented world or another one.
 
-Every episode is rendered to one word-overlap level with the target for the whole snapshot. So
-within a snapshot and across a bench, how often a structure or a motif recurs says nothing
-about which episode is valid, and no stored episode shares the target's entity names.
-Episodes are listed in time order, and times are random, so position says nothing.
+Every episode's rendering (skin, seed, asides) is drawn at random, never selected by its
+overlap with the target: a selection shows in the chosen episode's own words (to come down to
+one overlap level, sources were the renderings lacking common words the target has). The
+overlap is balanced on the *target's* side instead, whose wording every candidate shares:
+among :data:`TARGET_TRIES` wordings of the target (seeds: phrasings, word choices, aside
+places; same structure, skin, invented words and asides), the one that puts the source at the
+word-overlap rank among the snapshot's episodes least used so far in the bench
+(``Context.ranks``; the lowest of equally used ones), so the source's rank is spread over
+the ranks, and the motif's other episodes near ranks drawn at random (:func:`memory`). So within a snapshot and across a bench,
+how often a structure or a motif recurs says nothing about which episode is valid, and no
+stored episode shares the target's entity names. Episodes are listed in time order, and times
+are random, so position says nothing.
 
 F8 targets are written at a finer grain (one extra intermediate part), over any structure of
 the motif that can be written so (:func:`_f8_structures`); F8 snapshots show two of them for
@@ -65,9 +73,6 @@ Structures = Callable[[Motif], list[str]]
 
 TARGET_TRIES = 96
 """Wordings of the target tried (seeds: phrasings, word choices, where its asides go)."""
-REDRAWS = 3
-"""Fresh renderings of the source tried, at most, when no wording of the target puts it near
-its drawn rank (the best combination is kept)."""
 DRAW_TRIES = 24
 """Random renderings tried per stored episode for one whose symptom sentence and (motif,
 structure) are not yet in the snapshot."""
@@ -116,8 +121,8 @@ def _plan(
     cluster near the target, and every motif used as often as any other over a bench. Each
     filler may take any of its motif's ordinary skins (the one in the target's domain, if
     any, makes it a surface trap). A nonce target also gets one trap among its fillers:
-    another motif's nonce skin, in the target's invented world or one of its own (whichever
-    lands nearer the snapshot's overlap level), so the trap is not always the closest note."""
+    another motif's nonce skin, in the target's invented world or one of its own (at random),
+    so the trap is not always the closest note."""
     m = t_case.motif
     own = "true" if t_case.variant == "split" else t_case.variant.removeprefix("split:")
     size = per_motif or len(structures(m))
@@ -156,17 +161,10 @@ def _plan(
     return specs[:MEMORY_SIZE]
 
 
-def _draw(
-    ctx: Context,
-    spec: _Spec,
-    used: set[tuple[str, str]],
-    symptoms: set[str],
-    asides: tuple[str, ...] | None = None,
-    fix: str | None = None,
-) -> Case:
+def _draw(ctx: Context, spec: _Spec, used: set[tuple[str, str]], symptoms: set[str]) -> Case:
     """One rendering of ``spec`` drawn uniformly over its options and seeds (no overlap with
-    the target is measured), redrawn while its symptom sentence or its (motif, structure) is
-    already in the snapshot; asides dealt fresh unless given."""
+    the target is measured), drawn again while its symptom sentence or its (motif, structure)
+    is already in the snapshot (at most :data:`DRAW_TRIES` times); asides dealt fresh."""
     for k in range(DRAW_TRIES):
         motif, variant, skin, lexicon = spec.options[ctx.rng.randrange(len(spec.options))]
         seed = ctx.rng.randrange(10**9)
@@ -174,10 +172,9 @@ def _draw(
         fresh = bare.rendering.symptom not in symptoms and (motif.name, variant) not in used
         if fresh or k == DRAW_TRIES - 1:
             break
-    if asides is None:
-        n = ctx.rng.randrange(MAX_ASIDES + 1)
-        asides = tuple(ctx.dealer.deal(skin.domain, skin.kind, n))
-        fix = ctx.stored_fix(motif, variant)
+    n = ctx.rng.randrange(MAX_ASIDES + 1)
+    asides = tuple(ctx.dealer.deal(skin.domain, skin.kind, n))
+    fix = ctx.stored_fix(motif, variant)
     return make_case(motif, variant, skin, seed, lexicon, fix, asides)
 
 
@@ -225,8 +222,11 @@ def _wording(
 ) -> Case:
     """The target's wording for the snapshot: the source (if any) at the overlap rank (word
     Jaccard, among the snapshot's episodes) least used so far in the bench (``ctx.ranks``)
-    among those some wording reaches, its bigram rank as near; the motif's other episodes as
-    near as can be to ranks drawn at random (``want``, fractions of the others)."""
+    among those some wording reaches, the lowest of equally used ones (a source's reachable
+    ranks run from some floor to the top, so ties drawn at random left the top ranks
+    over-used: mean rank quantile 0.67 against 0.55 on 20 test seeds of F3), its bigram rank
+    as near; the motif's other episodes as near as can be to ranks drawn at random (``want``,
+    fractions of the others)."""
     n = len(want) - 1
     ranked = [i for i, w in enumerate(want) if w is not None and i != src]
 
@@ -237,8 +237,8 @@ def _wording(
     if src is not None:
         at = [round(_rank(table[k][0], src)) for k in options]
         least = min(ctx.ranks[(key, r)] for r in at)
-        goal = sorted({r for r in at if ctx.ranks[(key, r)] == least})
-        r = goal[ctx.rng.randrange(len(goal))]
+        goal = sorted({r for r in at if ctx.ranks[(key, r)] == least})  # ties: the lowest
+        r = goal[0]
         ctx.ranks[(key, r)] += 1
         options = [k for k in options if at[k] == r]
         best = min(options, key=lambda k: (abs(_rank(table[k][1], src) - r), rest(k)))
@@ -263,12 +263,11 @@ def memory(
     when None; ``structures`` lists a motif's, by default all), in skins other than the
     target's: the valid source (the target's structure) and others of the motif — or, with no
     source, the others only. The rest are clusters of other motifs of the same size
-    (:func:`_plan`). Every
-    episode is rendered to one (word, word-bigram) overlap level with the target chosen for the
-    whole snapshot (:func:`_level`, :func:`_pick`), so that neither the motif's episodes nor
-    the source stand out by shared words as far as the tried renderings allow (the figures
-    left are in docs/parb.md).
-    No stored episode shares the target's skin.
+    (:func:`_plan`). Every episode is drawn at random (:func:`_draw`); the target's wording is
+    chosen for the snapshot (:func:`_wording`): the source at the least-used overlap rank of
+    the bench that some wording reaches (ties: the lowest). No stored episode shares the
+    target's skin; the wording keeps ``t_case``'s structure, skin, invented words, fix and
+    asides.
     """
     labelled: list[tuple[Case, str]] = []
     symptoms: set[str] = set()
@@ -289,25 +288,7 @@ def memory(
         sets = [(words(c.text), bigrams(c.text)) for c in cases]
         return [_overlaps(w.text, sets) for w in wordings]
 
-    def worst(t: list[tuple[list[float], ...]], i: int) -> int:
-        return min(ctx.ranks[(key, round(_rank(row[0], i)))] for row in t)
-
     tab = table([c for c, _ in labelled])
-    if src is not None:
-        # a source that no wording can put at a rank as little used as the least-used one is
-        # drawn again in its own skin (seed only), at most REDRAWS times; the best draw is kept
-        floor = min(ctx.ranks[(key, r)] for r in range(len(labelled)))
-        for _ in range(REDRAWS):
-            if worst(tab, src) <= floor:
-                break
-            old = labelled[src][0]
-            others = symptoms - {old.rendering.symptom}
-            again = _Spec(((old.motif, old.variant, old.skin, None),), "source")  # asides' domain
-            new = _draw(ctx, again, set(), others, old.asides, old.recorded_fix)
-            trial = table([new if i == src else c for i, (c, _) in enumerate(labelled)])
-            if worst(trial, src) < worst(tab, src):
-                tab, symptoms = trial, others | {new.rendering.symptom}
-                labelled[src] = (new, "source")
     chosen = _wording(ctx, wordings, tab, want, src, key)
     strings: set[str] = set()
     shown = [(episode(c, ctx.rng, ctx.taken, strings), label) for c, label in labelled]
