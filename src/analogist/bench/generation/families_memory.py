@@ -227,23 +227,33 @@ def _wording(
     over-used: mean rank quantile 0.67 against 0.55 on 20 test seeds of F3), its bigram rank
     as near; the motif's other episodes as near as can be to ranks drawn at random (``want``,
     fractions of the others)."""
-    n = len(want) - 1
     ranked = [i for i, w in enumerate(want) if w is not None and i != src]
+    every = range(len(wordings))
+
+    def least_used(tally: str, at: list[int]) -> int:
+        fewest = min(ctx.ranks[(tally, r)] for r in at)
+        return min(r for r in at if ctx.ranks[(tally, r)] == fewest)  # ties: the lowest
+
+    # the motif's other episodes are balanced the same way (their own tally), as near as the
+    # wording allows once the source's rank is set, so the source is not the low one of its
+    # cluster
+    alike = f"{key}/alike"
+    goals = {i: least_used(alike, [round(_rank(table[k][0], i)) for k in every]) for i in ranked}
 
     def rest(k: int) -> float:
-        return sum(abs(_rank(v, i) / n - float(want[i] or 0.0)) for v in table[k] for i in ranked)
+        return sum(abs(_rank(v, i) - goals[i]) for v in table[k] for i in ranked)
 
-    options = list(range(len(wordings)))
+    options = list(every)
     if src is not None:
         at = [round(_rank(table[k][0], src)) for k in options]
-        least = min(ctx.ranks[(key, r)] for r in at)
-        goal = sorted({r for r in at if ctx.ranks[(key, r)] == least})  # ties: the lowest
-        r = goal[0]
+        r = least_used(key, at)
         ctx.ranks[(key, r)] += 1
         options = [k for k in options if at[k] == r]
-        best = min(options, key=lambda k: (abs(_rank(table[k][1], src) - r), rest(k)))
+        best = min(options, key=lambda k: (abs(_rank(table[k][1], src) - r) + rest(k)))
     else:
         best = min(options, key=rest)
+    for i in ranked:
+        ctx.ranks[(alike, round(_rank(table[best][0], i)))] += 1
     return wordings[best]
 
 
