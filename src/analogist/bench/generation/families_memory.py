@@ -24,10 +24,11 @@ among :data:`TARGET_TRIES` wordings of the target (seeds: phrasings, word choice
 places; same structure, skin, invented words and asides), the one that puts the source at the
 word-overlap rank among the snapshot's episodes least used so far in the bench
 (``Context.ranks``; the lowest of equally used ones), so the source's rank is spread over
-the ranks, and the motif's other episodes near ranks drawn at random (:func:`memory`). So within a snapshot and across a bench,
-how often a structure or a motif recurs says nothing about which episode is valid, and no
-stored episode shares the target's entity names. Episodes are listed in time order, and times
-are random, so position says nothing.
+the ranks, and the motif's other episodes as near as it allows to their own least-used ranks
+(:func:`memory`). So within a snapshot and across a bench, how often a structure or a motif
+recurs says nothing about which episode is valid, and no stored episode shares the target's
+entity names. Episodes are listed in time order, and times are random, so position says
+nothing.
 
 F8 targets are written at a finer grain (one extra intermediate part), over any structure of
 the motif that can be written so (:func:`_f8_structures`); F8 snapshots show two of them for
@@ -225,8 +226,10 @@ def _wording(
     among those some wording reaches, the lowest of equally used ones (a source's reachable
     ranks run from some floor to the top, so ties drawn at random left the top ranks
     over-used: mean rank quantile 0.67 against 0.55 on 20 test seeds of F3), its bigram rank
-    as near; the motif's other episodes as near as can be to ranks drawn at random (``want``,
-    fractions of the others)."""
+    as near; the motif's other episodes (``want`` not None) as near as the wording allows to
+    their own least-used ranks (a tally of their own). The values of ``want`` (drawn at random)
+    are not used since the look-alikes are balanced by tally; they are still drawn so that
+    benches stay as measured in docs/parb.md."""
     ranked = [i for i, w in enumerate(want) if w is not None and i != src]
     every = range(len(wordings))
 
@@ -249,7 +252,7 @@ def _wording(
         r = least_used(key, at)
         ctx.ranks[(key, r)] += 1
         options = [k for k in options if at[k] == r]
-        best = min(options, key=lambda k: (abs(_rank(table[k][1], src) - r) + rest(k)))
+        best = min(options, key=lambda k: abs(_rank(table[k][1], src) - r) + rest(k))
     else:
         best = min(options, key=rest)
     for i in ranked:
