@@ -128,6 +128,40 @@ def test_bulk_rows_and_answers_are_those_of_the_per_episode_path(tmp_path):
         m.close()
 
 
+def test_a_bulk_add_folded_into_built_indexes_answers_as_the_per_episode_path(tmp_path):
+    """Indexes opened from a snapshot (a frozen base) and folded into by bulk adds and by small
+    ones answer right after the add, and after a save and a reopen, exactly as a memory filled
+    one episode at a time."""
+    data = lines(400, seed=3)
+    probes = ["ep_3", "ep_150", "ep_399"]
+    one = memory(str(tmp_path / "one.db"))
+    for line in data:
+        assert one.add([line]).added
+    reference = answers(one, probes)
+    path = str(tmp_path / "bulk.db")
+    m = memory(path)
+    m.add(data[:40])
+    assert m.indexes.save() is not None
+    m.close()
+    m = memory(path)
+    answers(m, ["ep_3"])  # every index opened from the snapshot: base plus an empty tail
+    built = (m.indexes._fp, m.indexes._mac, dict(m.indexes._vectors))
+    assert all(built[:2]) and len(built[2]) == 3
+    for a, b in ((40, 240), (240, 250), (250, 400)):  # bulk (>= 64), small, bulk
+        assert len(m.add(data[a:b]).added) == b - a
+    assert (m.indexes._fp, m.indexes._mac, dict(m.indexes._vectors)) == built  # folded, kept
+    assert len(m.indexes._fp) == len(m.indexes._mac) == 400
+    assert answers(m, probes) == reference
+    assert rows(m) == rows(one)
+    assert m.indexes.save() is not None
+    m.close()
+    again = memory(path)
+    assert answers(again, probes) == reference
+    assert again.indexes._source  # opened from the snapshot written after the folds
+    for x in (one, again):
+        x.close()
+
+
 def test_the_index_rebuild_threshold_is_exercised(tmp_path, monkeypatch):
     monkeypatch.setattr("analogist.store.store.BULK_INDEX_MIN", 50)
     seen = []
