@@ -29,8 +29,8 @@ from analogist.retrieve.pool import Candidate
 from analogist.signature.model import Signature
 from analogist.store import StoreInterface, TransferOutcome
 from analogist.verify.assessment import AppliedTransfer, Assessment, build_assessment
-from analogist.verify.critic import Critic, CriticVerdict, EngineCritic
-from analogist.verify.gate import CausalGate, TransferDecision
+from analogist.verify.critic import Critic, CriticVerdict, EngineCritic, only_unsupported
+from analogist.verify.gate import UNSUPPORTED_ACTION, CausalGate, TransferDecision
 from analogist.verify.inference import candidate_inferences
 from analogist.verify.predict import CheckFn, CheckResult, Prediction, make_prediction, no_check
 from analogist.verify.roles import RoleMapping, map_signatures
@@ -61,6 +61,12 @@ class AnalogizerConfig:
         sme: the mapper's parameters.
         blend: propose generated blends of the pool's sources (arm E+Bld, reason/blend.py);
             None: no blending.
+        test_unsupported: when the engine critic accepts no mapping, try the best one it
+            rejected only for its fix's unmapped causal support by the prediction check, and
+            keep it only when the check passes (encoder noise breaks exact link-by-link
+            support far more often than it breaks the fix; docs/parb.md, "Isomorphism is a
+            baseline"). Without a check hook nothing is kept, so the default changes nothing
+            there.
     """
 
     channels: tuple[str, ...] | None = None
@@ -74,6 +80,7 @@ class AnalogizerConfig:
     rerep_attempts: int = 0
     sme: SMEParams = field(default_factory=SMEParams)
     blend: BlendPolicy | None = None
+    test_unsupported: bool = True
 
     def __post_init__(self) -> None:
         if self.select not in SELECT:
@@ -95,6 +102,7 @@ class _Attempt:
     chosen: RoleMapping | None
     note: str
     blends: dict[str, Blend] = field(default_factory=dict)
+    pending: RoleMapping | None = None  # rejected only for unmapped support: test it
 
 
 @dataclass(frozen=True)
@@ -206,6 +214,19 @@ class Analogizer:
             attempt = self._attempt(
                 step.signature, exclude, sources, draft, f"re-represented {tries}"
             )
+        if attempt.chosen is None and attempt.pending is not None:
+            tried = self._assess(attempt, attempt.pending, check, pending=True)
+            if tried.result.passed is True:
+                draft.assessed = tried
+            else:  # unsupported and unconfirmed: no analogy
+                draft.attempts.append(
+                    {
+                        "pending": attempt.pending.source_id,
+                        "abandoned": "causal support not mapped and the prediction check "
+                        f"did not pass ({tried.result.label})",
+                        "check": tried.result.to_json(),
+                    }
+                )
         if attempt.chosen is not None:
             draft.assessed = self._assess(attempt, attempt.chosen, check)
             if is_blend(attempt.chosen.source_id):  # a generated source: say why it is novel
@@ -257,6 +278,16 @@ class Analogizer:
         if self.config.blend is not None:  # a blend never displaces a stored source as good
             eligible = parsimonious(eligible, self.config.blend.margin, mappings)
         chosen = self._choose(eligible, [s.episode_id for s in ordered])
+        pending = None
+        if chosen is None and self.config.test_unsupported:
+            pending = self._choose(
+                [
+                    m
+                    for m in mappings
+                    if m.source_id in verdicts and only_unsupported(verdicts[m.source_id])
+                ],
+                [s.episode_id for s in ordered],
+            )
         draft.attempts.append(
             {
                 "note": note,
@@ -273,6 +304,7 @@ class Analogizer:
                     for m in mappings
                 ],
                 "chosen": chosen.source_id if chosen else None,
+                **({"pending": pending.source_id} if pending is not None else {}),
                 **(
                     {"blends": stage.trace(), "blend_note": stage.note} if stage is not None else {}
                 ),
@@ -285,6 +317,7 @@ class Analogizer:
             chosen,
             note,
             {b.episode_id: b for b in stage.blends} if stage is not None else {},
+            pending,
         )
 
     def _sources(
@@ -348,7 +381,12 @@ class Analogizer:
         return best if best.score >= self.config.accept_threshold else None
 
     # ------------------------------------------------------------------------
-    def _assess(self, attempt: _Attempt, m: RoleMapping, check: CheckFn) -> _Assessed:
+    def _assess(
+        self, attempt: _Attempt, m: RoleMapping, check: CheckFn, *, pending: bool = False
+    ) -> _Assessed:
+        """Gate, critic, prediction and check for mapping ``m``. ``pending``: the critic
+        rejected ``m`` only for its fix's unmapped support, so the action goes to the
+        prediction check instead of being withheld (the caller keeps it only if that passes)."""
         target, source = attempt.target, attempt.sources[m.source_id]
         inferences = candidate_inferences(source, m.checks.alignment, m.inferences)
         if self.config.gate is not None:
@@ -358,6 +396,13 @@ class Analogizer:
                 TransferDecision(ci, not ci.skolems, "no gate: every projectable inference")
                 for ci in inferences
             ]
+        if pending:
+            decisions = [
+                TransferDecision(d.inference, True, f"pending the prediction check; {d.reason}")
+                if d.inference.kind == "action" and d.reason.startswith(UNSUPPORTED_ACTION)
+                else d
+                for d in decisions
+            ]
         verdict = None
         if self.critic is not None:
             table = {
@@ -366,7 +411,7 @@ class Analogizer:
                 "transfer": [d.to_json() for d in decisions],
             }
             verdict = self.critic.review(source, target, table, m.checks, vocab=self.vocab)
-            if not verdict.accepted:
+            if not verdict.accepted and not pending:
                 decisions = [
                     TransferDecision(d.inference, False, "critic rejected the mapping")
                     if d.transfer

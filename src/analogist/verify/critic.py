@@ -20,6 +20,10 @@ from analogist.verify.support import action_support
 
 CRITIC_PROMPT_VERSION = "critic-v1"
 
+#: How the engine critic's reason for an unmapped fix support begins (the analogizer's
+#: prediction-check fallback reads it).
+UNSUPPORTED = "the fix's causal support is not mapped"
+
 CRITIC_SCHEMA = {
     "type": "object",
     "properties": {
@@ -105,7 +109,7 @@ class EngineCritic:
         if source.fix_operator is not None and source.causal_chain:
             support = action_support(source, target, checks, vocab or default_vocabulary())
             if not support.supported:
-                reasons.append(f"the fix's causal support is not mapped: {support.reason}")
+                reasons.append(f"{UNSUPPORTED}: {support.reason}")
         if not checks.coherent:
             reasons.append("mapping is incoherent (not one-to-one or contradictory signs)")
         if checks.score < self.min_score:
@@ -119,6 +123,16 @@ class EngineCritic:
         return CriticVerdict(
             "accept", (f"coherent; score {checks.score:.2f}",), checks.score, self.name
         )
+
+
+def only_unsupported(verdict: CriticVerdict) -> bool:
+    """A rejection whose every reason is the fix's unmapped causal support (the mapping is
+    otherwise coherent and clears the score and path bars)."""
+    return (
+        not verdict.accepted
+        and bool(verdict.reasons)
+        and all(r.startswith(UNSUPPORTED) for r in verdict.reasons)
+    )
 
 
 def critic_messages(source: Signature, target: Signature, table: dict) -> list[dict]:

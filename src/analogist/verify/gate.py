@@ -28,6 +28,9 @@ from analogist.verify.checks import StructuralChecks, polarity
 from analogist.verify.inference import CandidateInference
 from analogist.verify.support import Support, action_support
 
+#: How the gate's reason for withholding an action with unmapped causal support begins.
+UNSUPPORTED_ACTION = "causal support not mapped"
+
 
 @dataclass(frozen=True)
 class TransferDecision:
@@ -120,7 +123,7 @@ class CausalGate:
         if not links:
             return TransferDecision(ci, False, "no source causal link is matched in the target")
         if self.require_support and not support.supported:
-            return TransferDecision(ci, False, f"causal support not mapped: {support.reason}")
+            return TransferDecision(ci, False, f"{UNSUPPORTED_ACTION}: {support.reason}")
         return TransferDecision(ci, True, f"causal support mapped: {support.reason}")
 
 
