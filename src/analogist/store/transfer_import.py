@@ -94,43 +94,18 @@ def _flush(store: Store, table: Table, batch: list[tuple[int, tuple]], where: st
     raise fail(where, batch[0][0], f"{table.name}: the database refused this batch of rows")
 
 
-def _quiet_index_triggers(store: Store) -> bool:
-    """PostgreSQL: switch off the per-row index-state insert triggers for this transaction.
-
-    Each fires an ``UPDATE`` of the one ``index_state`` row; thousands of updates of one row in
-    one transaction leave a chain of row versions that every next update walks, so an import
-    slows quadratically (10k episodes: 181 s with them). :func:`_finish` switches them back on
-    and counts the rows once. ``ALTER TABLE`` is transactional, so a failed import restores them
-    too; a role that does not own the tables keeps them (slower, same result).
-    """
-    if not isinstance(store, PostgresStore):
-        return False
-    try:
-        with store.transaction():
-            for t in SOURCES:
-                store.conn.execute(f"ALTER TABLE {t} DISABLE TRIGGER {t}_insert")
-    except StoreError:
-        return False
-    return True
-
-
-def _finish(store: Store, quiet: bool, seen: Counter[str]) -> None:
+def _finish(store: Store) -> None:
     """After the rows: move PostgreSQL's id sequences past the imported ids, and count a
     rebuild in the index state so a persisted snapshot left from an earlier database is
-    never taken for this one (plus the generations the quiet triggers did not count)."""
+    never taken for this one."""
     if isinstance(store, PostgresStore):
         for name, key in [(t.name, t.key) for t in TABLES] + [("episodes_fts", "rowid")]:
             store.conn.execute(
                 f"SELECT setval(pg_get_serial_sequence('{name}', '{key}'), "
                 f"COALESCE(MAX({key}), 1), MAX({key}) IS NOT NULL) FROM {name}"
             )
-    uncounted = sum(seen[t] for t in SOURCES) if quiet else 0
-    if quiet:
-        for t in SOURCES:
-            store.conn.execute(f"ALTER TABLE {t} ENABLE TRIGGER {t}_insert")
     store.conn.execute(
-        "UPDATE index_state SET generation = generation + 1 + ?, rebuilds = rebuilds + 1",
-        (uncounted,),
+        "UPDATE index_state SET generation = generation + 1, rebuilds = rebuilds + 1"
     )
 
 
@@ -210,12 +185,10 @@ def load_records(
                 "into a new SQLite file or an empty PostgreSQL database (merging is not supported)",
             )
         store.conn.execute("DELETE FROM vocab")  # the file's vocabulary replaces the default one
-        quiet = _quiet_index_triggers(store)
-        if isinstance(store, PostgresStore):
-            records()
-        else:  # SQLite: triggers off and indexes built after, as a bulk add (IndexSync.appending)
-            store.appending(records, rebuild_indexes=True)
-        _finish(store, quiet, seen)
+        # the per-row index-state triggers off and the rows counted once, as a bulk add
+        # (IndexSync.appending; PostgresStore.appending); SQLite builds its indexes after
+        store.appending(records, rebuild_indexes=True)
+        _finish(store)
     store.vocabulary = load_vocabulary(store.conn)
     return seen, size
 
