@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -17,7 +14,8 @@ import numpy as np
 
 from analogist.retrieve.ann import available as ann_available
 from tests.scale.episodes import lines
-from tests.scale.test_persisted_indexes import ROOT, answers, fresh_answers, open_memory, tails
+from tests.scale.killed import kill_when
+from tests.scale.test_persisted_indexes import answers, fresh_answers, open_memory, tails
 
 PROBES = ["ep_3", "ep_70", "ep_130"]
 HNSW = ann_available() is None
@@ -149,16 +147,7 @@ CHILD = textwrap.dedent("""
 
 def test_kill_9_in_the_middle_of_an_incremental_save(tmp_path):
     db = tmp_path / "m.db"
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env
-    )
-    try:
-        assert child.stdout is not None and child.stdout.readline().strip() == "appended"
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait()
-    assert child.returncode == -signal.SIGKILL
+    kill_when(CHILD, db, "appended")
     live = Path(os.path.realpath(db.parent / "m.db.idx" / "current"))
     raw = next(live.glob("vec_L2_*rows.f32"))
     assert raw.stat().st_size == 90 * 384 * 4  # the dead save's rows sit past the live 60

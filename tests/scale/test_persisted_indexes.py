@@ -3,10 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import warnings
 from pathlib import Path
@@ -21,9 +17,9 @@ from analogist.retrieve.ann import available as ann_available
 from analogist.retrieve.dense import VectorIndex
 from analogist.retrieve.frozen import IdTable
 from tests.scale.episodes import lines
+from tests.scale.killed import kill_when
 
 CHANNELS = ("S0", "S1", "S2.L2", "S2.L3", "M.emb")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def open_memory(db: Path, persist: bool = True) -> Memory:
@@ -120,16 +116,7 @@ CHILD = textwrap.dedent("""
 
 def test_kill_9_between_database_write_and_index_write(tmp_path):
     db = tmp_path / "m.db"
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env
-    )
-    try:
-        assert child.stdout is not None and child.stdout.readline().strip() == "written"
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait()
-    assert child.returncode == -signal.SIGKILL
+    kill_when(CHILD, db, "written")
     m = open_memory(db)
     assert m.store.count() == 90
     assert tails(m) == {"fp": 30, "mac": 30, "L2": 30}  # repaired from the database

@@ -5,13 +5,8 @@ derived once and the memoised results equal a direct computation."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -24,8 +19,8 @@ from analogist.signature.fingerprint import WLFingerprint, commutative_terms
 from analogist.signature.model import parse_signature
 from analogist.store import db as store_db
 from analogist.store.index_sync import INSERT_TRIGGERS, SECONDARY_INDEXES
+from tests.scale.killed import kill_when
 
-ROOT = Path(__file__).resolve().parents[2]
 SHAPES = [
     ([("derives_from", "B", "A"), ("trusts_as_authoritative", "C", "B")], "diverges_from(B,A)"),
     ([("holds", "A", "C"), ("waits_for", "B", "C"), ("starves", "A", "B")], "starves(A,B)"),
@@ -227,16 +222,7 @@ CHILD = textwrap.dedent("""
 
 def test_kill_9_in_the_middle_of_a_bulk_add(tmp_path):
     db = tmp_path / "m.db"
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env
-    )
-    try:
-        assert child.stdout is not None and child.stdout.readline().strip() == "mid-write"
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait()
-    assert child.returncode == -signal.SIGKILL
+    kill_when(CHILD, db, "mid-write")
     m = memory(str(db))
     assert m.store.count() == 300  # the killed add left nothing
     assert m.store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
