@@ -7,6 +7,37 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# the scripted relations answer for the first sampled episode (the homepage cache stampede)
+RELS = {
+    "R1": "requests uses up capacity or supply of Postgres",
+    "R2": "warm-up job decides whether requests may proceed or be admitted",
+    "R3": "Postgres is a copy, summary or computation made from requests",
+}
+
+
+def run_script(tmp_path: Path, answers: Path, *extra: str) -> subprocess.CompletedProcess:
+    """bench/model_encoding.py on one sampled episode, staged-v5, relations only, scripted."""
+    return subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "model_encoding.py"),
+            "--model",
+            f"scripted:{answers}",
+            "--db",
+            str(tmp_path / "c.db"),
+            "--sample",
+            "1",
+            "--show",
+            "--relations-only",
+            "--version",
+            "staged-v5",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
 
 
 def test_the_script_scores_a_scripted_encoding_per_step(tmp_path):
@@ -19,35 +50,9 @@ def test_the_script_scores_a_scripted_encoding_per_step(tmp_path):
             {"entity": "Postgres", "part": "backing resource"},
         ],
     }
-    rels = {
-        "R1": "requests uses up capacity or supply of Postgres",
-        "R2": "warm-up job decides whether requests may proceed or be admitted",
-        "R3": "Postgres is a copy, summary or computation made from requests",
-    }
     answers = tmp_path / "answers.json"
-    answers.write_text(json.dumps([roles, rels]))
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "model_encoding.py"),
-            "--model",
-            f"scripted:{answers}",
-            "--db",
-            str(tmp_path / "c.db"),
-            "--sample",
-            "1",
-            "--show",
-            "--relations-only",
-            "--version",
-            "staged-v5",
-            "--json",
-            str(tmp_path / "r.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    answers.write_text(json.dumps([roles, RELS]))
+    out = run_script(tmp_path, answers, "--json", str(tmp_path / "r.json"))
     assert out.returncode == 0, out.stderr
     assert "consumes(R1,R3); gates(R2,R1); derives_from(R3,R1)" in out.stdout
     # gold: depends_on(REQ,SRC), consumes(REQ,SRC), gates(SCH,REQ): 2 of 3 written match
@@ -57,13 +62,8 @@ def test_the_script_scores_a_scripted_encoding_per_step(tmp_path):
 
 
 def test_the_oracle_roles_option_replaces_the_roles_step_and_says_so(tmp_path):
-    rels = {
-        "R1": "requests uses up capacity or supply of Postgres",
-        "R2": "warm-up job decides whether requests may proceed or be admitted",
-        "R3": "Postgres is a copy, summary or computation made from requests",
-    }
     answers = tmp_path / "answers.json"
-    answers.write_text(json.dumps([rels]))  # no roles answer: the roles step makes no call
+    answers.write_text(json.dumps([RELS]))  # no roles answer: the roles step makes no call
     roles = tmp_path / "roles.json"
     roles.write_text(
         json.dumps(
@@ -73,28 +73,7 @@ def test_the_oracle_roles_option_replaces_the_roles_step_and_says_so(tmp_path):
             }
         )
     )
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "model_encoding.py"),
-            "--model",
-            f"scripted:{answers}",
-            "--db",
-            str(tmp_path / "c.db"),
-            "--sample",
-            "1",
-            "--show",
-            "--relations-only",
-            "--version",
-            "staged-v5",
-            "--roles",
-            str(roles),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    out = run_script(tmp_path, answers, "--roles", str(roles))
     assert out.returncode == 0, out.stderr
     assert "ORACLE roles from" in out.stderr
     assert "R1=requests (part named by the oracle file)" in out.stdout
