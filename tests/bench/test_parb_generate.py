@@ -65,7 +65,7 @@ def test_mvp_is_spec_23_weighting():
 
 @pytest.mark.parametrize("split,motifs", [("dev", DEV_MOTIFS), ("test", HELDOUT_MOTIFS)])
 def test_full_covers_every_motif_and_family(split, motifs):
-    from analogist.bench.generation.families_memory import F8_CLUSTER, _f8_structures
+    from analogist.bench.generation.family_rerepresentation import F8_CLUSTER, _f8_structures
     from analogist.bench.generation.motifs import motif
 
     f8 = {m for m in motifs if len(_f8_structures(motif(m))) >= F8_CLUSTER}

@@ -287,8 +287,9 @@ def test_f8_snapshots_show_two_structures_of_every_motif():
     import random
 
     from analogist.bench.generation.asides import Dealer
-    from analogist.bench.generation.families_memory import F8_CLUSTER, _f8_structures, memory
+    from analogist.bench.generation.family_rerepresentation import F8_CLUSTER, _f8_structures
     from analogist.bench.generation.items import Context
+    from analogist.bench.generation.memory_snapshot import memory
     from analogist.bench.generation.motifs import split_motifs
 
     for split in ("dev", "test"):
@@ -317,9 +318,10 @@ def test_memory_spreads_the_sources_overlap_rank_by_the_targets_wording():
     import random
 
     from analogist.bench.generation.asides import Dealer
-    from analogist.bench.generation.families_memory import _rank, memory
     from analogist.bench.generation.items import Context
+    from analogist.bench.generation.memory_snapshot import memory
     from analogist.bench.generation.motifs import split_motifs
+    from analogist.bench.generation.overlap_ranks import _rank
     from analogist.bench.generation.render import jaccard
 
     pool = split_motifs("dev")

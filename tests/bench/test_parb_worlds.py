@@ -126,7 +126,7 @@ def test_run_with_no_links_returns_standing_conditions():
 
 @pytest.mark.parametrize("m", all_motifs(), ids=lambda m: m.name)
 def test_f8_split_fix_is_what_the_search_finds_and_resolves_the_split_world(m):
-    from analogist.bench.generation.families_memory import SPLIT_FIXES, search_split_fix
+    from analogist.bench.generation.family_rerepresentation import SPLIT_FIXES, search_split_fix
 
     assert SPLIT_FIXES[m.name] == search_split_fix(m.name)
     if SPLIT_FIXES[m.name] is not None:

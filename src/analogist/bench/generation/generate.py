@@ -4,9 +4,9 @@ Sizes:
 
 - ``small``: two items per family (16), for tests; generation takes well under two seconds.
 - ``mvp``: spec §23's 48 items, weighted to F2, F3, F5 and F7 (eight each), with six F4 (every
-  kind of :data:`~analogist.bench.generation.families_given.F4_KINDS`, three of which exact isomorphism
-  cannot solve), four F6, three F1 and three F8; close to half the targets in nonce skins (all
-  of F7, a third of the rest).
+  kind of :data:`~analogist.bench.generation.family_transfer.F4_KINDS`, three of which exact
+  isomorphism cannot solve), four F6, three F1 and three F8; close to half the targets in nonce
+  skins (all of F7, a third of the rest).
 - ``full``: every motif of the split × every family, twice (192 dev / 128 test items).
 
 Every random choice comes from ``random.Random`` instances seeded from (seed, split, size, item
@@ -22,14 +22,11 @@ from typing import Any
 
 from analogist.bench.analysis.audit import run_audit
 from analogist.bench.generation.asides import Dealer
-from analogist.bench.generation.families_given import (
-    build_f1,
-    build_f2,
-    build_f4,
-    build_f5,
-    build_f6,
-)
-from analogist.bench.generation.families_memory import build_f3, build_f7, build_f8, f8_motifs
+from analogist.bench.generation.family_partial import build_f5
+from analogist.bench.generation.family_rejection import build_f2, build_f6
+from analogist.bench.generation.family_rerepresentation import build_f8, f8_motifs
+from analogist.bench.generation.family_retrieval import build_f3, build_f7
+from analogist.bench.generation.family_transfer import build_f1, build_f4
 from analogist.bench.generation.files import Bench, file_hashes, seal
 from analogist.bench.generation.items import FAMILIES, Context, Item, Slot
 from analogist.bench.generation.motifs import DEV_MOTIFS, HELDOUT_MOTIFS, split_motifs

@@ -91,7 +91,7 @@ class Context:
     dealer: Dealer = field(default_factory=lambda: Dealer("item"))
     ranks: Counter[tuple[str, int]] = field(default_factory=Counter)
     """How often each overlap rank of the source has been used so far in the bench, per kind of
-    snapshot (memory families balance it: see ``families_memory.memory``)."""
+    snapshot (memory families balance it: see ``overlap_ranks.target_wording``)."""
 
     def case(
         self,

@@ -42,7 +42,7 @@ from analogist.bench.execution.arms import ARMS, Arm
 from analogist.bench.execution.engine_answer import EngineAnswerer
 from analogist.bench.generation.asides import Dealer
 from analogist.bench.generation.cases import Shown, episode, make_case
-from analogist.bench.generation.families_memory import _retrieval, build_f3
+from analogist.bench.generation.family_retrieval import build_f3, retrieval_parts
 from analogist.bench.generation.items import CHECK_SEEDS, Context, Item, Slot, variants
 from analogist.bench.generation.motif import Motif
 from analogist.bench.generation.motifs import motif, split_motifs
@@ -182,7 +182,7 @@ def _split_item(ctx: Context, slot: Slot, decoy: bool) -> Item | None:
     m = slot.motif
     decoys = variants(m)[1:]
     variant = decoys[ctx.rng.randrange(len(decoys))] if decoy else "true"
-    snapshot, tgt, key = _retrieval(ctx, slot, variant, with_source=not decoy)
+    snapshot, tgt, key = retrieval_parts(ctx, slot, variant, with_source=not decoy)
     labels = dict(key["memory_roles"])
     whole = next((s for s in snapshot if s.case.motif is m and s.case.variant == "true"), None)
     if whole is None:

@@ -40,7 +40,7 @@ from analogist.bench.execution.answer import Answer, target_signature
 from analogist.bench.execution.arms import ARMS, Arm
 from analogist.bench.execution.engine_answer import EngineAnswerer
 from analogist.bench.generation.asides import Dealer
-from analogist.bench.generation.families_memory import build_f3
+from analogist.bench.generation.family_retrieval import build_f3
 from analogist.bench.generation.items import Context, Item, Slot
 from analogist.bench.generation.motifs import split_motifs
 from analogist.bench.suites.runs import newest_done_run
