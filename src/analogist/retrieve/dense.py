@@ -19,7 +19,13 @@ def top_indices(scores: np.ndarray, k: int) -> np.ndarray:
     n = len(scores)
     if k <= 0 or n == 0:
         return np.zeros(0, dtype=np.int64)
-    part = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
+    if k < n:  # the k-th best score, then every index above it and the first tied ones
+        neg = -scores
+        kth = np.partition(neg, k - 1)[k - 1]
+        above = np.flatnonzero(neg < kth)
+        part = np.concatenate([above, np.flatnonzero(neg == kth)[: k - len(above)]])
+    else:
+        part = np.arange(n)
     return part[np.lexsort((part, -scores[part]))]
 
 

@@ -97,6 +97,9 @@ class FrozenPostings:
         return acc
 
     def weights_of(self, feature: str, docs: np.ndarray) -> np.ndarray:
+        row = self._hot_row.get(self._slot(feature)) if self._hot_row else None
+        if row is not None:  # a dense column: a gather instead of a binary search
+            return self.hot[row][np.asarray(docs, np.int64)].astype(np.float32)
         out = np.zeros(len(docs), dtype=np.float32)
         d, w = self.column(feature)
         if len(docs) == 0 or len(d) == 0:
@@ -166,6 +169,16 @@ class LayeredPostings:
         if self.tail.n_docs == 0:
             return self.base.accumulate(query, how)
         return np.concatenate([self.base.accumulate(query, how), self.tail.accumulate(query, how)])
+
+    def column(self, feature: str) -> tuple[np.ndarray, np.ndarray]:
+        """(documents, weights) of one feature over base and tail, documents increasing."""
+        d, w = self.base.column(feature)
+        if self.tail.n_docs == 0:
+            return d, w
+        d2, w2 = self.tail.column(feature)
+        if not len(d2):
+            return d, w
+        return np.concatenate([d, d2 + np.int32(self.base.n_docs)]), np.concatenate([w, w2])
 
     def weights_of(self, feature: str, docs: np.ndarray) -> np.ndarray:
         docs = np.asarray(docs)

@@ -169,6 +169,16 @@ class Postings:
                 acc[d] += np.minimum(w, np.float32(qw)) if how == "min" else w * np.float32(qw)
         return acc
 
+    def column(self, feature: str) -> tuple[np.ndarray, np.ndarray]:
+        """(documents, weights) of one feature's posting list, documents increasing."""
+        c = self.columns.get(feature)
+        if c is not None:
+            return self._column(c)
+        one = self._single_entry(feature)
+        if one is None:
+            return np.zeros(0, np.int32), np.zeros(0, np.float32)
+        return np.array([one[0]], np.int32), np.array([one[1]], np.float32)
+
     def weights_of(self, feature: str, docs: np.ndarray) -> np.ndarray:
         """The weight of ``feature`` in each of ``docs`` (0 where absent), by binary search."""
         out = np.zeros(len(docs), dtype=np.float32)

@@ -8,11 +8,12 @@ Shervashidze et al. 2011). On the spec's proxy example, shapes differing by one 
 link or predicate score 0.18-0.32 and unrelated shapes 0, hence the 0.15 default.
 
 Near search goes through an inverted index over WL labels
-(:class:`~analogist.retrieve.postings.Postings`), with a prefix filter that leaves the most
-frequent labels out of the scan when that provably loses no qualifying document (see
-:meth:`FingerprintIndex.near`); the result is exact. Exact lookups cost ~0.1 ms at any size;
-near scoring is proportional to the postings of the target's labels (a few ms at 100k,
-~25 ms at 1M in ``bench/retrieval.py``), so ``near=False`` suits a strict budget.
+(:class:`~analogist.retrieve.postings.Postings`). The channel wants only the best ``k``, so it
+runs an exact top-k search that reads the target's rarest labels and only as many as the
+k-th best score so far requires (:mod:`analogist.retrieve.wl_near`; ~5 ms CPU at 1M on the
+stand-in of ``bench/s0_near.py``). :meth:`FingerprintIndex.near` scores every document above
+the threshold instead (the path before issue 16, ``near_scan=True``; ~25 ms at 1M); both
+return the same hits. Exact lookups cost ~0.1 ms at any size.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from analogist.retrieve.base import ChannelUnavailable, Hit, Target, ranked
 from analogist.retrieve.dense import top_indices
 from analogist.retrieve.frozen import IdTable, LayeredPostings, key64
 from analogist.retrieve.postings import Postings
+from analogist.retrieve.wl_near import EPS, near_top
 from analogist.signature.fingerprint import near_features
 
 if TYPE_CHECKING:
@@ -87,6 +89,16 @@ class FingerprintIndex:
         for d in (*np.asarray(self.hash_docs[a:b]).tolist(), *self.by_hash.get(wl_hash, [])):
             yield self.ids[d]
 
+    def near_top(
+        self, features: Mapping[str, int], threshold: float, k: int, banned: list[int]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` best documents of :meth:`near` (ties to the earlier one) outside
+        ``banned``, best first, read from the query's rarest labels only
+        (:mod:`analogist.retrieve.wl_near`)."""
+        return near_top(
+            self.postings, near_features(features), threshold, k, np.asarray(banned, np.int64)
+        )
+
     def near(
         self, features: Mapping[str, int], threshold: float, max_df: int | None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -130,13 +142,18 @@ class FingerprintChannel:
     Attributes:
         near: also return near matches.
         near_threshold: minimum weighted Jaccard of WL labels for a near hit.
-        max_df_fraction: labels in more than this fraction of documents may be skipped by
-            the prefix filter (the result stays exact); None scans every label.
+        near_scan: score every document above the threshold and keep the best (the path
+            before issue 16's top-k search, :meth:`FingerprintIndex.near`); False reads only
+            the query's rarest labels (:meth:`FingerprintIndex.near_top`). Both are exact and
+            return the same hits; the scan costs ~5-10x more at 1M documents.
+        max_df_fraction: with ``near_scan``, labels in more than this fraction of documents
+            may be skipped by the prefix filter (the result stays exact); None scans every label.
         name: channel name in the pool.
     """
 
     near: bool = True
     near_threshold: float = 0.15
+    near_scan: bool = False
     max_df_fraction: float | None = 0.02
     name: str = "S0"
     needs: str = "signature"
@@ -164,12 +181,20 @@ class FingerprintChannel:
     def _near(
         self, index: FingerprintIndex, features: Counter, k: int, exclude: frozenset[str] | set[str]
     ) -> list[tuple[str, float, dict]]:
-        n = len(index)
-        max_df = None if self.max_df_fraction is None else max(64, int(self.max_df_fraction * n))
-        docs, jac = index.near(features, self.near_threshold, max_df)
         banned = index.ids.positions(exclude)
-        if banned and len(docs):
-            keep = ~np.isin(docs, banned)
-            docs, jac = docs[keep], jac[keep]
-        top = top_indices(jac, k)
-        return [(index.ids[docs[i]], round(float(jac[i]), 6), {"match": "near"}) for i in top]
+        if self.near_scan or self.near_threshold <= EPS:
+            n = len(index)
+            max_df = (
+                None if self.max_df_fraction is None else max(64, int(self.max_df_fraction * n))
+            )
+            docs, jac = index.near(features, self.near_threshold, max_df)
+            if banned and len(docs):
+                keep = ~np.isin(docs, banned)
+                docs, jac = docs[keep], jac[keep]
+            top = top_indices(jac, k)
+            docs, jac = docs[top], jac[top]
+        else:
+            docs, jac = index.near_top(features, self.near_threshold, k, banned)
+        return [
+            (index.ids[int(d)], round(float(s), 6), {"match": "near"}) for d, s in zip(docs, jac)
+        ]
