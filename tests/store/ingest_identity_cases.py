@@ -2,7 +2,7 @@
 
 ``tests/store/test_ingest_identity.py`` compares what the current code derives — parsed
 signatures, WL fingerprint rows (plain and ``include_fix``), MAC vectors, hashing-embedder
-vectors, the rows a bulk add stores and a search's answers — with digests recorded in
+vectors and the rows a bulk add stores — with digests recorded in
 ``tests/store/data/ingest_identity.json`` by the code before the ingest path was sped up
 (commit e5a6ad4). The lines exercise what the fast paths must keep: synonyms, commutative
 predicates, nested terms, spaced term spellings, fix operators, repeated structures under other
@@ -39,7 +39,6 @@ BINARY = [
 CAUSAL = ["causes", "leads_to", "enables", "amplifies", "blocks", "masks", "prevents"]
 STATES = ["fails", "crashes", "stale", "overloaded", "saturated", "delayed", "late", "silent"]
 WORDS = [f"w{i}" for i in range(400)] + ["cache", "stale", "retry", "lock", "the", "a"]
-QUERIES = ["stale cache retry", "w1 w2 w3 lock", "id_3", "id_41", "id_97", "ep_sw_cache_stampede_homepage"]
 
 
 def _term(rng: random.Random, roles: list[str], depth: int = 0) -> str:
@@ -141,13 +140,13 @@ def derived_digests(lines: list[str]) -> dict[str, dict[str, str]]:
 
 def stored_digests(lines: list[str], folder: Path) -> dict[str, str]:
     """Digests of every row a bulk :meth:`Memory.add` stores (tables that hold derived data,
-    time columns left out) and of the answers to a few searches."""
+    time columns left out). Answers are not recorded: they are a function of these rows and of
+    the retrieval code, which changes apart from the ingest path (e.g. tie order)."""
     path = folder / "identity.db"
     with Memory(str(path), embedder=HashingEmbedder()) as m:
         report = m.add(lines)
         assert not report.rejected, report.rejected[:3]
-        answers = {q: m.search(q, k=5).to_json() for q in QUERIES}
-    out = {"answers": _d(json.dumps(answers, sort_keys=True))}
+    out = {}
     con = sqlite3.connect(path)
     try:
         for table in ("episodes", "signatures", "sig_relations", "sig_vectors", "sig_fingerprint"):

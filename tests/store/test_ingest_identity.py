@@ -1,5 +1,5 @@
 """The ingest path derives and stores exactly what it did before it was sped up: parsed
-signatures, fingerprints, MAC vectors, embeddings, stored rows and answers equal digests
+signatures, fingerprints, MAC vectors, embeddings and stored rows (hence answers) equal digests
 recorded by the earlier code (``tests/store/ingest_identity_cases.py``)."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def test_every_derived_value_equals_the_recorded_one(recorded: dict, lines: list
     assert not diff, f"{len(diff)} episodes differ, e.g. {list(diff.items())[:3]}"
 
 
-def test_a_bulk_add_stores_and_answers_as_recorded(
+def test_a_bulk_add_stores_the_recorded_rows(
     recorded: dict, lines: list[str], tmp_path: Path
 ) -> None:
     got, want = stored_digests(lines, tmp_path), recorded["stored"]
