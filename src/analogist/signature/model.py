@@ -169,6 +169,23 @@ _KNOWN = {
 _REQUIRED = ("episode_id", "kind", "roles", "relations", "levels")
 
 
+_CHECKED: dict[int, tuple[Vocabulary, dict[str, tuple[Term, frozenset[str]]]]] = {}
+_CHECKED_LIMIT = 1 << 16
+
+
+def _checked_terms(vocab: Vocabulary) -> dict[str, tuple[Term, frozenset[str]]]:
+    """Causal-chain term spellings already checked against ``vocab`` (an immutable object),
+    with the terms they resolved to and their role names. A bulk ingest meets the same
+    spellings over and over; a hit only needs its roles declared (otherwise the full check
+    runs again, for its error message). Bounded: emptied at ``_CHECKED_LIMIT`` spellings."""
+    hit = _CHECKED.get(id(vocab))
+    if hit is None or hit[0] is not vocab:
+        if len(_CHECKED) > 8:  # vocabularies replaced by edits are let go
+            _CHECKED.clear()
+        hit = _CHECKED[id(vocab)] = (vocab, {})
+    return hit[1]
+
+
 class _Checker:
     """Validation with errors that name the episode, the field and the fix."""
 
@@ -280,12 +297,20 @@ class _Checker:
 
     def chain_term(self, where: str, text: Any, roles: set[str]) -> Term:
         if isinstance(text, str):
+            hit = _checked_terms(self.vocab).get(text)
+            if hit is not None and roles.issuperset(hit[1]):
+                return hit[0]
             self.length(where, text, "MAX_TERM_CHARS")
         try:
             t = parse_term(text)
         except TermSyntaxError as e:
             raise self.err(where, str(e)) from None
-        return self.check_term(where, t, roles)
+        checked = self.check_term(where, t, roles)
+        memo = _checked_terms(self.vocab)
+        if len(memo) >= _CHECKED_LIMIT:
+            memo.clear()
+        memo[text] = (checked, frozenset(t.roles()))
+        return checked
 
     def check_term(self, where: str, t: Term, roles: set[str]) -> Term:
         """``t`` checked, with every functor written as the live term it resolves to (a

@@ -72,6 +72,9 @@ class Vocabulary:
     version: int = 1
     _index: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _by_name: dict[str, VocabTerm] = field(default_factory=dict, compare=False, repr=False)
+    _live: dict[str, VocabTerm] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         index: dict[str, str] = {}
@@ -114,7 +117,18 @@ class Vocabulary:
         raise VocabularyError(f"{name!r} is not a vocabulary term; see `analogist vocab`")
 
     def resolve(self, name: str) -> VocabTerm | None:
-        """The live term a name denotes, following synonyms and merges; None if unknown."""
+        """The live term a name denotes, following synonyms and merges; None if unknown.
+        (Known names are memoised: the vocabulary is immutable and every ingested relation and
+        term resolves its name.)"""
+        hit = self._live.get(name)
+        if hit is not None:
+            return hit
+        found = self._resolve(name)
+        if found is not None:
+            self._live[name] = found
+        return found
+
+    def _resolve(self, name: str) -> VocabTerm | None:
         canon = self._index.get(name)
         seen = set()
         while canon is not None:
