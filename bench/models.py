@@ -1,10 +1,13 @@
-"""Tokens and seconds of a benchmark run's model calls, per call kind and per arm.
+"""Tokens and seconds of a benchmark run's model calls, per call kind and per arm, and per model
+when two took part (``bench run --encoder-model``: one answers, another encodes).
 
 Reads the call log (``llm_calls``) of a run: each call's kind comes from its prompt version
 (``staged-v1:<step>``, ``encode-v1``, ``target-v1`` -> encode; ``model-answer-*`` -> answer;
 ``*critic*`` -> critic; ``reabstract-*`` -> reabstract), and each answer is linked to its arm
 through the ``cache_key`` the model answerer stores with it. Seconds are the recorded latencies of
-the live calls; each cache key is counted once, so a request answered from the cache adds nothing. Encode calls belong to no arm: the encoder runs once per item.
+the live calls; each cache key is counted once, so a request answered from the cache adds nothing. Encode calls belong to no arm: the encoder runs once per item. A run whose
+encodings came from another run's call log (the same encoder model) shows those calls with the
+latencies they had when they were made.
 
     .venv/bin/python bench/models.py --replay bench/reference/parb-small.replay.jsonl.gz
     .venv/bin/python bench/models.py --db runs.db [--run RUN_ID]
@@ -51,12 +54,14 @@ HEAD = (
 
 
 def report(store: Store, run_id: str) -> dict:
-    """Per kind (and encode step) and per arm: calls, input/output tokens, seconds."""
+    """Per kind (and encode step), per arm and per model (``provider:name``, each with its
+    kinds): calls, input/output tokens, seconds, largest input."""
     calls = {}
     for rec in CallLog(store).all():
         if rec.error is None:
             calls[rec.cache_key] = rec  # newest successful row per key
     kinds: dict[str, list] = defaultdict(lambda: [0, 0, 0, 0.0, 0])
+    models: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0, 0.0, 0]))
 
     def add(acc: list, rec) -> None:
         acc[0] += 1
@@ -68,6 +73,8 @@ def report(store: Store, run_id: str) -> dict:
     for rec in calls.values():
         kind = kind_of(rec.prompt_version or "")
         add(kinds[kind], rec)
+        add(models[f"{rec.provider}:{rec.model}"]["all"], rec)
+        add(models[f"{rec.provider}:{rec.model}"][kind], rec)
         pv = rec.prompt_version or ""
         if kind == "encode" and ":" in pv:
             add(kinds[f"  encode {pv.split(':', 1)[1]}"], rec)
@@ -81,6 +88,7 @@ def report(store: Store, run_id: str) -> dict:
     return {
         "kinds": {k: v for k, v in sorted(kinds.items(), key=lambda kv: kv[0].strip())},
         "arms": dict(arms),
+        "models": {m: dict(sorted(by.items())) for m, by in sorted(models.items())},
     }
 
 
@@ -95,7 +103,9 @@ def main() -> None:
         from analogist.bench.execution.replay import replay_run
 
         store, run_id, header, _ = replay_run(args.replay)
-        print(f"replayed {args.replay}: model {header['model']}, {header['calls']} calls")
+        enc = header.get("encoder_model")
+        who = f"answers {header['model']}, encodings {enc}" if enc else f"model {header['model']}"
+        print(f"replayed {args.replay}: {who}, {header['calls']} calls")
     elif args.db:
         store = Store(args.db)
         runs = store.list_bench_runs()
@@ -114,6 +124,13 @@ def main() -> None:
     print(f"per arm (answer calls only; encoding is shared by all arms)\n{HEAD}")
     for k, v in rep["arms"].items():
         print(_row(k, *v))
+    if len(rep["models"]) > 1:  # one model answers, another encodes
+        print(f"per model (all its calls, then per call kind)\n{HEAD}")
+        for name, by in rep["models"].items():
+            print(_row(name, *by["all"]))
+            for kind, v in by.items():
+                if kind != "all":
+                    print(_row(f"  {kind}", *v))
 
 
 if __name__ == "__main__":

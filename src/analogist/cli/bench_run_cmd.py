@@ -46,6 +46,12 @@ def _progress():
     "target and, at storage time, each episode from its own record.",
 )
 @click.option(
+    "--encoder-model",
+    metavar="PROVIDER:NAME",
+    help="With --encoder model: the model that writes the signatures (default: --model). "
+    "Swap only the answerer with --model while the encodings, and their cached calls, stay.",
+)
+@click.option(
     "--concurrency",
     type=int,
     help="Model calls at a time (default: 1 for local:/llama: models, whose prompt "
@@ -104,6 +110,7 @@ def run_cmd(
     n_boot,
     no_contamination,
     encoder,
+    encoder_model,
     concurrency,
     stop_after,
     record_file,
@@ -148,14 +155,15 @@ def run_cmd(
         extra["replayed"] = {
             "file": replay_file,
             "model": header["model"],
+            **({"encoder_model": header["encoder_model"]} if "encoder_model" in header else {}),
             "calls_in_file": header["calls"],
-            "model_calls_made": runner.llm.stats.calls,
+            "model_calls_made": sum(m.stats.calls for m in runner.model_llms()),
         }
     else:
         store = open_store(ctx)
+        answer_with = [a.strip() for a in answerers.split(",")]
+        llm, enc_llm = _models(store, model, answer_with, encoder, encoder_model)
         bench = open_bench(bench_dir) if bench_dir else generate_bench(seed, split, size)
-        wants_model = "model" in answerers or encoder == "model"
-        llm = _model(store, model) if wants_model else None
         config = RunConfig(
             arms=tuple(a.strip().replace("'", "′") for a in arms.split(","))
             if arms
@@ -164,13 +172,20 @@ def run_cmd(
             seeds=parse_seeds(seeds),
             model=f"{llm.provider}:{llm.model}" if llm is not None else model,
             encoder=encoder,
+            encoder_model=f"{enc_llm.provider}:{enc_llm.model}" if enc_llm is not None else None,
             contamination=not no_contamination,
             noise=parse_rates(noise),
             concurrency=concurrency
-            or (1 if llm is not None and llm.provider in ("local", "llama") else 4),
+            or (1 if any(m.provider in ("local", "llama") for m in (llm, enc_llm) if m) else 4),
         )
         runner = Runner(
-            store, bench, config, llm=llm, progress=_progress(), stop_after_s=stop_after
+            store,
+            bench,
+            config,
+            llm=llm,
+            progress=_progress(),
+            stop_after_s=stop_after,
+            encoder_llm=enc_llm,
         )
         if bench_dir:  # the sidecar of `analogist bench audit`, shown in the report
             from analogist.bench.analysis.audit_set import read_sidecar
@@ -212,12 +227,53 @@ def run_cmd(
             )
     if "replayed" in extra:
         r = extra["replayed"]
-        click.echo(f"replayed {r['file']} ({r['model']}): {r['model_calls_made']} model calls made")
+        who = r["model"] + (f", encodings {r['encoder_model']}" if "encoder_model" in r else "")
+        click.echo(f"replayed {r['file']} ({who}): {r['model_calls_made']} model calls made")
     if "recorded" in extra:
         click.echo(f"recorded {extra['recorded']['calls']} calls in {extra['recorded']['file']}")
     click.echo(
         f"run {run_id}; report in {paths['dir']} (report.html, results.json, scoreboard.txt)"
     )
+
+
+def _models(store, spec, answerers, encoder, encoder_spec):
+    """(the model that answers, the model that encodes when it is another one, else None).
+
+    Raises:
+        BenchError / ConfigError: --encoder-model without --encoder model, or a model spec
+            that cannot be opened (named by its option).
+    """
+    from analogist.errors import BenchError, ConfigError
+    from analogist.models.registry import open_llm
+
+    if not encoder_spec:
+        wants_model = "model" in answerers or encoder == "model"
+        return (_model(store, spec) if wants_model else None), None
+    if encoder != "model":
+        raise BenchError(
+            f"--encoder-model {encoder_spec} names the model that writes the signatures, but "
+            "--encoder gold uses no model: add --encoder model (or drop --encoder-model)"
+        )
+    try:
+        enc = open_llm(encoder_spec, store=store)
+    except ConfigError as e:
+        raise ConfigError(f"--encoder-model {encoder_spec}: {e}") from None
+    if "model" not in answerers:  # no model answers: the encoder is the run's only model
+        if spec and _model(store, spec).name != enc.name:
+            raise BenchError(
+                f"no model answers in this run (--answerers {','.join(answerers)}), so --model "
+                f"{spec} would be unused: give only --encoder-model (or --model)"
+            )
+        return enc, None
+    llm = _model(store, spec)
+    if llm is None:
+        raise ConfigError(
+            f"--encoder-model {encoder_spec} encodes, but no model answers: pass --model "
+            "(or set ANALOGIST_MODEL) for the model answerer, or use --answerers engine"
+        )
+    if llm.name == enc.name:
+        return llm, None  # one model does both: the same run as without --encoder-model
+    return llm, enc
 
 
 def _model(store, spec):

@@ -182,6 +182,7 @@ def _header(r: dict) -> str:
             ("answerers", _list(c.get("answerers"))),
             ("seeds", _list(c.get("seeds"))),
             ("model", _txt(c.get("model"))),
+            ("models", _txt(c.get("models"))),
             ("targets encoded by", enc_text),
             ("settings", settings or "–"),
             ("contamination controls", fmt(c.get("contamination"))),

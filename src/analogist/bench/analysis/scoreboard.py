@@ -117,6 +117,8 @@ def scoreboard(results: dict[str, Any], live: dict[str, Any] | None) -> str:
         f"targets encoded by {cfg.get('encoder', '?')}"
     )
     skipped = results.get("skipped", {})
+    if cfg.get("models"):  # "answers: X; encodings: Y" (runner.models_text)
+        lines.append(f"Models:       {cfg['models']}")
     lines += [f"Bench audit:  {_audit_line(results)}", ""]
     if not results.get("answerers"):
         lines += ["Latest — PARB", "  (no arm ran)", ""]

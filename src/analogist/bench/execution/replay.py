@@ -2,11 +2,12 @@
 zero model calls.
 
 A replay file is gzipped JSON lines: a header ``{"replay": 1, "model": "provider:name",
-"run": {...}}`` (the bench and run options that produced it), then one call-log record per
-request the run made (:class:`~analogist.store.calls.CallRecord` JSON: request, response, tokens,
-latency), sorted by cache key so the same run always writes the same file. :class:`TrackedLLM`
-notes every cache key a run asks for — first answers and repair re-asks alike — so the file holds
-exactly the run's calls, not the whole database.
+"run": {...}}`` (the bench and run options that produced it; ``"encoder_model"`` too when another
+model wrote the signatures, ``bench run --encoder-model``), then one call-log record per
+request the run made, both models' when there are two (:class:`~analogist.store.calls.CallRecord`
+JSON: request, response, tokens, latency), sorted by cache key so the same run always writes the
+same file. :class:`TrackedLLM` notes every cache key a run asks for — first answers and repair
+re-asks alike — so the file holds exactly the run's calls, not the whole database.
 
 Replaying loads the records into a fresh call log and answers from it in replay-only mode: a
 request that is not in the file raises :class:`~analogist.errors.CacheMissError` (one clear error
@@ -53,21 +54,29 @@ class TrackedLLM(LoggedLLM):
             raise
 
 
-def write_replay(path: str | Path, llm: TrackedLLM, run: dict[str, Any]) -> int:
+def write_replay(
+    path: str | Path, llm: TrackedLLM, run: dict[str, Any], encoder: TrackedLLM | None = None
+) -> int:
     """Write the run's calls (newest successful answer per key; for a call that only failed,
-    its last error row) to ``path``; return the count. Keys with no row at all are listed in the
-    header as ``unanswered``.
+    its last error row) to ``path``; return the count. ``encoder`` is the model that wrote the
+    signatures when it is not ``llm``: its calls are written too and the header names it.
+    Keys with no row at all are listed in the header as ``unanswered``.
 
     Raises:
         BenchError: there is no call log to read.
     """
-    if llm.log is None:
-        raise BenchError("recording a replay file needs a call log: run with a database (--db)")
+    tracked = [llm] if encoder is None or encoder is llm else [llm, encoder]
+    logs: dict[str, CallLog] = {}
+    for t in tracked:
+        if t.log is None:
+            raise BenchError("recording a replay file needs a call log: run with a database (--db)")
+        logs.update(dict.fromkeys(t.keys, t.log))
     records, missing = [], []
-    for key in sorted(llm.keys):
-        rec = llm.log.lookup(key)
+    for key in sorted(logs):
+        log = logs[key]
+        rec = log.lookup(key)
         if rec is None:  # failed live: keep its last error row, replayed as the same failure
-            rows = llm.log.for_key(key)
+            rows = log.for_key(key)
             if not rows:
                 missing.append(key)
                 continue
@@ -79,6 +88,7 @@ def write_replay(path: str | Path, llm: TrackedLLM, run: dict[str, Any]) -> int:
     header = {
         "replay": FORMAT,
         "model": f"{llm.provider}:{llm.model}",
+        **({"encoder_model": tracked[1].name} if len(tracked) > 1 else {}),
         "run": run,
         "calls": len(records),
         "failed_calls": sum(1 for r in records if r.get("error")),
@@ -165,8 +175,11 @@ def record_run(
 
     done = sorted(store.bench_done_keys(run_id))
     tracked = TrackedLLM(open_llm(f"replay:{spec}", store=store))
+    encoder = None
+    if config.encoder_model is not None:  # a second model wrote the signatures
+        encoder = TrackedLLM(open_llm(f"replay:{config.encoder_model}", store=store))
     scratch = Store(":memory:")
-    runner = Runner(scratch, bench, config, llm=tracked, only=done)
+    runner = Runner(scratch, bench, config, llm=tracked, only=done, encoder_llm=encoder)
     replayed = runner.run()
     total = sum(1 for _ in runner._jobs())
     header_run = {
@@ -176,7 +189,7 @@ def record_run(
         "jobs_planned": total,
         "scores": comparable_scores(scratch, replayed),
     }
-    return write_replay(path, tracked, header_run)
+    return write_replay(path, tracked, header_run, encoder)
 
 
 def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
@@ -186,26 +199,57 @@ def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
     names cannot be regenerated identically, and :class:`~analogist.errors.CacheMissError` when
     the run asks for a call the file does not hold.
     """
-    from analogist.bench import generate_bench
     from analogist.bench.execution.arms import ArmSettings
     from analogist.bench.execution.runner import RunConfig, Runner
-    from analogist.bench.generation.files import file_hashes
     from analogist.models.registry import open_llm
     from analogist.store import Store
 
     header, records = read_replay(path)
     run = header["run"]
-    if run.get("bench_files"):  # the recorded bench itself: a replay needs no generator
-        import json as _json
-        import tempfile
+    bench = recorded_bench(path, run)
+    names = {f.name for f in fields(RunConfig)}
+    kw: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in run["config"].items() if k in names
+    }
+    config = RunConfig(**{**kw, "settings": ArmSettings(**run["config"]["settings"])})
+    store = Store(":memory:")
+    load_calls(store, records)
+    llm = TrackedLLM(open_llm(f"replay:{header['model']}", store=store))
+    encoder = None
+    if header.get("encoder_model"):  # a second model wrote the signatures
+        encoder = TrackedLLM(open_llm(f"replay:{header['encoder_model']}", store=store))
+    runner = Runner(
+        store,
+        bench,
+        config,
+        llm=llm,
+        only=[tuple(k) for k in run["jobs"]],
+        encoder_llm=encoder,
+    )
+    version = recorded_encoder_version(records)
+    if runner.encoding is not None and version is not None:
+        runner.encoding.use_version(version)
+    return store, runner.run(), header, runner
 
-        from analogist.bench.generation.files import Bench, load_bench
+
+def recorded_bench(path: str | Path, run: dict[str, Any]) -> Any:
+    """The bench a replay header's ``run`` names: the recorded files themselves when the header
+    holds them, else regenerated from its seed, split and size.
+
+    Raises:
+        BenchError: the bench differs from the recorded one (its hash).
+    """
+    from analogist.bench import generate_bench
+    from analogist.bench.generation.files import Bench, file_hashes, load_bench
+
+    if run.get("bench_files"):  # the recorded bench itself: a replay needs no generator
+        import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
             files = run["bench_files"]
             Path(tmp, "items.jsonl").write_text(files["items"], encoding="utf-8")
             Path(tmp, "keys.jsonl").write_text(files["keys"], encoding="utf-8")
-            Path(tmp, "manifest.json").write_text(_json.dumps(files["manifest"]), encoding="utf-8")
+            Path(tmp, "manifest.json").write_text(json.dumps(files["manifest"]), encoding="utf-8")
             bench: Bench = load_bench(tmp)
     else:
         bench = generate_bench(run["seed"], run["split"], run["size"])
@@ -215,19 +259,7 @@ def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
             f"{run['size']} differs from the recorded one (the generator changed since); "
             "record the run again with `bench run --record`"
         )
-    names = {f.name for f in fields(RunConfig)}
-    kw: dict[str, Any] = {
-        k: tuple(v) if isinstance(v, list) else v for k, v in run["config"].items() if k in names
-    }
-    config = RunConfig(**{**kw, "settings": ArmSettings(**run["config"]["settings"])})
-    store = Store(":memory:")
-    load_calls(store, records)
-    llm = TrackedLLM(open_llm(f"replay:{header['model']}", store=store))
-    runner = Runner(store, bench, config, llm=llm, only=[tuple(k) for k in run["jobs"]])
-    version = recorded_encoder_version(records)
-    if runner.encoding is not None and version is not None:
-        runner.encoding.use_version(version)
-    return store, runner.run(), header, runner
+    return bench
 
 
 def recorded_encoder_version(records: list[CallRecord]) -> str | None:

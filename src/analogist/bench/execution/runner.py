@@ -52,8 +52,13 @@ class RunConfig:
     contamination: bool = True
     concurrency: int = 4
     noise: tuple[float, ...] = ()  # extra encoder-noise rates for ISO, C, D, E (engine answers)
+    # the model that writes the signatures when it is not ``model`` (spec §20's second model:
+    # the answerer swapped, the encodings kept); None = ``model`` encodes, as in a one-model run
+    encoder_model: str | None = None
 
     def __post_init__(self) -> None:
+        if self.encoder_model is not None and self.encoder_model == self.model:
+            object.__setattr__(self, "encoder_model", None)  # one model: the same run as without
         bad = [r for r in self.noise if not 0 < r < 1]
         if bad:
             raise BenchError(f"noise rates {bad} are outside (0, 1); use e.g. 0.1,0.2,0.3")
@@ -66,15 +71,23 @@ class RunConfig:
                 f"encoder {self.encoder!r} is unknown: use gold (the generator's signatures, "
                 "labelled) or model (the model encodes targets and stored episodes)"
             )
+        if self.encoder_model is not None and self.encoder != "model":
+            raise BenchError(
+                f"--encoder-model {self.encoder_model} names the model that writes the "
+                "signatures, but the gold encoder uses no model: add --encoder model"
+            )
 
     def to_json(self) -> dict:
-        return {
+        out = {
             **asdict(self),
             "arms": list(self.arms),
             "answerers": list(self.answerers),
             "seeds": list(self.seeds),
             "noise": list(self.noise),
         }
+        if self.encoder_model is None:  # a one-model run keeps its run id and replay header
+            del out["encoder_model"]
+        return out
 
 
 @lru_cache(maxsize=1)
@@ -124,7 +137,8 @@ def plan(config: RunConfig, has_model: bool) -> Plan:
 
 
 class Runner:
-    """Runs a bench into a store. ``llm`` is the logged model (None: engine answers only)."""
+    """Runs a bench into a store. ``llm`` is the logged model (None: engine answers only);
+    ``encoder_llm`` the one that encodes when ``config.encoder_model`` names another model."""
 
     def __init__(
         self,
@@ -136,8 +150,10 @@ class Runner:
         progress: Progress | None = None,
         only: Iterable[tuple] | None = None,
         stop_after_s: float | None = None,
+        encoder_llm: Any = None,
     ):
         self.store, self.bench, self.config, self.llm = store, bench, config, llm
+        self.encoder_llm = _encoder_llm(config, llm, encoder_llm)
         self.progress = progress
         # past this time no new job (or episode encoding) starts; the run is left "stopped"
         self.deadline = None if stop_after_s is None else time.monotonic() + stop_after_s
@@ -151,14 +167,21 @@ class Runner:
         self.adversarial_audit: dict | None = None
         self.encoding = None
         if config.encoder == "model":
-            if llm is None:
+            if self.encoder_llm is None:
                 raise BenchError(
                     "--encoder model needs a model: pass --model (or set "
                     "ANALOGIST_MODEL), or use --encoder gold"
                 )
             from analogist.bench.execution.model_encoding import ItemEncoder
 
-            self.encoding = ItemEncoder(llm, store.vocabulary, deadline=self.deadline)
+            self.encoding = ItemEncoder(self.encoder_llm, store.vocabulary, deadline=self.deadline)
+
+    def model_llms(self) -> list[Any]:
+        """The distinct models of this run (the answerer first), e.g. to count their calls."""
+        out = [self.llm] if self.llm is not None else []
+        if self.encoder_llm is not None and self.encoder_llm is not self.llm:
+            out.append(self.encoder_llm)
+        return out
 
     def run(self) -> str:
         """Run everything not yet stored; return the run id."""
@@ -169,6 +192,13 @@ class Runner:
             "code_digest": code_digest(),
             "embedders": arm_embedders(self.plan.pairs),
         }
+        answering = self.llm is not None and any(a == "model" for _, a in self.plan.pairs)
+        models = models_text(
+            _spec(self.llm) if answering else None,
+            _spec(self.encoder_llm) if self.encoding is not None else None,
+        )
+        if models is not None:
+            config["models"] = models
         if self.adversarial_audit is not None:  # the bench's sidecar (bench/analysis/audit_set.py)
             config["adversarial_audit"] = self.adversarial_audit
         self.store.start_bench_run(self.run_id, file_hashes(self.bench)["items.jsonl"], config)
@@ -306,6 +336,37 @@ class Runner:
                 self.run_id, (arm, answerer, item.item_id, seed, cond), sc.to_json(), ans.to_json()
             )
         return job
+
+
+def _encoder_llm(config: RunConfig, llm: Any, encoder_llm: Any) -> Any:
+    """The model that encodes: ``encoder_llm`` when the run names a separate encoder model (it
+    must be that model: a run is never stored under another model's name), else ``llm``."""
+    if encoder_llm is None:
+        if config.encoder_model is not None:
+            raise BenchError(
+                f"the run's encoder model is {config.encoder_model}, but no encoder model "
+                "was opened; pass it as encoder_llm"
+            )
+        return llm
+    want = config.encoder_model or config.model or (_spec(llm) if llm is not None else None)
+    got = _spec(encoder_llm)
+    if want is not None and got != want:
+        raise BenchError(f"the run's encoder model is {want}, but {got} was given to encode")
+    return encoder_llm
+
+
+def _spec(llm: Any) -> str:
+    return f"{llm.provider}:{llm.model}"
+
+
+def models_text(answers: str | None, encodings: str | None) -> str | None:
+    """``answers: X; encodings: Y``, stored with the run as ``models`` and shown wherever it is
+    reported: the model that answered and the one that wrote the signatures (None for gold);
+    None when no model took part."""
+    if answers is None and encodings is None:
+        return None
+    gold = "gold (the generator's signatures)"
+    return f"answers: {answers or 'no model (engine answers only)'}; encodings: {encodings or gold}"
 
 
 def arm_embedders(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
