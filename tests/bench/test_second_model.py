@@ -360,3 +360,18 @@ def test_the_reference_runs_encodings_serve_a_second_answerer(path):
     assert encoder.stats.calls == 0 and encoder.stats.cache_hits > 0
     assert {(r.provider, r.model) for r in answer.inner.requests} == {("schema", "small")}
     assert len(store.bench_done_keys(run_id)) == len(only)
+
+
+def test_a_replay_encoder_takes_every_encoding_from_the_log(cli_runs, tiny, tmp_path):
+    db = cli_runs["tmp"] / "ref.db"
+    args = ["--bench", str(tiny[1]), "--encoder", "model", "--n-boot", "20", "--answerers"]
+    args += ["model", "--model", "schema:small", "--encoder-model", "replay:schema:big"]
+    res = _cli([*args, "--arms", "A1,C", "--out", str(tmp_path / "o")], db)
+    assert res.exit_code == 0, res.output
+    assert "answers: schema:small; encodings: schema:big" in res.output
+    rows = [r.model for r in CallLog(Store(str(db))).all()]
+    assert rows.count("big") == [m for m, _ in cli_runs["after"]].count("big")
+    # without the reference run's log: one line, and the encoder model is never called
+    res = _cli([*args, "--arms", "A1", "--out", str(tmp_path / "p")], tmp_path / "empty.db")
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert res.output.startswith("error: replay-only: no logged answer for schema:big")

@@ -49,7 +49,8 @@ def _progress():
     "--encoder-model",
     metavar="PROVIDER:NAME",
     help="With --encoder model: the model that writes the signatures (default: --model). "
-    "Swap only the answerer with --model while the encodings, and their cached calls, stay.",
+    "Swap only the answerer with --model while the encodings, and their cached calls, stay; "
+    "replay:PROVIDER:NAME takes every encoding from the call log and never calls the model.",
 )
 @click.option(
     "--concurrency",
@@ -258,6 +259,10 @@ def _models(store, spec, answerers, encoder, encoder_spec):
         enc = open_llm(encoder_spec, store=store)
     except ConfigError as e:
         raise ConfigError(f"--encoder-model {encoder_spec}: {e}") from None
+    if encoder_spec.startswith("replay:"):  # encodings only from the log, failures included
+        from analogist.bench.execution.replay import TrackedLLM
+
+        enc = TrackedLLM(enc)
     if "model" not in answerers:  # no model answers: the encoder is the run's only model
         if spec and _model(store, spec).name != enc.name:
             raise BenchError(
