@@ -61,23 +61,26 @@ def graph_mac_features(graph: SignatureGraph) -> Counter:
     causal links. A fix-operator node, if present, is ignored.
     """
     labels, edges = graph
-    c: Counter = Counter("p:" + lab[2:] for lab in labels if lab.startswith("p="))
+    # Every feature is listed once per occurrence and counted by one Counter call, in the
+    # order the counts were once incremented one by one (so the vector's key order is too).
+    keys = ["p:" + lab[2:] for lab in labels if lab.startswith("p=")]
+    push = keys.append
     slots: dict[int, list[str]] = defaultdict(list)
     links = []
     for i, j, lab in edges:
         if lab.startswith("L="):
-            c[f"c:{labels[i][2:]}>{lab[2:]}>{labels[j][2:]}"] += 1
+            push(f"c:{labels[i][2:]}>{lab[2:]}>{labels[j][2:]}")
             links.append((i, j))
         elif labels[j] == "role" and labels[i].startswith("p="):
             slots[j].append(f"{labels[i][2:]}@{lab}")
     for used in slots.values():
         used.sort()
         for a in range(len(used)):
-            for b in range(a + 1, len(used)):
-                c[f"r:{used[a]}+{used[b]}"] += 1
+            first = "r:" + used[a] + "+"
+            keys += [first + other for other in used[a + 1 :]]
     if links:
-        c[f"len:{_chain_length(links)}"] += 1
-    return c
+        push(f"len:{_chain_length(links)}")
+    return Counter(keys)
 
 
 def mac_features(s: Structure, commutative: frozenset[str] = frozenset()) -> Counter:

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+from analogist.signature.model import Relation
 from analogist.signature.terms import Term
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 
@@ -117,6 +118,25 @@ class _Graph:
     def role(self, name: str) -> int:
         return self.node(("role", name), "role")
 
+    def relation(self, functor: str, args: tuple[str, ...]) -> int:
+        """:meth:`term` of ``functor(*args)`` whose arguments are all role names (a relation),
+        without building the Term: the same key, node and edges."""
+        comm = functor in self.commutative
+        key = ("term", (functor, tuple(sorted(args, key=repr)) if comm else args))
+        index = self.index
+        i = index.get(key)
+        if i is not None:
+            return i
+        i = index[key] = len(self.labels)
+        self.labels.append("p=" + functor)
+        edges = self.edges
+        for pos, a in enumerate(args):
+            j = index.get(("role", a))
+            if j is None:
+                j = self.node(("role", a), "role")
+            edges.append((i, j, "*" if comm else str(pos)))
+        return i
+
     def term(self, t: Term) -> int:
         key = ("term", term_key(t, self.commutative))
         if key in self.index:
@@ -144,7 +164,10 @@ def signature_graph(
     for r in s.roles:
         g.role(r.name)
     for rel in s.relations:
-        g.term(rel.term())
+        if type(rel) is Relation and all(type(a) is str for a in rel.args):
+            g.relation(rel.predicate, rel.args)
+        else:
+            g.term(rel.term())
     for link in s.causal_chain:
         g.edges.append((g.term(link.cause), g.term(link.effect), "L=" + link.link))
     if include_fix and s.fix_operator is not None:
@@ -153,6 +176,13 @@ def signature_graph(
             j = g.role(a) if isinstance(a, str) else g.term(a)
             g.edges.append((f, j, f"f{pos}"))
     return SignatureGraph(g.labels, g.edges)
+
+
+#: The relabelling of a node (its label and sorted neighbourhood) -> its hashed new label, shared
+#: by every graph: signatures repeat local patterns (a role used as ``derives_from@0``, ...), so
+#: about half the relabellings of a bulk ingest were hashed before. Emptied when full (~10 MB).
+_RELABELLED: dict[str, str] = {}
+_RELABELLED_LIMIT = 1 << 16
 
 
 def wl_rounds(
@@ -167,14 +197,20 @@ def wl_rounds(
         adj[j].append(("<" + lab + ":", i))
     cur = labels
     out = ["0:" + x for x in cur]
-    blake = hashlib.blake2b
+    blake, memo = hashlib.blake2b, _RELABELLED
+    if len(memo) >= _RELABELLED_LIMIT:
+        memo.clear()
     for it in range(1, iterations + 1):
-        nxt = []
+        nxt: list[str] = []
+        push = nxt.append
         for v in range(n):
             neighbours = [d + cur[j] for d, j in adj[v]]
             neighbours.sort()
             text = cur[v] + "|" + ",".join(neighbours)
-            nxt.append(blake(text.encode("utf-8"), digest_size=6).hexdigest())
+            label = memo.get(text)
+            if label is None:
+                label = memo[text] = blake(text.encode("utf-8"), digest_size=6).hexdigest()
+            push(label)
         cur = nxt
         prefix = f"{it}:"
         out += [prefix + x for x in cur]
