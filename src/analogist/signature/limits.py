@@ -52,8 +52,8 @@ def _constant(name: str) -> Any:
 
 def json_depth(obj: Any) -> int:
     """Nesting depth of objects and lists (a scalar is 0), without recursion: one pass per
-    level over the containers only (every ingested line is checked, so this is on the hot
-    path; scalars are never pushed)."""
+    level over the containers only (scalars are never pushed). :func:`load_json` walks only
+    a text with more than MAX_JSON_DEPTH brackets: with fewer it cannot nest deeper."""
     nested = dict | list | tuple
     if not isinstance(obj, nested):
         return 0
@@ -104,5 +104,6 @@ def load_json(text: str, what: str = "line") -> Any:
         ) from None
     except ValueError as e:  # e.g. a number Python will not convert
         raise EpisodeError(f"{what} is not usable JSON ({e})") from None
-    check_depth(obj, what)
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:  # else it cannot nest deeper
+        check_depth(obj, what)
     return obj
