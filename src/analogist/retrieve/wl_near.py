@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from analogist.retrieve.frozen import LayeredPostings
+from analogist.retrieve.frozen import LayeredPostings, keys64
 from analogist.retrieve.postings import Postings
 
 #: Scores are compared with this tolerance, as in ``FingerprintIndex.near``.
@@ -74,21 +74,10 @@ class _Label:
     """One query label's posting list as segments of (documents, weights), documents
     increasing: a frozen base and an in-memory tail are read in place, never concatenated."""
 
-    def __init__(self, p: LayeredPostings | Postings, feature: str):
-        self.hot: np.ndarray | None = None  # the base's dense uint8 column, if it has one
-        if isinstance(p, LayeredPostings):
-            slot = p.base._slot(feature)
-            row = p.base._hot_row.get(slot) if slot >= 0 else None
-            if row is not None:
-                self.hot = np.asarray(p.base.hot[row])
-            base, tail = p.base.column(feature), p.tail.column(feature)
-            self.parts = [(np.asarray(base[0]), np.asarray(base[1]), 0)]
-            if len(tail[0]):
-                self.parts.append((tail[0], tail[1], p.base.n_docs))
-        else:
-            d, w = p.column(feature)
-            self.parts = [(d, w, 0)]
-        self.df = sum(len(d) for d, _, _ in self.parts)
+    def __init__(self, parts: list[tuple[np.ndarray, np.ndarray, int]], hot: np.ndarray | None):
+        self.parts = parts
+        self.hot = hot  # the frozen base's dense uint8 column, if it has one
+        self.df = sum(len(d) for d, _, _ in parts)
 
     def add_to(self, acc: np.ndarray, q: float, scratch: np.ndarray) -> None:
         """acc[doc] += min(weight, q) for every document of the label (``scratch``: a uint8
@@ -100,8 +89,11 @@ class _Label:
                     col = np.minimum(col, np.float32(q))
                 elif q == 1:  # min(w, 1) of positive counts: 1 where present (a fast compare)
                     col = np.not_equal(col, 0, out=scratch[:nb].view(bool)).view(np.uint8)
-                elif q < 255 and int(col.max()) > q:
-                    col = np.minimum(col, np.uint8(q), out=scratch[:nb])
+                elif q < 255:  # add whole, then take back the excess where w > q (few)
+                    np.add(acc[:nb], col, out=acc[:nb], casting="unsafe")
+                    over = np.flatnonzero(np.greater(col, q, out=scratch[:nb].view(bool)))
+                    acc[over] -= (col[over] - np.uint8(q)).astype(acc.dtype)
+                    continue
                 np.add(acc[:nb], col, out=acc[:nb], casting="unsafe")
             elif len(d):
                 at = d.astype(np.int64) + off if off else d
@@ -128,6 +120,33 @@ class _Label:
         return out
 
 
+def _labels(p: LayeredPostings | Postings, feats: list[str]) -> list[_Label]:
+    """The query labels' posting lists, the frozen base's found by one vectorised search."""
+    if not isinstance(p, LayeredPostings):
+        return [_Label([(*p.column(f), 0)], None) for f in feats]
+    base = p.base
+    keys, offsets = np.asarray(base.keys), np.asarray(base.offsets)
+    docs, weights = np.asarray(base.docs), np.asarray(base.weights)
+    want = keys64(feats)
+    at = np.searchsorted(keys, want)
+    ok = at < len(keys)
+    ok[ok] = keys[at[ok]] == want[ok]
+    out, n_base, tail = [], base.n_docs, p.tail
+    for f, i, good in zip(feats, at.tolist(), ok.tolist()):
+        hot, parts = None, []
+        if good:
+            a, b = int(offsets[i]), int(offsets[i + 1])
+            parts.append((docs[a:b], weights[a:b], 0))
+            row = base._hot_row.get(i)
+            hot = None if row is None else np.asarray(base.hot[row])
+        if tail.n_docs:
+            d, w = tail.column(f)
+            if len(d):
+                parts.append((d, w, n_base))
+        out.append(_Label(parts, hot))
+    return out
+
+
 def near_top(
     postings: LayeredPostings | Postings,
     query: Mapping[str, float],
@@ -146,7 +165,7 @@ def near_top(
     qsum = float(sum(query[f] for f in feats))
     if k <= 0 or qsum == 0:
         return _empty()
-    labels = [_Label(postings, f) for f in feats]
+    labels = _labels(postings, feats)
     order = sorted(range(len(feats)), key=lambda i: (labels[i].df, -query[feats[i]], feats[i]))
     labels = [labels[i] for i in order]
     qw = np.array([query[feats[i]] for i in order], np.float64)
