@@ -28,7 +28,7 @@ from analogist.bench.execution.replay import (
 )
 from analogist.bench.execution.runner import RunConfig, Runner, run_id_for
 from analogist.bench.generation.files import Bench, file_hashes, seal
-from analogist.errors import BenchError
+from analogist.errors import BenchError, CacheMissError
 from analogist.models.backend import Identity, Ping
 from analogist.models.logged import LoggedLLM
 from analogist.models.registry import registry
@@ -371,7 +371,42 @@ def test_a_replay_encoder_takes_every_encoding_from_the_log(cli_runs, tiny, tmp_
     assert "answers: schema:small; encodings: schema:big" in res.output
     rows = [r.model for r in CallLog(Store(str(db))).all()]
     assert rows.count("big") == [m for m, _ in cli_runs["after"]].count("big")
-    # without the reference run's log: one line, and the encoder model is never called
+    # without the reference run's log: the run stops before its first item, nothing called
     res = _cli([*args, "--arms", "A1", "--out", str(tmp_path / "p")], tmp_path / "empty.db")
-    assert res.exit_code == 1 and "Traceback" not in res.output
-    assert res.output.startswith("error: replay-only: no logged answer for schema:big")
+    assert res.exit_code == 0 and "Traceback" not in res.output, res.output
+    assert "run stopped: the encoder's call log holds no encoding for this item" in res.output
+    empty = Store(str(tmp_path / "empty.db"))
+    assert not CallLog(empty).all() and empty.list_bench_runs()[0]["status"] == "stopped"
+
+
+def test_a_replay_encoder_answers_exactly_the_items_a_partial_reference_run_encoded(tiny):
+    from analogist.bench.execution.runner import item_episodes
+    from analogist.models.registry import open_llm
+
+    b = tiny[0]
+    store = Store(":memory:")
+    log = CallLog(store)
+    ref_config = RunConfig(arms=SECOND, model="schema:big", encoder="model", concurrency=1)
+    first = sorted(b.items, key=lambda it: len(item_episodes(it)))[:2]
+    ref = Runner(store, b, ref_config, llm=logged("big", log))
+    only = [j[:5] for j in ref._jobs() if j[2] in {it.item_id for it in first}]
+    Runner(store, b, ref_config, llm=logged("big", log), only=only).run()  # a partial run
+    encoder = TrackedLLM(open_llm("replay:schema:big", store=store))
+    config = RunConfig(
+        arms=SECOND,
+        answerers=("model",),
+        model="schema:small",
+        encoder="model",
+        encoder_model="schema:big",
+        concurrency=1,
+    )
+    second = Runner(
+        store, b, config, llm=logged("small", log), encoder_llm=encoder, stop_when_unencoded=True
+    )
+    run_id = second.run()
+    assert second.stopped and "holds no encoding" in second.stop_reason
+    assert {k[2] for k in store.bench_done_keys(run_id)} == {it.item_id for it in first}
+    assert encoder.stats.calls == 0 and store.get_bench_run(run_id)["status"] == "stopped"
+    # without the flag the same miss is an error, as in any replay
+    with pytest.raises(CacheMissError):
+        Runner(Store(":memory:"), b, config, llm=logged("small", log), encoder_llm=encoder).run()

@@ -187,6 +187,7 @@ def run_cmd(
             progress=_progress(),
             stop_after_s=stop_after,
             encoder_llm=enc_llm,
+            stop_when_unencoded=bool(encoder_model) and encoder_model.startswith("replay:"),
         )
         if bench_dir:  # the sidecar of `analogist bench audit`, shown in the report
             from analogist.bench.analysis.audit_set import read_sidecar
@@ -226,6 +227,8 @@ def run_cmd(
                 f"n {f['n']}, rejected {f['rejected']}, relation micro F1 "
                 f"{f['micro_f1']:.3f}, role accuracy {f['role_accuracy']:.3f}"
             )
+    if runner.stopped:
+        click.echo(f"run stopped: {runner.stop_reason}; the same command resumes it")
     if "replayed" in extra:
         r = extra["replayed"]
         who = r["model"] + (f", encodings {r['encoder_model']}" if "encoder_model" in r else "")

@@ -29,6 +29,7 @@ from analogist.encode.fidelity import rejected, score_signature, summarise
 from analogist.encode.staged import StagedEncoder
 from analogist.encode.steps import STAGED_PROMPT_VERSION
 from analogist.episode import Episode
+from analogist.errors import CacheMissError
 from analogist.signature import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary
 
@@ -48,7 +49,10 @@ class RunStopped(Exception):
 
 class ItemEncoder:
     """Encodes items with a model; thread-safe, one encoding per record. Past ``deadline``
-    (``time.monotonic()``) no new encoding starts: :class:`RunStopped` is raised instead."""
+    (``time.monotonic()``) no new encoding starts: :class:`RunStopped` is raised instead.
+    With ``stop_when_unlogged`` (an encoder that answers only from another run's call log) an
+    encoding the log does not hold stops the run the same way, instead of raising
+    :class:`~analogist.errors.CacheMissError`."""
 
     def __init__(
         self,
@@ -56,9 +60,11 @@ class ItemEncoder:
         vocab: Vocabulary,
         deadline: float | None = None,
         version: str = STAGED_PROMPT_VERSION,
+        stop_when_unlogged: bool = False,
     ):
         self.encoder = StagedEncoder(llm, vocab, version=version)
         self.deadline = deadline
+        self.stop_when_unlogged = stop_when_unlogged
         self.vocab = vocab
         self._lock = threading.Lock()
         self._records: dict[tuple[str, str], EncodeResult] = {}
@@ -77,7 +83,7 @@ class ItemEncoder:
                     rec.get("text", ""),
                     rec.get("outcome"),
                 )
-                res = self._records[key] = self.encoder.encode(ep)
+                res = self._records[key] = self._logged(self.encoder.encode, ep)
         out = {k: v for k, v in rec.items() if k != "signature"}
         if res.signature is not None:
             out["signature"] = res.signature.to_json()
@@ -98,8 +104,11 @@ class ItemEncoder:
         tgt = inputs.get("target") or {}
         with self._lock:
             self._check_time()
-            res = self.encoder.encode_target(
-                tgt.get("text", ""), target_id="target", entities=tgt.get("entities") or None
+            res = self._logged(
+                self.encoder.encode_target,
+                tgt.get("text", ""),
+                target_id="target",
+                entities=tgt.get("entities") or None,
             )
         encoded = EncodedItem(replace(item, inputs=inputs), res.signature, res)
         with self._lock:
@@ -109,6 +118,17 @@ class ItemEncoder:
     def use_version(self, version: str) -> None:
         """Encode with another prompt version from now on (a replay of a run recorded with it)."""
         self.encoder = StagedEncoder(self.encoder.llm, self.vocab, version=version)
+
+    def _logged(self, encode: Any, *args: Any, **kw: Any) -> EncodeResult:
+        try:
+            return encode(*args, **kw)
+        except CacheMissError as e:
+            if not self.stop_when_unlogged:
+                raise
+            raise RunStopped(
+                f"the encoder's call log holds no encoding for this item ({e}); the run it "
+                "reuses did not reach it"
+            ) from None
 
     def _check_time(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:

@@ -138,7 +138,10 @@ def plan(config: RunConfig, has_model: bool) -> Plan:
 
 class Runner:
     """Runs a bench into a store. ``llm`` is the logged model (None: engine answers only);
-    ``encoder_llm`` the one that encodes when ``config.encoder_model`` names another model."""
+    ``encoder_llm`` the one that encodes when ``config.encoder_model`` names another model.
+    ``stop_when_unencoded``: an encoding missing from the call log of a log-only encoder stops
+    the run (``stopped``, ``stop_reason``) rather than failing it: a second-model run reusing a
+    partial reference run answers exactly the items that run encoded."""
 
     def __init__(
         self,
@@ -151,6 +154,7 @@ class Runner:
         only: Iterable[tuple] | None = None,
         stop_after_s: float | None = None,
         encoder_llm: Any = None,
+        stop_when_unencoded: bool = False,
     ):
         self.store, self.bench, self.config, self.llm = store, bench, config, llm
         self.encoder_llm = _encoder_llm(config, llm, encoder_llm)
@@ -158,6 +162,7 @@ class Runner:
         # past this time no new job (or episode encoding) starts; the run is left "stopped"
         self.deadline = None if stop_after_s is None else time.monotonic() + stop_after_s
         self.stopped = False
+        self.stop_reason = ""
         # (arm, answerer, item, seed, condition) keys to run, e.g. a partial run being replayed
         self.only = None if only is None else {tuple(k) for k in only}
         self.run_id = run_id_for(bench, config)
@@ -174,7 +179,12 @@ class Runner:
                 )
             from analogist.bench.execution.model_encoding import ItemEncoder
 
-            self.encoding = ItemEncoder(self.encoder_llm, store.vocabulary, deadline=self.deadline)
+            self.encoding = ItemEncoder(
+                self.encoder_llm,
+                store.vocabulary,
+                deadline=self.deadline,
+                stop_when_unlogged=stop_when_unencoded,
+            )
 
     def model_llms(self) -> list[Any]:
         """The distinct models of this run (the answerer first), e.g. to count their calls."""
@@ -235,11 +245,13 @@ class Runner:
 
         if self.stopped or (self.deadline is not None and time.monotonic() > self.deadline):
             self.stopped = True
+            self.stop_reason = self.stop_reason or "the run's time is up"
             return None
         try:
             return self._do(job)
-        except RunStopped:
+        except RunStopped as e:
             self.stopped = True
+            self.stop_reason = self.stop_reason or str(e)
             return None
 
     def _tick(self, count: int, total: int, job: tuple) -> None:
