@@ -191,9 +191,9 @@ def near_top(
     rest_ix = [i for i, lab in enumerate(labels) if lab.df and i >= stop and lab.hot is None]
     rest_mass = float(qw[rest_ix].sum())
     floor = best.bound() * qsum - rest_mass - 1e-6 * qsum  # what a document must share here
-    acc = _accumulate([labels[i] for i in read_ix], qw[read_ix], postings.n_docs)
+    acc, scratch = _accumulate([labels[i] for i in read_ix], qw[read_ix], postings.n_docs)
     acc[skip] = 0
-    docs = np.flatnonzero(acc >= floor) if floor > 0 else np.flatnonzero(acc)
+    docs = _at_least(acc, floor, scratch)
     partial = acc[docs].astype(np.float64)
     dsum = np.asarray(sums[docs], np.float64)
     top = np.minimum(partial + rest_mass, dsum)
@@ -210,9 +210,21 @@ def near_top(
     return best.docs, best.jac
 
 
-def _accumulate(labels: list[_Label], qw: np.ndarray, n: int) -> np.ndarray:
+def _at_least(acc: np.ndarray, floor: float, scratch: np.ndarray) -> np.ndarray:
+    """Documents whose sum is at least ``floor`` (and positive), without a float copy of a
+    uint8 ``acc`` (compared with the integer ``ceil(floor)``, the same test)."""
+    if acc.dtype == np.uint8:
+        need = max(1, int(np.ceil(floor)))
+        if need > 255:
+            return np.zeros(0, np.int64)
+        return np.flatnonzero(np.greater_equal(acc, np.uint8(need), out=scratch.view(bool)))
+    return np.flatnonzero(acc >= floor) if floor > 0 else np.flatnonzero(acc)
+
+
+def _accumulate(labels: list[_Label], qw: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """What each document shares with the query over ``labels`` (sum of minima), in one vector:
-    uint8 when every sum is a small integer (a dense column is then one byte-wise add)."""
+    uint8 when every sum is a small integer (a dense column is then one byte-wise add); and a
+    uint8 scratch vector of the same length."""
     small = qw.sum() <= 255 and bool(np.all(qw == np.round(qw)))
     small = small and all(
         np.all(w == np.round(w))
@@ -225,7 +237,7 @@ def _accumulate(labels: list[_Label], qw: np.ndarray, n: int) -> np.ndarray:
         acc = np.zeros(n, np.float32)
     for lab, q in zip(labels, qw):
         lab.add_to(acc, float(q), scratch)
-    return acc
+    return acc, scratch
 
 
 _local = threading.local()
