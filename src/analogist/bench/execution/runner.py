@@ -28,6 +28,7 @@ from analogist.bench.execution.answer import Answer, target_signature
 from analogist.bench.execution.arms import ARMS, ArmSettings, get_arm
 from analogist.bench.execution.engine_answer import EngineAnswerer
 from analogist.bench.execution.iso import IsoAnswerer
+from analogist.bench.execution.run_models import encoder_llm_for, models_text, spec_of
 from analogist.bench.generation.files import Bench, file_hashes
 from analogist.bench.generation.items import Item
 from analogist.errors import BenchError
@@ -157,7 +158,7 @@ class Runner:
         stop_when_unencoded: bool = False,
     ):
         self.store, self.bench, self.config, self.llm = store, bench, config, llm
-        self.encoder_llm = _encoder_llm(config, llm, encoder_llm)
+        self.encoder_llm = encoder_llm_for(config, llm, encoder_llm)
         self.progress = progress
         # past this time no new job (or episode encoding) starts; the run is left "stopped"
         self.deadline = None if stop_after_s is None else time.monotonic() + stop_after_s
@@ -204,8 +205,8 @@ class Runner:
         }
         answering = self.llm is not None and any(a == "model" for _, a in self.plan.pairs)
         models = models_text(
-            _spec(self.llm) if answering else None,
-            _spec(self.encoder_llm) if self.encoding is not None else None,
+            spec_of(self.llm) if answering else None,
+            spec_of(self.encoder_llm) if self.encoding is not None else None,
         )
         if models is not None:
             config["models"] = models
@@ -348,37 +349,6 @@ class Runner:
                 self.run_id, (arm, answerer, item.item_id, seed, cond), sc.to_json(), ans.to_json()
             )
         return job
-
-
-def _encoder_llm(config: RunConfig, llm: Any, encoder_llm: Any) -> Any:
-    """The model that encodes: ``encoder_llm`` when the run names a separate encoder model (it
-    must be that model: a run is never stored under another model's name), else ``llm``."""
-    if encoder_llm is None:
-        if config.encoder_model is not None:
-            raise BenchError(
-                f"the run's encoder model is {config.encoder_model}, but no encoder model "
-                "was opened; pass it as encoder_llm"
-            )
-        return llm
-    want = config.encoder_model or config.model or (_spec(llm) if llm is not None else None)
-    got = _spec(encoder_llm)
-    if want is not None and got != want:
-        raise BenchError(f"the run's encoder model is {want}, but {got} was given to encode")
-    return encoder_llm
-
-
-def _spec(llm: Any) -> str:
-    return f"{llm.provider}:{llm.model}"
-
-
-def models_text(answers: str | None, encodings: str | None) -> str | None:
-    """``answers: X; encodings: Y``, stored with the run as ``models`` and shown wherever it is
-    reported: the model that answered and the one that wrote the signatures (None for gold);
-    None when no model took part."""
-    if answers is None and encodings is None:
-        return None
-    gold = "gold (the generator's signatures)"
-    return f"answers: {answers or 'no model (engine answers only)'}; encodings: {encodings or gold}"
 
 
 def arm_embedders(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
