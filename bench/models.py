@@ -11,6 +11,9 @@ latencies they had when they were made.
 
     .venv/bin/python bench/models.py --replay bench/reference/parb-small.replay.jsonl.gz
     .venv/bin/python bench/models.py --db runs.db [--run RUN_ID]
+
+With ``--db`` every call in the database is counted (a database holding two runs counts both);
+``--replay FILE`` counts exactly the calls of the recorded run.
 """
 
 from __future__ import annotations
