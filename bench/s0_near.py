@@ -24,6 +24,7 @@ import os
 import random
 import sys
 import time
+from collections import Counter
 from itertools import islice
 from pathlib import Path
 
@@ -41,13 +42,13 @@ from analogist.signature.fingerprint import WLFingerprint  # noqa: E402
 WL = WLFingerprint()
 
 
-def fingerprints(n: int, seed: int, prefix: str) -> list[tuple[str, str, dict]]:
+def fingerprints(n: int, seed: int, prefix: str) -> list[tuple[str, str, Counter]]:
     vocab, rng = default_vocabulary(), random.Random(seed)
     out = []
     for i in range(n):
         raw = generate(rng, f"{prefix}_{i}")
         fp = WL(parse_signature(raw, vocab), vocab)
-        out.append((raw["episode_id"], fp.wl_hash, dict(fp.features)))
+        out.append((raw["episode_id"], fp.wl_hash, Counter(fp.features)))
     return out
 
 
