@@ -178,13 +178,6 @@ def signature_graph(
     return SignatureGraph(g.labels, g.edges)
 
 
-#: The relabelling of a node (its label and sorted neighbourhood) -> its hashed new label, shared
-#: by every graph: signatures repeat local patterns (a role used as ``derives_from@0``, ...), so
-#: about half the relabellings of a bulk ingest were hashed before. Emptied when full (~10 MB).
-_RELABELLED: dict[str, str] = {}
-_RELABELLED_LIMIT = 1 << 16
-
-
 def wl_rounds(
     labels: list[str], edges: Iterable[tuple[int, int, str]], iterations: int
 ) -> tuple[Counter, list[str]]:
@@ -197,20 +190,14 @@ def wl_rounds(
         adj[j].append(("<" + lab + ":", i))
     cur = labels
     out = ["0:" + x for x in cur]
-    blake, memo = hashlib.blake2b, _RELABELLED
-    if len(memo) >= _RELABELLED_LIMIT:
-        memo.clear()
+    blake = hashlib.blake2b  # (memoising relabellings across graphs measured slower)
     for it in range(1, iterations + 1):
-        nxt: list[str] = []
-        push = nxt.append
+        nxt = []
         for v in range(n):
             neighbours = [d + cur[j] for d, j in adj[v]]
             neighbours.sort()
             text = cur[v] + "|" + ",".join(neighbours)
-            label = memo.get(text)
-            if label is None:
-                label = memo[text] = blake(text.encode("utf-8"), digest_size=6).hexdigest()
-            push(label)
+            nxt.append(blake(text.encode("utf-8"), digest_size=6).hexdigest())
         cur = nxt
         prefix = f"{it}:"
         out += [prefix + x for x in cur]
