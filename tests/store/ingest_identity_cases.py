@@ -32,9 +32,26 @@ from analogist.signature.vocabulary import default_vocabulary
 
 FIXTURE = Path(__file__).parent / "data" / "ingest_identity.json"
 BINARY = [
-    "derives_from", "copied_from", "depends_on", "requires", "gates", "sends_to", "feeds",
-    "shares_resource", "incompatible_with", "races_with", "correlates_with", "trusts",
-    "observes", "holds", "locks", "waits_for", "starves", "retries", "masks", "proxies_for",
+    "derives_from",
+    "copied_from",
+    "depends_on",
+    "requires",
+    "gates",
+    "sends_to",
+    "feeds",
+    "shares_resource",
+    "incompatible_with",
+    "races_with",
+    "correlates_with",
+    "trusts",
+    "observes",
+    "holds",
+    "locks",
+    "waits_for",
+    "starves",
+    "retries",
+    "masks",
+    "proxies_for",
 ]
 CAUSAL = ["causes", "leads_to", "enables", "amplifies", "blocks", "masks", "prevents"]
 STATES = ["fails", "crashes", "stale", "overloaded", "saturated", "delayed", "late", "silent"]
