@@ -62,18 +62,13 @@ class HashingEmbedder:
         return f"hashing-{self.dim}{'-bi' if self.bigrams else ''}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        # Every token's (row * dim + bucket, sign) is collected and summed by one bincount:
-        # the sums are small integers, exact in float64 and float32 alike, so the vectors are
-        # those of adding each sign into a float32 cell (the former loop, ~3x the CPU).
-        dim, cells, signs = self.dim, list[int](), list[float]()
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             words = _WORD.findall(text.lower())
-            tokens = words + [a + "_" + b for a, b in pairwise(words)] if self.bigrams else words
-            base = i * dim
-            for j, sign in map(_bucket, tokens, [dim] * len(tokens)):
-                cells.append(base + j)
-                signs.append(sign)
-        sums = np.bincount(
-            np.asarray(cells, dtype=np.intp), np.asarray(signs), minlength=len(texts) * dim
-        )
-        return normalise_rows(sums.reshape(len(texts), dim).astype(np.float32))
+            tokens = list(words)
+            if self.bigrams:
+                tokens += [f"{a}_{b}" for a, b in pairwise(words)]
+            for tok in tokens:
+                j, sign = _bucket(tok, self.dim)
+                out[i, j] += sign
+        return normalise_rows(out)
