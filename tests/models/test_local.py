@@ -314,6 +314,9 @@ def test_a_prompt_cache_serves_a_prefix_seen_before_the_last_prompt():
         [{"role": "system", "content": a}, {"role": "user", "content": "Next one."}], max_tokens=2
     )
     assert llm.runtime["prompt_cache_mb"] == 256
+    cache = llm.inner._llama.cache
+    assert cache.cache_size <= 256 << 20 and cache.cache_state
+    assert all(s.scores.shape[0] == 1 for s in cache.cache_state.values())  # logits not kept
     assert first.timings["prompt_eval_tokens"] > 100
     assert again.timings["prompt_eval_tokens"] < 0.2 * again.input_tokens
 

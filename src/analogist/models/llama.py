@@ -13,7 +13,8 @@ Threads default to the cores this process may use that are not busy (see
 why) and context were used. One ``Llama`` object answers one call at a time (a lock): llama.cpp reuses
 the KV cache of the longest prefix a call shares with the previous one, and a RAM cache of the
 states of recent prompts (``ANALOGIST_PROMPT_CACHE_MB``, default 1024) extends that to any
-recent prompt, so interleaved prompt kinds each keep their long shared prefix. A caller that runs several threads is told, once and
+recent prompt, so interleaved prompt kinds each keep their long shared prefix (its capacity
+bounds every byte it keeps: :mod:`~analogist.models.prompt_cache`). A caller that runs several threads is told, once and
 loudly, that the calls are serialised (:attr:`LlamaCppLLM.max_parallel` is 1).
 """
 
@@ -31,6 +32,7 @@ from typing import Any, ClassVar
 from analogist.errors import ConfigError, ModelError
 from analogist.models.backend import BaseLLM, Identity, Ping
 from analogist.models.llm import Completion, Request, completion_from_text
+from analogist.models.prompt_cache import ram_cache
 from analogist.models.scoring import Scored
 from analogist.models.settings import ModelSettings, auto_threads
 
@@ -141,9 +143,7 @@ class LlamaCppLLM(BaseLLM):
             )
             cache_mb = self.settings.prompt_cache_mb
             if cache_mb:
-                from llama_cpp import LlamaRAMCache
-
-                self._llama.set_cache(LlamaRAMCache(capacity_bytes=cache_mb << 20))
+                self._llama.set_cache(ram_cache(cache_mb << 20))
             self.runtime = {
                 "file": str(self.path),
                 "threads": threads,
