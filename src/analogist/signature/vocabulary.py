@@ -72,9 +72,7 @@ class Vocabulary:
     version: int = 1
     _index: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     _by_name: dict[str, VocabTerm] = field(default_factory=dict, compare=False, repr=False)
-    _live: dict[str, VocabTerm] = field(
-        default_factory=dict, init=False, compare=False, repr=False
-    )
+    _live: dict[str, VocabTerm] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         index: dict[str, str] = {}
