@@ -41,6 +41,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # one item of F1, F4 (source-dependence controls), F2 and F3 (a memory of ten episodes)
 ITEMS = ("it_9b0a6d71573b", "it_bddbcb6cf6cc", "it_c198880baa84", "it_8d68a435829a")
 SECOND = ("A1", "C", "E")
+# The second-model run: the small model answers A1, C and E; the big one's encodings are reused.
+SECOND_CONFIG = RunConfig(
+    arms=SECOND,
+    answerers=("model",),
+    model="schema:small",
+    encoder="model",
+    encoder_model="schema:big",
+    concurrency=1,
+)
 
 
 class SchemaBackend(SchemaModel):
@@ -123,14 +132,7 @@ def runs(tiny):
     ref_run = Runner(store, b, ref_config, llm=ref)
     ref_run.run()
     answer, encoder = logged("small", log), logged("big", log)
-    config = RunConfig(
-        arms=SECOND,
-        answerers=("model",),
-        model="schema:small",
-        encoder="model",
-        encoder_model="schema:big",
-        concurrency=1,
-    )
+    config = SECOND_CONFIG
     second = Runner(store, b, config, llm=answer, encoder_llm=encoder)
     run_id = second.run()
     return {
@@ -392,14 +394,7 @@ def test_a_replay_encoder_answers_exactly_the_items_a_partial_reference_run_enco
     only = [j[:5] for j in ref._jobs() if j[2] in {it.item_id for it in first}]
     Runner(store, b, ref_config, llm=logged("big", log), only=only).run()  # a partial run
     encoder = TrackedLLM(open_llm("replay:schema:big", store=store))
-    config = RunConfig(
-        arms=SECOND,
-        answerers=("model",),
-        model="schema:small",
-        encoder="model",
-        encoder_model="schema:big",
-        concurrency=1,
-    )
+    config = SECOND_CONFIG
     second = Runner(
         store, b, config, llm=logged("small", log), encoder_llm=encoder, stop_when_unencoded=True
     )
