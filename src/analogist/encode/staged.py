@@ -24,11 +24,13 @@ caller has one, its entity table, which then becomes step 1's enum.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any
 
+from analogist.encode import staged_v12 as V12
 from analogist.encode import steps as S
 from analogist.encode.candidates import candidates
 from analogist.encode.checks import content_words, level_leak_problems, mentions, stem
@@ -87,6 +89,7 @@ class _State:
     chain: list[list[str]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     levels: dict[str, str] = field(default_factory=dict)
+    ids: dict[str, str] = field(default_factory=dict)  # staged-v12: R-name -> entity-table id
     trace: list[StepTrace] = field(default_factory=list)
 
     def so_far(self) -> list[str]:
@@ -220,11 +223,16 @@ class StagedEncoder:
         try:
             if not self._roles(st, seen, table) or not self._relations(st):
                 return self._result(st, None, st.trace[-1].problems)
-            self._chain(st)
-            self._levels(st, seen)
+            if self.version in S.MERGED_VERSIONS:
+                self._chain_levels(st, seen)
+            else:
+                self._chain(st)
+                self._levels(st, seen)
         except _Unusable as e:  # the step that failed is the last one in the trace
             st.trace.append(StepTrace(e.step, False, (str(e),)))
             return self._result(st, None, (str(e),))
+        if st.ids:
+            _put_back_ids(st)
         doc = {
             "episode_id": st.eid,
             "kind": st.kind,
@@ -290,12 +298,15 @@ class StagedEncoder:
         self, messages: list[dict], schema: dict, temperature: float, seed: int, step: str
     ) -> Any:
         s = self.settings
+        cap = s.max_tokens
+        if self.version == V12.VERSION:  # the longest answer the schema allows, not more
+            cap = min(cap, V12.max_tokens_for(schema))
         try:
             c = self.llm.complete(
                 messages,
                 schema=schema,
                 temperature=temperature,
-                max_tokens=s.max_tokens,
+                max_tokens=cap,
                 seed=seed,
                 prompt_version=f"{S.step_version(self.version, step)}:{step}",
                 replicate=s.replicate,
@@ -335,12 +346,13 @@ class StagedEncoder:
                 out.append("give at least two different parts")
             return out
 
+        entities = list(table.values()) if table else None
         ans, problems, repaired, calls = self._ask(
             "roles",
             st,
-            S.roles_schema(
-                list(table.values()) if table else None, mechanism=self.version in S.ACTOR_VERSIONS
-            ),
+            V12.roles_schema(entities)
+            if self.version == V12.VERSION
+            else S.roles_schema(entities, mechanism=self.version in S.ACTOR_VERSIONS),
             check,
         )
         dropped = []
@@ -354,7 +366,10 @@ class StagedEncoder:
                 continue
             st.entities.append(ent)
             st.parts.append(part or "part of the mechanism")
-            st.names.append(names_by_entity.get(ent, f"R{len(st.names) + 1}"))
+            name = f"R{len(st.names) + 1}"
+            if self.version == V12.VERSION and ent in names_by_entity:
+                st.ids[name] = names_by_entity[ent]  # the model sees R1.., the id comes back
+            st.names.append(name if self.version == V12.VERSION else names_by_entity.get(ent, name))
         st.domain = str(ans.get("domain", ""))[:40]
         st.mechanism = str(ans.get("mechanism", "")).strip()
         ok = len(st.names) >= 2
@@ -444,9 +459,10 @@ class StagedEncoder:
         return ok
 
     def _relation_slots(self, st: _State) -> bool:
-        """staged-v4 and v6: one slot per role, a placeholder definition and a role (v6: after a
-        free sentence, from an enum shuffled per role)."""
-        terms = S.relation_phrases(self.vocab)
+        """staged-v4, v6 and v12: one slot per role, a placeholder definition and a role (v6: after
+        a free sentence, from an enum shuffled per role; v12: the definitions cut short)."""
+        v12 = self.version == V12.VERSION
+        terms = V12.short_phrases(self.vocab) if v12 else S.relation_phrases(self.vocab)
 
         def rows(ans: Any) -> list[list[str]]:
             out = []
@@ -477,6 +493,8 @@ class StagedEncoder:
         schema = (
             S.reasoned_slots_schema(self.vocab, st.names, f"{self.settings.seed}:{st.eid}")
             if self.version == "staged-v6"
+            else V12.relations_schema(self.vocab, st.names)
+            if v12
             else S.relation_slots_schema(self.vocab, st.names)
         )
         ans, problems, repaired, calls = self._ask("relations", st, schema, check)
@@ -580,15 +598,17 @@ class StagedEncoder:
         return ok
 
     def _chain(self, st: _State) -> None:
-        def check(ans: Any) -> list[str]:
-            links = [x for x in ans.get("links") or [] if isinstance(x, dict)]
-            if not [x for x in links if x.get("cause") != x.get("effect")]:
-                return ["every link has the same cause and effect; link a cause to its effect"]
-            return []
-
         ans, problems, repaired, calls = self._ask(
-            "causal_chain", st, S.chain_schema(self.vocab, st.names, S.MAX_STEP_LINKS), check
+            "causal_chain",
+            st,
+            S.chain_schema(self.vocab, st.names, S.MAX_STEP_LINKS),
+            _chain_problems,
         )
+        self._keep_chain(st, ans, problems, repaired, calls)
+
+    def _keep_chain(
+        self, st: _State, ans: Any, problems: Sequence[str], repaired: bool, calls: int
+    ) -> None:
         dropped, kept = [], []
         for x in ans.get("links") or []:
             c, e = S.fact(x["cause"]), S.fact(x["effect"])
@@ -606,15 +626,22 @@ class StagedEncoder:
 
     def _levels(self, st: _State, seen: str) -> None:
         def check(ans: Any) -> list[str]:
-            levels = {k: str(ans.get(k, "")) for k in ("L2", "L3")}
-            out = level_leak_problems(levels, st.entities, seen, st.names)
-            args = (ans.get("fix") or {}).get("args") or []
-            if len(set(args)) != len(args):
-                out.append("the fix names a role twice; give each argument once")
-            return out
+            return _level_problems(ans, st, seen)
 
         ans, problems, repaired, calls = self._ask("levels", st, S.levels_schema(st.names), check)
-        remaining = check(ans)
+        self._keep_levels(st, seen, ans, problems, repaired, calls)
+
+    def _keep_levels(
+        self,
+        st: _State,
+        seen: str,
+        ans: Any,
+        problems: Sequence[str],
+        repaired: bool,
+        calls: int,
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        remaining = _level_problems(ans, st, seen)
         dropped = []
         for level in ("L1", "L2", "L3"):
             text = str(ans.get(level, "")).strip()
@@ -632,8 +659,50 @@ class StagedEncoder:
         elif fix:
             dropped.append("fix (repeated arguments)")
         st.trace.append(
-            StepTrace("levels", not dropped, tuple(problems), repaired, calls, tuple(dropped))
+            StepTrace(
+                "levels", not dropped, tuple(problems), repaired, calls, tuple(dropped), notes
+            )
         )
+
+    def _chain_levels(self, st: _State, seen: str) -> None:
+        """staged-v12: the causal chain and the levels in one call; a repair re-asks only the
+        half that failed (its own schema, the problems quoted, another temperature and seed).
+        The trace keeps v4's two steps; the levels step's calls are counted with the chain's."""
+        s, step = self.settings, "chain_levels"
+        msgs = S.step_messages(self.vocab, step, st.head, st.so_far(), version=self.version)
+        schema = V12.chain_levels_schema(self.vocab, st.names)
+        first = _with_link_objects(self._call(msgs, schema, s.temperature, s.seed, step))
+        ans = dict(first)
+        chain_p, level_p = _chain_problems(first), _level_problems(first, st, seen)
+        fix_chain, fix_levels = bool(chain_p) and s.repair, bool(level_p) and s.repair
+        calls = 1
+        if fix_chain or fix_levels:
+            part = V12.chain_levels_schema(self.vocab, st.names, chain=fix_chain, levels=fix_levels)
+            failed = {k: raw[k] for k in part["properties"] if k in (raw := first["raw"])}
+            only = " Answer only: " + ", ".join(part["properties"]) + "."
+            msgs = S.step_messages(
+                self.vocab,
+                step,
+                st.head,
+                st.so_far(),
+                [*chain_p, *level_p],
+                failed,
+                version=self.version,
+                instruction=S.step_instruction(self.version, step) + only,
+            )
+            second = self._call(msgs, part, self.repair_temperature, s.seed + 1, step)
+            calls = 2
+            if second == failed:
+                same = "the repair re-ask returned the same answer"
+                chain_p = [*chain_p, same] if chain_p else []
+                level_p = [*level_p, same] if level_p else []
+            else:
+                ans.update(_with_link_objects(second))
+                chain_p = _chain_problems(ans) if fix_chain else chain_p
+                level_p = _level_problems(ans, st, seen) if fix_levels else level_p
+        self._keep_chain(st, ans, chain_p, fix_chain, calls)
+        note = ("asked with the causal chain in one call (staged-v12)",)
+        self._keep_levels(st, seen, ans, level_p, fix_levels, 0, note)
 
 
 class _Unusable(Exception):
@@ -642,3 +711,42 @@ class _Unusable(Exception):
     def __init__(self, step: str, message: str):
         super().__init__(message)
         self.step = step
+
+
+def _put_back_ids(st: _State) -> None:
+    """staged-v12: the entity-table ids in place of the R-names the model wrote with (an id costs
+    ~7 tokens each time it is written, R1 one)."""
+
+    def sub(text: str) -> str:
+        return re.sub(r"\bR\d+\b", lambda m: st.ids.get(m.group(0), m.group(0)), text)
+
+    st.names = [st.ids.get(n, n) for n in st.names]
+    st.relations = [[r[0], *(st.ids.get(a, a) for a in r[1:])] for r in st.relations]
+    st.chain = [[sub(c), k, sub(e)] for c, k, e in st.chain]
+    if "fix_operator" in st.extra:
+        st.extra["fix_operator"] = sub(st.extra["fix_operator"])
+
+
+def _with_link_objects(ans: dict) -> dict:
+    """staged-v12's answer with its links as v4's link objects (the answer itself kept as
+    ``raw``, so a repair quotes what the model wrote)."""
+    out = {**ans, "raw": ans}
+    if "links" in ans:
+        out["links"] = V12.link_objects(ans["links"])
+    return out
+
+
+def _chain_problems(ans: Any) -> list[str]:
+    links = [x for x in ans.get("links") or [] if isinstance(x, dict)]
+    if not [x for x in links if x.get("cause") != x.get("effect")]:
+        return ["every link has the same cause and effect; link a cause to its effect"]
+    return []
+
+
+def _level_problems(ans: Any, st: _State, seen: str) -> list[str]:
+    levels = {k: str(ans.get(k, "")) for k in ("L2", "L3")}
+    out = level_leak_problems(levels, st.entities, seen, st.names)
+    args = (ans.get("fix") or {}).get("args") or []
+    if len(set(args)) != len(args):
+        out.append("the fix names a role twice; give each argument once")
+    return out

@@ -67,7 +67,11 @@ PROMPT_VERSIONS = (
     "staged-v9",
     "staged-v10",
     "staged-v11",
+    "staged-v12",
 )
+# staged-v12 (opt-in): v4's steps with far fewer generated tokens (analogist.encode.staged_v12):
+# bounded fields, short relation phrases, the chain and the levels in one call.
+MERGED_VERSIONS = ("staged-v12",)  # causal chain and levels asked in one call (chain_levels)
 # staged-v11 (opt-in): v10 with the roles chosen by likelihood among the text's noun phrases
 # (analogist.encode.scored_roles) instead of generated.
 SCORED_VERSIONS = ("staged-v9", "staged-v10", "staged-v11")  # relations scored, not generated
@@ -82,7 +86,13 @@ def step_version(version: str, step: str) -> str:
     return version if step == "relations" else GENERATED_BY.get(version, version)
 
 
-SLOT_VERSIONS = ("staged-v4", "staged-v6", "staged-v7", "staged-v8")  # one slot per role
+SLOT_VERSIONS = (
+    "staged-v4",
+    "staged-v6",
+    "staged-v7",
+    "staged-v8",
+    "staged-v12",
+)  # one slot per role
 ACTOR_VERSIONS = ("staged-v6", "staged-v7", "staged-v8")  # the mechanism sentence, actors as roles
 PER_ROLE_VERSIONS = ("staged-v7", "staged-v8")  # one relations call per role
 STEPS = ("roles", "relations", "causal_chain", "levels")
@@ -146,6 +156,14 @@ def _example_block(vocab: Vocabulary, version: str) -> str:
     )
     chain = "; ".join(link_text(x) for x in ex["causal_chain"]["links"])
     lv = ex["levels"]
+    if version in MERGED_VERSIONS:
+        return (
+            "Worked example (made up; its mechanism is not the one you will be given):\n"
+            f"Episode: {EXAMPLE_TEXT}\n"
+            f"1 roles: {roles}\n2 relations: {rels}\n3 causal chain: {chain}; fix: "
+            f"{lv['fix']['operator']}({', '.join(lv['fix']['args'])}); L2: {_V12_L2}; "
+            f"L3: {lv['L3']}"
+        )
     return (
         "Worked example (made up; its mechanism is not the one you will be given):\n"
         f"Episode: {EXAMPLE_TEXT}\n"
@@ -220,6 +238,24 @@ _V4_INSTRUCTIONS = {
 }
 
 
+_V12_L2 = "A shared duty without a named owner lapsed"
+_V12_INSTRUCTIONS = {
+    "roles": (
+        "Step 1: list the 2 to 4 parts that play a role in this episode's mechanism. "
+        "entity: its name as the episode writes it (a few words); part: what it does in the "
+        "mechanism, in at most six general words. Also give the domain in one or two words."
+    ),
+    "relations": _V4_INSTRUCTIONS["relations"],
+    "chain_levels": (
+        "Step 3: the causal chain, 1 to 3 links from the first cause to what went wrong (or "
+        "what was achieved), using the relations and states above; the fix as an operator "
+        "over roles (a lowercase verb_noun name); L2 the system mechanism and L3 the abstract "
+        "relational pattern, one short sentence each in general words: no names from the "
+        "episode."
+    ),
+}
+
+
 _V6_INSTRUCTIONS = {
     **_INSTRUCTIONS,
     "roles": (
@@ -257,7 +293,13 @@ def _instructions(version: str) -> dict[str, str]:
         "staged-v6": _V6_INSTRUCTIONS,
         "staged-v7": _V7_INSTRUCTIONS,
         "staged-v8": _V7_INSTRUCTIONS,
+        "staged-v12": _V12_INSTRUCTIONS,
     }.get(version, _INSTRUCTIONS)
+
+
+def step_instruction(version: str, step: str) -> str:
+    """The instruction of ``step`` under prompt ``version``."""
+    return _instructions(version)[step]
 
 
 def role_relation_instruction(role: str, entity: str) -> str:
