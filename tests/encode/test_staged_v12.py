@@ -206,3 +206,15 @@ def test_every_v12_schema_compiles_to_a_llama_cpp_grammar():
         V12.chain_levels_schema(VOCAB, roles, levels=False),
     ):
         assert llama_cpp.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+
+
+def test_a_chain_repair_re_asks_only_the_links_and_keeps_the_levels():
+    loop = [["holds", "R1", "R2"], "causes", ["holds", "R1", "R2"]]
+    bad = {**CHAIN_LEVELS, "links": [loop]}
+    r, model = _encode(ROLES, RELS, bad, {"links": LINKS})
+    sig = r.require()
+    assert model.calls == 4 and len(sig.causal_chain) == 2 and sig.level("L2") == LEVELS["L2"]
+    repair = model.requests[3]
+    assert list(repair.schema["properties"]) == ["links"]
+    assert repair.schema["properties"]["links"]["items"]["prefixItems"]  # a list per link
+    assert r.steps[2].repaired and not r.steps[3].repaired and r.steps[2].calls == 2

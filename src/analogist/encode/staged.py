@@ -17,6 +17,9 @@ relations are asked one slot per role (its main relation). A copy of the worked
 example is caught by structure (its relations up to role renaming, its role descriptions), not
 only by its entity names.
 
+staged-v12 (:mod:`analogist.encode.staged_v12`) asks the chain and the levels in one call and
+re-asks only the half that failed; its trace keeps the four steps.
+
 Storage-time encoding sees the episode's text, kind and outcome (the stored record), nothing else;
 query-time encoding (:meth:`StagedEncoder.encode_target`) sees the current text and, when the
 caller has one, its entity table, which then becomes step 1's enum.
