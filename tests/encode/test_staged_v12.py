@@ -74,9 +74,10 @@ def test_v12_is_opt_in_and_writes_a_signature_in_three_calls():
     assert "L1" not in model.requests[2].schema["properties"]
 
 
-def test_every_bound_holds_and_max_tokens_covers_the_longest_answer():
+def all_schemas() -> list[dict]:
+    """Every schema v12 sends, for four roles (whole steps and each repair half)."""
     roles = ["R1", "R2", "R3", "R4"]
-    schemas = [
+    return [
         V12.roles_schema(),
         V12.roles_schema(["the export job", "the orders table"]),
         V12.relations_schema(VOCAB, roles),
@@ -84,6 +85,10 @@ def test_every_bound_holds_and_max_tokens_covers_the_longest_answer():
         V12.chain_levels_schema(VOCAB, roles, chain=False),
         V12.chain_levels_schema(VOCAB, roles, levels=False),
     ]
+
+
+def test_every_bound_holds_and_max_tokens_covers_the_longest_answer():
+    schemas = all_schemas()
     for schema in schemas:
         longest = V12.longest_answer(schema)
         assert _valid(longest, schema)
@@ -196,15 +201,7 @@ def test_v4_prompts_schemas_and_budget_are_unchanged():
 
 def test_every_v12_schema_compiles_to_a_llama_cpp_grammar():
     llama_cpp = pytest.importorskip("llama_cpp")
-    roles = ["R1", "R2", "R3", "R4"]
-    for schema in (
-        V12.roles_schema(),
-        V12.roles_schema(["the export job", "the orders table"]),
-        V12.relations_schema(VOCAB, roles),
-        V12.chain_levels_schema(VOCAB, roles),
-        V12.chain_levels_schema(VOCAB, roles, chain=False),
-        V12.chain_levels_schema(VOCAB, roles, levels=False),
-    ):
+    for schema in all_schemas():
         assert llama_cpp.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
 
 

@@ -96,24 +96,7 @@ def short_phrases(vocab: Vocabulary) -> dict[str, str]:
 
 def relations_schema(vocab: Vocabulary, roles: Sequence[str]) -> dict:
     """Step 2: v4's slot per role (relation, then the other role) with the short phrases."""
-    preds = list(short_phrases(vocab))
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        "required": list(roles),
-        "properties": {
-            r: {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["relation", "to"],
-                "properties": {
-                    "relation": {"enum": preds},
-                    "to": {"enum": [o for o in roles if o != r]},
-                },
-            }
-            for r in roles
-        },
-    }
+    return S.role_slots_schema(list(short_phrases(vocab)), roles)
 
 
 def link_objects(links: Any) -> list[dict]:

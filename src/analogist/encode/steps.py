@@ -442,14 +442,18 @@ def relation_phrases(vocab: Vocabulary) -> dict[str, str]:
 
 def relation_slots_schema(vocab: Vocabulary, roles: Sequence[str]) -> dict:
     """staged-v4: one slot per role A: the relation from A and the other role B, both enums."""
-    preds = list(relation_phrases(vocab))
+    return role_slots_schema(list(relation_phrases(vocab)), roles)
+
+
+def role_slots_schema(preds: Sequence[str], roles: Sequence[str]) -> dict:
+    """One slot per role A: ``relation`` (one of ``preds``) and ``to`` (another role), enums."""
     slot = {
         r: {
             "type": "object",
             "additionalProperties": False,
             "required": ["relation", "to"],
             "properties": {
-                "relation": {"enum": preds},
+                "relation": {"enum": list(preds)},
                 "to": {"enum": [o for o in roles if o != r]},
             },
         }
