@@ -298,3 +298,44 @@ def test_a_call_that_failed_live_replays_as_the_same_failure(tmp_path):
     again = TrackedLLM(open_llm("replay:scripted:m", store=fresh))
     with pytest.raises(ModelError, match="replayed failure.*server fell over"):
         again.complete([{"role": "user", "content": "q"}])
+
+
+def test_a_replay_uses_the_embedder_its_file_recorded(tmp_path, monkeypatch):
+    # recorded under the suite's hashing embedder; replayed in a process configured otherwise,
+    # it must retrieve with the recorded one (B-E's prompts depend on what they retrieve)
+    b = bench(0, "dev", "small")
+    store = Store(":memory:")
+    config = RunConfig(arms=("E",), answerers=("model",), encoder="model", concurrency=1)
+    first = [b.items[0].item_id]
+    runner = Runner(store, b, config, llm=live_llm(store))
+    only = [j[:5] for j in runner._jobs() if j[2] in first]
+    Runner(store, b, config, llm=live_llm(store), only=only).run()
+    path = tmp_path / "emb.jsonl.gz"
+    record_run(store, b, config, "scripted:schema-model", path, runner.run_id)
+    header, _ = read_replay(path)
+    assert header["run"]["embedder"] == {"name": "hashing-384-bi", "spec": "hashing"}
+    monkeypatch.setenv("ANALOGIST_EMBEDDER", "hashing:64")
+    replayed, run_id, _, rep = replay_run(path)
+    assert rep.llm.stats.calls == 0
+    assert comparable_scores(replayed, run_id) == header["run"]["scores"]
+
+
+def test_a_replay_whose_embedder_cannot_be_rebuilt_is_one_clear_error(tmp_path):
+    import gzip
+    import json
+
+    b = bench(0, "dev", "small")
+    store = Store(":memory:")
+    config = RunConfig(arms=("A0",), answerers=("model",), encoder="model", concurrency=1)
+    runner = Runner(store, b, config, llm=live_llm(store))
+    only = [j[:5] for j in runner._jobs() if j[2] == b.items[0].item_id]
+    Runner(store, b, config, llm=live_llm(store), only=only).run()
+    path = tmp_path / "emb.jsonl.gz"
+    record_run(store, b, config, "scripted:schema-model", path, runner.run_id)
+    with gzip.open(path, "rt") as f:
+        lines = [json.loads(x) for x in f]
+    lines[0]["run"]["embedder"]["name"] = "some-other-embedder"
+    with gzip.open(path, "wt") as f:
+        f.writelines(json.dumps(x) + "\n" for x in lines)
+    with pytest.raises(BenchError, match="recorded with the embedder some-other-embedder"):
+        replay_run(path)

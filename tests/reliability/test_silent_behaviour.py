@@ -154,3 +154,34 @@ def test_help_shows_the_configured_database(tmp_path, monkeypatch):
     monkeypatch.delenv("ANALOGIST_DB", raising=False)
     out = CliRunner().invoke(cli, ["--help"], terminal_width=200)
     assert "now /srv/agents/shared.db" in " ".join(out.stdout.split())
+
+
+def test_an_embedder_put_in_force_is_used_then_restored(fresh_choice):
+    from analogist.retrieve.embedder_choice import using_embedder
+
+    fresh_choice.setenv("ANALOGIST_EMBEDDER", "hashing")
+    with using_embedder("hashing:64", source="replay file") as choice:
+        assert choice.embedder.name == "hashing-64-bi" and choice.source == "replay file"
+        assert Memory(":memory:").embedder.name == "hashing-64-bi"
+        assert choose_embedder("hashing:32").embedder.name == "hashing-32-bi"  # a flag wins
+    assert Memory(":memory:").embedder.name == "hashing-384-bi"
+    with pytest.raises(ConfigError, match="unknown"), using_embedder("nonsense"):
+        pass
+    assert choose_embedder().source == "ANALOGIST_EMBEDDER"
+
+
+def test_the_cli_embedder_flag_is_in_force_for_the_whole_command(fresh_choice, tmp_path):
+    # `bench run` builds its item memories without a flag: the root --embedder must reach them
+    import json
+
+    from click.testing import CliRunner
+
+    from analogist.cli.main import cli
+
+    fresh_choice.setenv("ANALOGIST_EMBEDDER", "hashing")
+    args = ["--embedder", "hashing:64", "--db", str(tmp_path / "e.db"), "bench", "run"]
+    args += ["--size", "small", "--arms", "B", "--answerers", "engine", "--n-boot", "20"]
+    result = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    config = json.loads((tmp_path / "out" / "results.json").read_text())["config"]
+    assert config["embedders"] == {"B": "hashing-64-bi"}

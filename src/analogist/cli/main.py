@@ -57,6 +57,10 @@ def cli(ctx: click.Context, db: str | None, embedder: str | None) -> None:
     """Analogical reasoning for agents: signatures, retrieval, mapping, and the PARB benchmark."""
     obj = ctx.ensure_object(dict)
     obj["embedder"] = embedder
+    if embedder:  # in force for the whole command: the benchmark's item memories use it too
+        from analogist.retrieve.embedder_choice import using_embedder
+
+        ctx.with_resource(using_embedder(embedder))
     obj["db"] = setting("db", db, DEFAULT_DB)
     obj[map_cmd.RESOLVER_KEY] = _episode_description
 

@@ -1,7 +1,8 @@
 """Which embedder a :class:`~analogist.memory.Memory` uses when none is passed.
 
-Resolved once per process, in the usual order: ``--embedder`` (the CLI passes it), then
-``ANALOGIST_EMBEDDER``, then ``"embedder"`` in the config file, then **auto**: the local MiniLM
+Resolved once per process, in the usual order: ``--embedder`` (the CLI passes it, and puts it in
+force for the whole command with :func:`using_embedder`, so the benchmark's item memories use it
+too; a replay does the same with the embedder its file recorded), then ``ANALOGIST_EMBEDDER``, then ``"embedder"`` in the config file, then **auto**: the local MiniLM
 model where it is installed, else the hashing embedder (bag of words) with a loud
 :class:`EmbedderFallbackWarning` saying so. An embedder that was asked for by name and cannot
 load is an error, never a silent fallback.
@@ -16,7 +17,8 @@ import os
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,6 +73,13 @@ class EmbedderChoice:
     source: str  # flag | ANALOGIST_EMBEDDER | config file | auto
     note: str | None = None  # why auto fell back, when it did
 
+    @property
+    def resolved_spec(self) -> str:
+        """A spec that builds this same embedder anywhere: auto resolved to what it chose."""
+        if self.spec != AUTO:
+            return self.spec
+        return "hashing" if self.note else "minilm"
+
     def to_json(self) -> dict:
         return {
             "name": self.embedder.name,
@@ -82,12 +91,35 @@ class EmbedderChoice:
 
 _CHOICES: dict[str, EmbedderChoice] = {}
 _LOCK = threading.Lock()
+_IN_FORCE: list[tuple[str, str]] = []  # (spec, source) pushed by using_embedder, innermost last
+
+
+@contextmanager
+def using_embedder(spec: str, source: str = "flag") -> Iterator[EmbedderChoice]:
+    """Put ``spec`` in force for every :func:`choose_embedder` call without a flag inside the
+    block (a command's ``--embedder``; a replay's recorded embedder), then restore the previous
+    choice. Yields the choice, built now so a bad spec fails before any work.
+
+    Raises:
+        ConfigError: the spec is unknown or cannot load here.
+    """
+    choice = choose_embedder(spec)
+    with _LOCK:
+        _IN_FORCE.append((spec, source))
+    try:
+        yield EmbedderChoice(choice.embedder, choice.spec, source, choice.note)
+    finally:
+        with _LOCK:
+            _IN_FORCE.remove((spec, source))
 
 
 def requested_spec(flag: str | None = None) -> tuple[str, str]:
-    """(spec, where it came from): the flag, the environment, the config file, or auto."""
+    """(spec, where it came from): the flag, one put in force by :func:`using_embedder`, the
+    environment, the config file, or auto."""
     if flag:
         return flag, "flag"
+    if _IN_FORCE:
+        return _IN_FORCE[-1]
     env = os.environ.get("ANALOGIST_EMBEDDER")
     if env:
         return env, "ANALOGIST_EMBEDDER"

@@ -141,11 +141,15 @@ def comparable_scores(store: Any, run_id: str) -> list[dict]:
 
 
 def run_options(bench: Any, config: Any) -> dict:
-    """The header's ``run``: how to regenerate the bench and rerun the configuration."""
+    """The header's ``run``: how to regenerate the bench and rerun the configuration, with the
+    embedder the item memories retrieved with (it decides what B-E retrieve, so their prompts)."""
     from analogist.bench.generation.files import file_hashes
+    from analogist.retrieve.embedder_choice import choose_embedder
 
     m = dict(bench.manifest)
+    choice = choose_embedder()
     return {
+        "embedder": {"name": choice.embedder.name, "spec": choice.resolved_spec},
         "seed": m.get("seed"),
         "split": m.get("split"),
         "size": m.get("size"),
@@ -195,16 +199,36 @@ def record_run(
 def replay_run(path: str | Path) -> tuple[Any, str, dict, Any]:
     """Re-run a recorded run from its replay file alone, with zero model calls.
 
-    Returns (store, run id, header, runner). Raises :class:`BenchError` when the bench the file
-    names cannot be regenerated identically, and :class:`~analogist.errors.CacheMissError` when
-    the run asks for a call the file does not hold.
+    The embedder the header records is put in force for the replay, whatever this process has
+    configured. Returns (store, run id, header, runner). Raises :class:`BenchError` when the
+    bench the file names cannot be regenerated identically or its embedder cannot be built, and
+    :class:`~analogist.errors.CacheMissError` when the run asks for a call the file does not hold.
     """
+    header, records = read_replay(path)
+    recorded = header["run"].get("embedder")
+    if recorded is None:  # files written before the header named it: the configured embedder
+        return _replay(path, header, records)
+    from analogist.retrieve.embedder_choice import using_embedder
+
+    with using_embedder(recorded["spec"], source="replay file") as choice:
+        if choice.embedder.name != recorded["name"]:
+            raise BenchError(
+                f"{path}: recorded with the embedder {recorded['name']}, but "
+                f"{recorded['spec']!r} builds {choice.embedder.name} here; install the "
+                "recorded one (make venv installs MiniLM) to replay this file"
+            )
+        return _replay(path, header, records)
+
+
+def _replay(
+    path: str | Path, header: dict, records: list[CallRecord]
+) -> tuple[Any, str, dict, Any]:
+    """:func:`replay_run`'s work, with the embedder already in force."""
     from analogist.bench.execution.arms import ArmSettings
     from analogist.bench.execution.runner import RunConfig, Runner
     from analogist.models.registry import open_llm
     from analogist.store import Store
 
-    header, records = read_replay(path)
     run = header["run"]
     bench = recorded_bench(path, run)
     names = {f.name for f in fields(RunConfig)}
