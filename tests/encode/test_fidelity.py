@@ -3,7 +3,7 @@
 import pytest
 
 from analogist.encode import best_alignment, score_signature, summarise
-from analogist.encode.fidelity import rejected
+from analogist.encode.fidelity import chance_floor, rejected
 from analogist.signature import parse_signature
 
 
@@ -95,3 +95,20 @@ def test_summary_micro_and_macro_by_hand(vocab, gold):
 def test_empty_input_gives_zeros():
     s = summarise([]).summary
     assert s["n"] == 0 and s["micro_f1"] == 0.0 and s["macro_f1"] == 0.0
+
+
+def test_the_chance_floor_scores_each_writer_against_other_mechanisms_gold(vocab):
+    g1 = sig(vocab, {"a": "a", "b": "b"}, [["derives_from", "a", "b"]], "g1")
+    g2 = sig(vocab, {"c": "c", "d": "d"}, [["observes", "c", "d"], ["derives_from", "d", "c"]])
+    g3 = sig(vocab, {"e": "e", "f": "f"}, [["derives_from", "f", "e"]], "g3")  # g1's predicates
+    w1 = sig(vocab, {"X": "x", "Y": "y"}, [["derives_from", "X", "Y"]])
+    w2 = sig(vocab, {"P": "p", "Q": "q"}, [["observes", "P", "Q"], ["derives_from", "Q", "P"]])
+    floor = chance_floor([(w1, g1), (w2, g2), (w1, g3), (None, g2)], vocab)
+    # each of the 3 written ones meets the 2 golds with other predicates (g2 twice for w1,
+    # g1 and g3 for w2), never a gold with its own gold's predicates; the rejected 4th is left out.
+    # w1 vs g2: 1 matched / 1 written / 2 gold (x4); w2 vs g1 or g3: 1 / 2 / 1 (x2)
+    assert floor["pairs"] == 6
+    p, r = 6 / 8, 6 / 10
+    assert floor["micro_f1"] == pytest.approx(2 * p * r / (p + r))
+    assert floor["role_accuracy"] == 1.0
+    assert chance_floor([(w1, g1), (w2, g2)], vocab, others=0)["pairs"] == 0

@@ -225,7 +225,8 @@ def run_cmd(
             click.echo(
                 f"encoder fidelity ({name}, {extra['fidelity']['writer']}): "
                 f"n {f['n']}, rejected {f['rejected']}, relation micro F1 "
-                f"{f['micro_f1']:.3f}, role accuracy {f['role_accuracy']:.3f}"
+                f"{f['micro_f1']:.3f}, role accuracy {f['role_accuracy']:.3f} (chance: F1 "
+                f"{f['chance']['micro_f1']:.3f}, role accuracy {f['chance']['role_accuracy']:.3f})"
             )
     if runner.stopped:
         click.echo(f"run stopped: {runner.stop_reason}; the same command resumes it")

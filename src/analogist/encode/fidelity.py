@@ -19,6 +19,11 @@ under the same alignment): ``roles`` (written roles backed by a matched relation
 
 :func:`summarise` gives micro-averaged P/R/F1 (pooled counts), macro means, and counts of
 rejected encodings, which score zero. Metrics of an empty list are 0 with n = 0.
+
+:func:`chance_floor` is what a writer scores for nothing: its signatures against *other*
+episodes' gold. The best-bijection alignment plus a writer's habitual predicates (a small model
+picks the first-listed relation definitions) match some gold facts whatever the text says, so a
+fidelity is only read against this floor.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from analogist.signature.terms import Term, parse_term
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 
 EXACT_LIMIT = 8
+CHANCE_OTHERS = 20  # other episodes' gold per written signature in the chance floor
 
 
 @dataclass(frozen=True)
@@ -283,3 +289,41 @@ def _step_summary(scores: Sequence[EpisodeFidelity]) -> dict[str, dict[str, floa
             "gold": g,
         }
     return out
+
+
+def chance_floor(
+    pairs: Sequence[tuple[Signature | None, Signature]],
+    vocab: Vocabulary | None = None,
+    others: int = CHANCE_OTHERS,
+) -> dict[str, float]:
+    """The fidelity of the same written signatures against the wrong gold: each written
+    signature of ``pairs`` (written, its gold) scored against up to ``others`` golds of the
+    following pairs (cyclically) whose relations use another predicate set (another mechanism),
+    pooled like :func:`summarise`: micro relation F1 and mean role accuracy, with the number of
+    (written, other gold) pairs scored. Rejected encodings (written None) are left out.
+    """
+    vocab = vocab if vocab is not None else default_vocabulary()
+    preds = [frozenset(r.predicate for r in g.relations) for _, g in pairs]
+    matched = written = gold = 0
+    accs: list[float] = []
+    for i, (w, _) in enumerate(pairs):
+        if w is None:
+            continue
+        picked = 0
+        for k in range(1, len(pairs)):
+            if picked == others:
+                break
+            j = (i + k) % len(pairs)
+            if preds[j] == preds[i]:
+                continue
+            s = score_signature(w, pairs[j][1], vocab)
+            matched, written, gold = matched + s.matched, written + s.written, gold + s.gold
+            accs.append(s.role_accuracy)
+            picked += 1
+    p = matched / written if written else 0.0
+    r = matched / gold if gold else 0.0
+    return {
+        "micro_f1": _f1(p, r),
+        "role_accuracy": sum(accs) / len(accs) if accs else 0.0,
+        "pairs": len(accs),
+    }

@@ -9,7 +9,9 @@ a signature, as a live memory would hold it). The gold encoder stays the labelle
 
 Encodings are cached per record (and every call is in the call log), so an episode shared by
 several items is encoded once. :meth:`ItemEncoder.fidelity` compares what was written with the
-generator's signatures — scoring-side only, after the run; nothing under test reads it.
+generator's signatures — scoring-side only, after the run; nothing under test reads it. A target
+is scored against :func:`fidelity_target` (the gold target with the item's keyed fix), and each
+group's figures come with their chance floor (:func:`~analogist.encode.fidelity.chance_floor`).
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from analogist.bench.execution.runner import item_episodes
 from analogist.bench.generation.items import Item
 from analogist.encode.encoder import EncodeResult
 from analogist.encode.evaluate import process_summary
-from analogist.encode.fidelity import rejected, score_signature, summarise
+from analogist.encode.fidelity import chance_floor, rejected, score_signature, summarise
 from analogist.encode.staged import StagedEncoder
 from analogist.encode.steps import STAGED_PROMPT_VERSION
 from analogist.episode import Episode
 from analogist.errors import CacheMissError
 from analogist.signature import Signature, parse_signature
+from analogist.signature.terms import parse_fix_operator
 from analogist.signature.vocabulary import Vocabulary
 
 
@@ -41,6 +44,24 @@ class EncodedItem:
     item: Item
     target: Signature | None
     target_result: EncodeResult
+
+
+def fidelity_target(key: Mapping[str, Any], vocab: Vocabulary) -> Signature:
+    """The gold a model-written target is scored against: the generator's target signature
+    (:func:`~analogist.bench.execution.answer.target_signature`) with the item's keyed fix
+    (``key["fix"]``: operator and entity-id arguments) as its fix operator.
+
+    The answer path's gold target leaves the fix out, since finding it is the task; scored
+    against that, a target's ``fix`` step had no gold and scored 0 whatever was written.
+    Scoring side only: nothing under test sees this signature.
+    """
+    sig = target_signature(key, vocab)
+    fix = key.get("fix") or {}
+    args = [str(a) for a in fix.get("args") or []]
+    if not args:
+        return sig
+    op = str(fix.get("operator") or "fix")
+    return replace(sig, fix_operator=parse_fix_operator(f"{op}({','.join(args)})"))
 
 
 class RunStopped(Exception):
@@ -139,9 +160,12 @@ class ItemEncoder:
         """Encoder fidelity of this run against the generator's signatures: episodes (storage
         time) and targets (query time) separately, with the per-step figures and how often a
         signature was rejected. Give only items the run answered: their encodings are in the
-        call log, so nothing here calls the model again."""
+        call log, so nothing here calls the model again. Each group also gets its ``chance``
+        floor: the same written signatures against other episodes' gold."""
         ep_scores, ep_results, seen = [], [], set()
         t_scores, t_results = [], []
+        ep_pairs: list[tuple[Signature | None, Signature]] = []
+        t_pairs: list[tuple[Signature | None, Signature]] = []
         for it in items:
             enc = self._items.get(it.item_id) or self.item(it)
             for rec in item_episodes(it):
@@ -152,24 +176,30 @@ class ItemEncoder:
                 seen.add(key)
                 gold = parse_signature({**rec["signature"], "episode_id": rec["id"]}, self.vocab)
                 ep_results.append(res)
+                ep_pairs.append((res.signature, gold))
                 ep_scores.append(
                     score_signature(res.signature, gold, self.vocab)
                     if res.signature is not None
                     else rejected(rec["id"], gold, res.reason or "rejected")
                 )
-            gold_t = target_signature(it.key, self.vocab)
+            gold_t = fidelity_target(it.key, self.vocab)
             t_results.append(enc.target_result)
+            t_pairs.append((enc.target, gold_t))
             t_scores.append(
                 score_signature(enc.target, gold_t, self.vocab)
                 if enc.target is not None
                 else rejected(it.item_id, gold_t, enc.target_result.reason or "")
             )
         out: dict[str, Any] = {}
-        for name, scores, results in (
-            ("episodes", ep_scores, ep_results),
-            ("targets", t_scores, t_results),
+        for name, scores, results, pairs in (
+            ("episodes", ep_scores, ep_results, ep_pairs),
+            ("targets", t_scores, t_results, t_pairs),
         ):
             rep = summarise(scores, self.encoder.writer)
-            out[name] = {**rep.summary, "process": process_summary(results)}
+            out[name] = {
+                **rep.summary,
+                "chance": chance_floor(pairs, self.vocab),
+                "process": process_summary(results),
+            }
         out["writer"] = self.encoder.writer
         return out
