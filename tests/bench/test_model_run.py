@@ -339,3 +339,39 @@ def test_a_replay_whose_embedder_cannot_be_rebuilt_is_one_clear_error(tmp_path):
         f.writelines(json.dumps(x) + "\n" for x in lines)
     with pytest.raises(BenchError, match="recorded with the embedder some-other-embedder"):
         replay_run(path)
+
+
+def test_a_run_resumes_on_another_machine_from_its_recorded_calls(tmp_path):
+    # machine 1 runs two items and records them; machine 2 (a fresh database) seeds its call
+    # log from the file and runs the same jobs: every call is answered from the log
+    from analogist.bench.execution.replay import seed_calls
+
+    b = bench(0, "dev", "small")
+    config = RunConfig(arms=("A0", "E"), encoder="model", concurrency=1)
+    first = Store(":memory:")
+    runner = Runner(first, b, config, llm=live_llm(first))
+    only = [j[:5] for j in runner._jobs() if j[2] in {it.item_id for it in b.items[:2]}]
+    Runner(first, b, config, llm=live_llm(first), only=only).run()
+    path = tmp_path / "part.jsonl.gz"
+    n = record_run(first, b, config, "scripted:schema-model", path, runner.run_id)
+    second = Store(str(tmp_path / "second.db"))
+    assert seed_calls(second, path) == (n, 0)
+    assert seed_calls(second, path) == (0, n)  # seeding twice adds nothing
+    llm = live_llm(second)
+    resumed = Runner(second, b, config, llm=llm, only=only)
+    run_id = resumed.run()
+    assert llm.inner.calls == 0
+    assert comparable_scores(second, run_id) == comparable_scores(first, runner.run_id)
+
+
+def test_calls_from_and_replay_together_are_one_clear_error(recorded, tmp_path):
+    from analogist.cli.bench_run_cmd import run_cmd
+
+    path = str(recorded["path"])
+    res = CliRunner().invoke(
+        run_cmd,
+        ["--replay", path, "--calls-from", path, "--out", str(tmp_path / "o")],
+        obj={"db": str(tmp_path / "x.db")},
+    )
+    assert res.exit_code == 1 and "give one of them" in res.output
+    assert "Traceback" not in res.output

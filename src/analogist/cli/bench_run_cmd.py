@@ -79,6 +79,15 @@ def _progress():
     "come from the file).",
 )
 @click.option(
+    "--calls-from",
+    "calls_from",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Before the run, add the model calls recorded in FILE (a --record file; "
+    "repeatable) to the database's call log: a run begun elsewhere resumes here and "
+    "only work the file does not hold calls the model.",
+)
+@click.option(
     "--noise",
     default="",
     help="Encoder-noise rates to rerun ISO, C, D and E at "
@@ -118,6 +127,7 @@ def run_cmd(
     replay_file,
     out,
     as_json,
+    calls_from=(),
     noise="",
     suite="parb",
 ) -> None:
@@ -149,6 +159,13 @@ def run_cmd(
     from analogist.bench.execution.runner import RunConfig, Runner
 
     extra: dict = {}
+    if replay_file and calls_from:
+        from analogist.errors import BenchError
+
+        raise BenchError(
+            "--calls-from seeds a live run's call log; --replay reads only its own file: "
+            "give one of them"
+        )
     if replay_file:
         from analogist.bench.execution.replay import replay_run
 
@@ -162,6 +179,12 @@ def run_cmd(
         }
     else:
         store = open_store(ctx)
+        if calls_from:
+            from analogist.bench.execution.replay import seed_calls
+
+            for f in calls_from:
+                added, skipped = seed_calls(store, f)
+                click.echo(f"calls from {f}: {added} added, {skipped} already in the log", err=True)
         answer_with = [a.strip() for a in answerers.split(",")]
         llm, enc_llm = _models(store, model, answer_with, encoder, encoder_model)
         bench = open_bench(bench_dir) if bench_dir else generate_bench(seed, split, size)

@@ -131,6 +131,22 @@ def load_calls(store: Any, records: list[CallRecord]) -> int:
     return CallLog(store).record_many(records)
 
 
+def seed_calls(store: Any, path: str | Path) -> tuple[int, int]:
+    """Add the calls of replay file ``path`` to ``store``'s call log, skipping every key the
+    log already holds: a run begun on another machine resumes on this one from its recorded
+    calls (``bench run --calls-from``), and seeding twice adds nothing. Returns (added, skipped).
+
+    Raises:
+        BenchError: the file is not a replay file.
+    """
+    _, records = read_replay(path)
+    log = CallLog(store)
+    fresh = [r for r in records if not log.for_key(r.cache_key)]
+    if fresh:
+        log.record_many(fresh)
+    return len(fresh), len(records) - len(fresh)
+
+
 # ------------------------------------------------------------------ record and replay a run
 VOLATILE = ("wall_ms",)
 
