@@ -52,6 +52,7 @@ from analogist.retrieve import (
     Target,
 )
 from analogist.retrieve.ann import GRAPH_DTYPE, build_threads
+from analogist.retrieve.dense import VectorIndex
 from analogist.retrieve.persist import snapshot_root
 from analogist.signature import parse_signature
 from analogist.store.postgres import database_bytes, drop_database, fresh_database
@@ -372,11 +373,19 @@ def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
         out["cpu_ms"][name] = percentiles(cpu)[0]
         out["hits"][name] = found / len(targets)
     out["vector_mode"] = memory.indexes.vectors("L2").mode
+    out["vector_search"] = memory.indexes.vector_search
     out["rss_mb"], out["peak_rss_mb"] = rss_mb()
     out["rss_anon_mb"], out["rss_file_mb"] = rss_split_mb()
     out["recall_at_10"], out["strict_recall_at_10"], out["exact_ms"] = {}, {}, {}
+    rows_of: dict[str, VectorIndex] = {}
     for level in ("L0", "L2", "L3"):
         idx = memory.indexes.vectors(level)
+        # exact cosines of any row: the index itself, or (pgvector: the database ranks, exact
+        # mode is a server-side scan) a copy of the stored rows read into this process
+        local = idx if isinstance(idx, VectorIndex) else VectorIndex(emb.dim)
+        if local is not idx:
+            local.add_chunks(memory.store.iter_vectors(level, emb.name))
+        rows_of[level] = local
         qs = emb.embed([sig.level(level) or sig.level("L0") for sig in targets])
         approx = [[e for e, _ in idx.search(q, 10)] for q in qs]
         idx.exact, times, recall, strict = True, [], [], []
@@ -384,18 +393,18 @@ def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
             t1 = time.perf_counter()
             want = idx.search(q, 10)
             times.append((time.perf_counter() - t1) * 1000)
-            exact = idx.scores(q)
+            exact = local.scores(q)
             # tie-aware: a hit counts when its exact cosine reaches the 10th best (near-duplicate
             # texts give many rows the same score; which of them fill the last places is arbitrary)
             kth = want[-1][1] if want else 0.0
-            hits = sum(bool(exact[idx.ids.get(e) or 0] >= kth - 1e-5) for e in got)
+            hits = sum(bool(exact[local.ids.get(e) or 0] >= kth - 1e-5) for e in got)
             recall.append(hits / max(1, len(want)))
             strict.append(len({e for e, _ in want} & set(got)) / max(1, len(want)))
         idx.exact = False
         out["recall_at_10"][level] = float(np.mean(recall))
         out["strict_recall_at_10"][level] = float(np.mean(strict))
         out["exact_ms"][level] = percentiles(times)[0]
-    rows = np.array(memory.indexes.vectors("L2").matrix)  # the floor's matrix, in RAM
+    rows = np.array(rows_of["L2"].matrix)  # the floor's matrix, in RAM
     qs, times = emb.embed([sig.level("L2") for sig in targets]), []
     for q in qs:
         t1 = time.perf_counter()
@@ -606,7 +615,8 @@ def report(r: dict) -> None:
     )
     floor = r["floor_ms"]
     print(
-        f"  numpy floor (L2 rows @ q + argpartition, in RAM): {floor:.2f} ms; vectors: {r['vector_mode']}"
+        f"  numpy floor (L2 rows @ q + argpartition, in RAM): {floor:.2f} ms; vectors: "
+        f"{r['vector_mode']} ({r.get('vector_search', '')})"
     )
     print(f"  {'channel':<9}{'p50 ms':>9}{'p95 ms':>9}{'/floor':>8}{'CPU p50':>9}{'hits/q':>8}")
     for ch, (p50, p95) in r["latency_ms"].items():

@@ -82,11 +82,22 @@ def sme_fixtures() -> Path:
     return SME_FIXTURES
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    """Which PostgreSQL server binaries the PostgreSQL tests would use (or why they skip)."""
+    from tests.store.pg_server import pg_bin, why_unavailable
+
+    why, found = why_unavailable(), pg_bin()
+    if why or found is None:
+        return f"postgresql tests: skipped ({why})"
+    return f"postgresql tests: server binaries from {found[1]} ({found[0]})"
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator:
     """One throwaway PostgreSQL cluster for every test that needs one (each takes fresh
     databases from it with ``url()``); skips, with the reason, without the server binaries or
-    psycopg."""
+    psycopg. ``describe()`` says which server it is; ``pgvector`` is the vector extension's
+    version, or None where the server lacks it."""
     from tests.store.pg_server import PgServer, why_unavailable
 
     why = why_unavailable()
@@ -95,3 +106,11 @@ def pg_server() -> Iterator:
     server = PgServer()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def pgvector_server(pg_server):
+    """The session's cluster when it offers pgvector; skips with the server's description."""
+    if pg_server.pgvector is None:
+        pytest.skip(f"pgvector search not tested: {pg_server.describe()}")
+    return pg_server

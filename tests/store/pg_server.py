@@ -1,9 +1,13 @@
 """A throwaway PostgreSQL cluster for tests: ``initdb`` in a temporary directory, listening on
 127.0.0.1 at a free port, stopped (and its files removed) at the end of the session.
 
-Uses Debian's server binaries (``/usr/lib/postgresql/*/bin`` or ``PG_BIN``); when they or
-psycopg are missing, :func:`why_unavailable` says so and the tests skip with that reason.
-initdb refuses to run as root, so as root the cluster runs as ``nobody`` in a directory it owns.
+Server binaries, first found wins: ``PG_BIN`` (a directory holding initdb and pg_ctl); the
+PostgreSQL 16 build bundled in the ``pgserver`` wheel (a ``dev``/``postgres`` extra; it ships
+pgvector, so the in-database vector search is tested); Debian's ``/usr/lib/postgresql/*/bin``
+(pgvector only where ``postgresql-NN-pgvector`` is installed). When none is there, or psycopg is
+missing, :func:`why_unavailable` says so and the tests skip with that reason.
+initdb refuses to run as root, so as root the cluster runs as ``nobody`` in a directory it owns
+(every directory above the binaries must then be searchable by others: checked up front).
 """
 
 from __future__ import annotations
@@ -19,27 +23,54 @@ from importlib.util import find_spec
 from pathlib import Path
 
 
-def pg_bin() -> Path | None:
-    """The directory with initdb and pg_ctl, or None."""
-    candidates = [os.environ.get("PG_BIN", "")] + sorted(
-        glob.glob("/usr/lib/postgresql/*/bin"), reverse=True
-    )
-    for c in candidates:
+def _pgserver_bin() -> Path | None:
+    """``pgserver``'s bundled ``pginstall/bin``, found without importing it (its import creates
+    a runtime directory)."""
+    spec = find_spec("pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+
+
+def pg_bin() -> tuple[Path, str] | None:
+    """The directory with initdb and pg_ctl and where it comes from, or None."""
+    candidates: list[tuple[str, str]] = [(os.environ.get("PG_BIN", ""), "PG_BIN")]
+    bundled = _pgserver_bin()
+    if bundled is not None:
+        candidates.append((str(bundled), "pgserver wheel"))
+    candidates += [
+        (c, "Debian postgresql")
+        for c in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)
+    ]
+    for c, origin in candidates:
         if c and (Path(c) / "initdb").exists() and (Path(c) / "pg_ctl").exists():
-            return Path(c)
+            return Path(c), origin
+    return None
+
+
+def _unsearchable(path: Path) -> Path | None:
+    """The first directory at or above ``path`` that ``nobody`` could not enter, or None."""
+    for d in [path, *path.parents]:
+        if not os.stat(d).st_mode & 0o001:
+            return d
     return None
 
 
 def why_unavailable() -> str | None:
     if find_spec("psycopg") is None:
         return "psycopg is not installed (pip install 'analogist[postgres]')"
-    if pg_bin() is None:
+    found = pg_bin()
+    if found is None:
         return (
-            "PostgreSQL server binaries not found (apt-get install postgresql-15, "
-            "or set PG_BIN to the directory holding initdb and pg_ctl)"
+            "PostgreSQL server binaries not found (pip install pgserver==0.1.4, or apt-get "
+            "install postgresql-15, or set PG_BIN to the directory holding initdb and pg_ctl)"
         )
-    if os.geteuid() == 0 and shutil.which("runuser") is None:
-        return "running as root without runuser: initdb refuses root"
+    if os.geteuid() == 0:
+        if shutil.which("runuser") is None:
+            return "running as root without runuser: initdb refuses root"
+        closed = _unsearchable(found[0].resolve())
+        if closed is not None:
+            return f"running as root: the server runs as nobody, who cannot enter {closed}"
     return None
 
 
@@ -50,11 +81,19 @@ def _free_port() -> int:
 
 
 class PgServer:
-    """One cluster; ``url(dbname)`` creates a fresh database and returns its URL."""
+    """One cluster; ``url(dbname)`` creates a fresh database and returns its URL.
+
+    Attributes:
+        origin: where the binaries came from (``PG_BIN``, ``pgserver wheel``, ``Debian
+            postgresql``).
+        version: the server's version string (``SHOW server_version``).
+        pgvector: the ``vector`` extension's version when the server offers it, else None.
+    """
 
     def __init__(self) -> None:
-        bindir = pg_bin()
-        assert bindir is not None
+        found = pg_bin()
+        assert found is not None
+        bindir, self.origin = found
         self.bin, self.port, self.user = bindir, _free_port(), "analogist"
         self.root = Path(tempfile.mkdtemp(prefix="analogist-pg-"))
         self.data = self.root / "data"
@@ -94,11 +133,27 @@ class PgServer:
             "start",
         )
         self._n = 0
+        self.version, self.pgvector = self._describe()
 
     def _run(self, tool: str, *args: str) -> None:
         subprocess.run(
             [*self._as, str(self.bin / tool), *args], check=True, capture_output=True, cwd=self.root
         )
+
+    def _describe(self) -> tuple[str, str | None]:
+        import psycopg
+
+        with psycopg.connect(self.base_url("postgres"), autocommit=True) as c:
+            version = c.execute("SHOW server_version").fetchone()
+            vec = c.execute(
+                "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
+            ).fetchone()
+        return str(version[0]) if version else "?", str(vec[0]) if vec else None
+
+    def describe(self) -> str:
+        """One line: which server runs the PostgreSQL tests and whether pgvector is there."""
+        vec = f"pgvector {self.pgvector}" if self.pgvector else "no pgvector"
+        return f"PostgreSQL {self.version} ({self.origin}, {self.bin}), {vec}"
 
     def url(self, name: str | None = None) -> str:
         import psycopg

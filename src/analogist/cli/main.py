@@ -13,6 +13,7 @@ from analogist.cli import (
     encode_cmd,
     export_cmd,
     external_cmd,
+    info_cmd,
     map_cmd,
     mcp_cmd,
     memory_cmd,
@@ -91,6 +92,7 @@ for command in (
     mcp_cmd.mcp_cmd,
     export_cmd.export_cmd,
     export_cmd.import_cmd,
+    info_cmd.info_cmd,
 ):
     cli.add_command(command)
 

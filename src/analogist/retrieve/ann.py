@@ -56,9 +56,31 @@ def _index_class() -> Any:
     return Index
 
 
+#: ``ANALOGIST_VECTOR_SEARCH``: ``auto`` (the database's pgvector index where the store has
+#: one, else the local graph), ``pgvector`` (the database's, or fail), ``local`` (this module).
+VECTOR_SEARCH = ("auto", "pgvector", "local")
+
+
+def vector_search_choice() -> str:
+    """The configured vector search (``ANALOGIST_VECTOR_SEARCH``, default ``auto``)."""
+    raw = os.environ.get("ANALOGIST_VECTOR_SEARCH", "auto") or "auto"
+    if raw not in VECTOR_SEARCH:
+        from analogist.errors import ConfigError
+
+        raise ConfigError(
+            f"ANALOGIST_VECTOR_SEARCH={raw!r} must be one of {', '.join(VECTOR_SEARCH)}"
+        )
+    return raw
+
+
+def exact_forced() -> bool:
+    """Is exact vector search forced (``ANALOGIST_EXACT_VECTORS=1``)?"""
+    return os.environ.get("ANALOGIST_EXACT_VECTORS", "") not in ("", "0")
+
+
 def available() -> str | None:
     """None when HNSW search can be used, else why not (one line)."""
-    if os.environ.get("ANALOGIST_EXACT_VECTORS", "") not in ("", "0"):
+    if exact_forced():
         return "ANALOGIST_EXACT_VECTORS is set"
     try:
         _index_class()

@@ -1,4 +1,5 @@
-"""Dense-vector search over float32 rows (channels S2.L2, S2.L3 and M.emb), exact or via HNSW.
+"""Dense-vector search over float32 rows (channels S2.L2, S2.L3 and M.emb), exact or via HNSW:
+held here (:class:`VectorIndex`) or ranked by the database (:class:`ServerVectorIndex`).
 
 Vectors are unit length, so cosine similarity is one matrix-vector product per block of rows;
 at 100k x 384 a query is a ~40 MFLOP product plus an O(n) partial selection.
@@ -7,11 +8,15 @@ at 100k x 384 a query is a ~40 MFLOP product plus an O(n) partial selection.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analogist.retrieve.ann import Hnsw
+from analogist.retrieve.ann import Hnsw, expansion_search
 from analogist.retrieve.frozen import IdTable
+
+if TYPE_CHECKING:
+    from analogist.store import Store
 
 
 def top_indices(scores: np.ndarray, k: int) -> np.ndarray:
@@ -66,6 +71,9 @@ class VectorIndex:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def empty(self) -> bool:
+        return not len(self.ids)
 
     @property
     def mode(self) -> str:
@@ -168,3 +176,36 @@ class VectorIndex:
             cand, scores = cand[keep], scores[keep]
         top = top_indices(scores, k)
         return [(self.ids[int(cand[i])], float(scores[i])) for i in top]
+
+
+class ServerVectorIndex:
+    """The vectors of one (level, embedder) pair ranked inside the database (PostgreSQL with
+    pgvector: :meth:`~analogist.store.StoreInterface.search_vectors`); nothing is held here.
+    ``exact`` scans every row on the server instead of walking its HNSW index; ef_search is
+    ``ANALOGIST_HNSW_EF``, as for the local graph."""
+
+    def __init__(self, store: Store, level: str, embedder: str):
+        self.store, self.level, self.embedder = store, level, embedder
+        self.exact = False
+
+    @property
+    def mode(self) -> str:
+        """``pgvector-hnsw`` or ``pgvector-exact``."""
+        return "pgvector-exact" if self.exact else "pgvector-hnsw"
+
+    def empty(self) -> bool:
+        return not self.store.has_vectors(self.level, self.embedder)
+
+    def search(
+        self, query: np.ndarray, k: int, exclude: frozenset[str] = frozenset()
+    ) -> list[tuple[str, float]]:
+        """The ``k`` most similar ids (cosine), best first, skipping ``exclude``."""
+        return self.store.search_vectors(
+            self.level,
+            self.embedder,
+            query,
+            k,
+            exclude=exclude,
+            exact=self.exact,
+            ef_search=expansion_search(),
+        )

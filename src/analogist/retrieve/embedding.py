@@ -6,8 +6,10 @@ S2); L2 and L3 are separate sub-channels so the pool shows which level found a c
 (the right level is an empirical question, spec §4.2). The same class on L0 text is the
 embedding half of ordinary semantic memory, channel M.emb.
 
-Search is exact cosine over the stored unit vectors of the memory's embedder
-(:class:`~analogist.retrieve.dense.VectorIndex`).
+Search ranks the stored unit vectors of the memory's embedder by cosine, the way
+:attr:`Indexes.vector_search <analogist.retrieve.indexes.Indexes.vector_search>` says: the local
+index (:class:`~analogist.retrieve.dense.VectorIndex`, HNSW or exact) or the database
+(:class:`~analogist.retrieve.dense.ServerVectorIndex`, pgvector).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ class EmbeddingChannel:
         if not text:
             raise ChannelUnavailable(f"the target has no {self.level} text to embed")
         index = self.source.vectors(self.level)
-        if len(index) == 0:
+        if index.empty():
             raise ChannelUnavailable(
                 f"no {self.level} vectors are stored for embedder {self.source.embedder.name!r}"
                 " (add episodes, or Memory.reindex(embedder) after changing embedders)"

@@ -26,9 +26,11 @@ from typing import Any
 import numpy as np
 
 from analogist.episode import Episode
-from analogist.errors import AnalogistError
+from analogist.errors import AnalogistError, ConfigError
 from analogist.models.embedding import Embedder
-from analogist.retrieve.dense import VectorIndex
+from analogist.retrieve.ann import available as ann_available
+from analogist.retrieve.ann import exact_forced, expansion_search, vector_search_choice
+from analogist.retrieve.dense import ServerVectorIndex, VectorIndex
 from analogist.retrieve.mac import MacIndex, mac_features
 from analogist.retrieve.persist import (
     FORMAT,
@@ -70,6 +72,12 @@ class Indexes:
         persist: open and write snapshots beside the database (default: yes for a file
             database, unless ``ANALOGIST_PERSIST_INDEXES=0``).
         exact_vectors: scan every vector instead of asking the HNSW graph.
+
+    Vector search (S2, M.emb; :attr:`vector_search` says which is in use): by the database
+    when the store can rank vectors itself (PostgreSQL with pgvector) and
+    ``ANALOGIST_VECTOR_SEARCH`` is ``auto`` (default) or ``pgvector``, else by the local index
+    (HNSW graph in the snapshot, or exact). ``pgvector`` on a store that cannot is a
+    ConfigError (one line), never a silent fallback.
     """
 
     def __init__(
@@ -86,6 +94,11 @@ class Indexes:
             persist = os.environ.get("ANALOGIST_PERSIST_INDEXES", "1") != "0"
         self.root = snapshot_root(store.path) if persist else None
         self.exact_vectors = exact_vectors
+        choice, missing = vector_search_choice(), store.vector_search_missing()
+        if choice == "pgvector" and missing is not None:
+            raise ConfigError(f"ANALOGIST_VECTOR_SEARCH=pgvector: {missing}")
+        self.in_database = choice != "local" and missing is None
+        self._server: dict[tuple[str, str], ServerVectorIndex] = {}
         self.rebuilt: list[str] = []
         self._covered: dict[str, int] = {}
         self._source: dict[str, Path] = {}  # the snapshot folder each index's base was opened from
@@ -125,8 +138,33 @@ class Indexes:
             self._mac = self._open("mac", lambda d, _e: load_mac(d), MacIndex)
         return self._mac
 
-    def vectors(self, level: str) -> VectorIndex:
+    @property
+    def vector_search(self) -> str:
+        """Which vector search S2 and M.emb use, in one line (what ``analogist info`` shows)."""
+        exact = self.exact_vectors or exact_forced()
+        if self.in_database:
+            if exact:
+                return "pgvector exact (the database scans every row)"
+            return f"pgvector HNSW in the database (hnsw.ef_search {expansion_search()})"
+        missing = self.store.vector_search_missing()
+        on_pg = self.store.path.startswith(("postgresql://", "postgres://"))
+        also = f"; pgvector not used: {missing}" if on_pg and missing else ""
+        why = "exact_vectors is set" if self.exact_vectors else ann_available()
+        if why is not None:
+            return f"exact scan in this process ({why}){also}"
+        return (
+            f"local HNSW graph (usearch, ef_search {expansion_search()}) over the persisted "
+            f"snapshot, rows not yet in one scanned exactly{also}"
+        )
+
+    def vectors(self, level: str) -> VectorIndex | ServerVectorIndex:
         key = (level, self.embedder.name)
+        if self.in_database:
+            server = self._server.get(key)
+            if server is None:
+                server = self._server[key] = ServerVectorIndex(self.store, level, key[1])
+            server.exact = self.exact_vectors or exact_forced()
+            return server
         if key not in self._vectors:
             prefix, dim = vector_prefix(level, self.embedder.name), self.embedder.dim
             idx = self._open(

@@ -1,8 +1,8 @@
 """The store interface: every operation the rest of analogist needs from a database.
 
 Code outside ``store/`` talks to a store only through these methods (never a connection or
-SQL), so a second backend (PostgreSQL + pgvector, planned) plugs in by implementing this
-Protocol. :class:`~analogist.store.Store` is the SQLite implementation; a test asserts it
+SQL), so a second backend (PostgreSQL + pgvector, :mod:`~analogist.store.postgres`) plugs in
+by implementing this Protocol. :class:`~analogist.store.Store` is the SQLite implementation; a test asserts it
 conforms (``tests/store/test_interface.py``).
 
 Values crossing the interface are plain Python: domain objects (:class:`Episode`,
@@ -75,6 +75,19 @@ class StoreInterface(Protocol):
     def vectors(self, level: str, embedder: str) -> tuple[list[str], np.ndarray]: ...
     def fingerprints(self) -> list[tuple[str, str, dict[str, Any]]]: ...
     def bm25(self, query: str, limit: int = 50) -> list[tuple[str, float]]: ...
+    def has_vectors(self, level: str, embedder: str) -> bool: ...
+    def vector_search_missing(self) -> str | None: ...
+    def search_vectors(
+        self,
+        level: str,
+        embedder: str,
+        query: np.ndarray,
+        k: int,
+        *,
+        exclude: frozenset[str] = frozenset(),
+        exact: bool = False,
+        ef_search: int = 800,
+    ) -> list[tuple[str, float]]: ...
     def iter_fingerprints(
         self, size: int = 20000
     ) -> Iterator[list[tuple[str, str, str, dict[str, int]]]]: ...

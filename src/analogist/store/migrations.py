@@ -207,9 +207,17 @@ def _m0004_index_state(conn: sqlite3.Connection) -> None:
     _run(conn, *index_state_sql())
 
 
+def _m0005_vector_search(conn: sqlite3.Connection) -> None:
+    """Nothing on SQLite: PostgreSQL's ``0005_vector_search`` adds a pgvector column there;
+    SQLite keeps vectors as BLOBs searched by the local index. The name is recorded so both
+    backends list the same migrations (an export names them; an import checks them)."""
+    del conn
+
+
 MIGRATIONS: list[Migration] = [
     Migration("0001_core", _m0001_core),
     Migration("0002_ledger_and_bench", _m0002_ledger_and_bench),
     Migration("0003_consolidation", _m0003_consolidation),
     Migration("0004_index_state", _m0004_index_state),
+    Migration("0005_vector_search", _m0005_vector_search),
 ]

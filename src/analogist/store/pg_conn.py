@@ -196,6 +196,11 @@ class Cursor:
             return []
         return [self._row(r) for r in self._cur.fetchall()]
 
+    def fetchmany(self, size: int) -> list[Row]:
+        if not self._cur.description:
+            return []
+        return [self._row(r) for r in self._cur.fetchmany(size)]
+
     def __iter__(self) -> Iterator[Row]:
         return iter(self.fetchall())
 

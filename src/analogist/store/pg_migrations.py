@@ -5,7 +5,8 @@ Differences from the SQLite schema, all invisible above the store: every table h
 ``rowid`` (``BIGSERIAL``; on ``llm_calls`` and ``transfer_ledger`` it mirrors ``id``) so
 insertion order and keyset reads work as on SQLite; vectors are ``BYTEA`` (the same float32
 bytes); ``episodes_fts`` is a table with a generated ``tsvector`` column and a GIN index instead
-of an FTS5 virtual table; the index-state triggers are PL/pgSQL. Never edit a migration that has
+of an FTS5 virtual table; the index-state triggers are PL/pgSQL; ``0005_vector_search`` (only
+where the server has pgvector) adds an in-database vector column. Never edit a migration that has
 shipped; append one (and its SQLite twin) with the same name.
 """
 
@@ -19,10 +20,13 @@ ID_ROWID = "id BIGSERIAL PRIMARY KEY, rowid BIGINT GENERATED ALWAYS AS (id) STOR
 
 
 class PgMigration(NamedTuple):
-    """One schema step: its name (recorded once applied) and its statements."""
+    """One schema step: its name (recorded once applied) and its statements. ``needs`` names
+    a server extension the step requires: without it (not in ``pg_available_extensions``) the
+    step is not applied, nor recorded, so it runs on the first open after it is installed."""
 
     name: str
     statements: Callable[[], list[str]]
+    needs: str | None = None
 
 
 def _core() -> list[str]:
@@ -141,9 +145,36 @@ def _index_state() -> list[str]:
     return sql
 
 
+def _vector_search() -> list[str]:
+    """pgvector: ``sig_vectors.embedding`` beside the BYTEA (see :mod:`pg_vectors`; the
+    per-(level, embedder) HNSW indexes are created with their first row). A vector replaced
+    without its embedding gets NULL (never a stale embedding); NULL rows are filled before
+    the next search (``PostgresStore.fill_embeddings``), found through a partial index.
+    Writing an embedding alone is no change to the index state (the update trigger of
+    ``0004_index_state`` is narrowed to the stored columns)."""
+    return [
+        "CREATE EXTENSION IF NOT EXISTS vector",
+        "ALTER TABLE sig_vectors ADD COLUMN embedding vector",
+        "ALTER TABLE sig_vectors ADD CONSTRAINT sig_vectors_embedding_dim "
+        "CHECK (embedding IS NULL OR vector_dims(embedding) = dim)",
+        "CREATE INDEX sig_vectors_unembedded ON sig_vectors (rowid) WHERE embedding IS NULL",
+        "CREATE FUNCTION analogist_unembed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "IF NEW.embedding IS NOT DISTINCT FROM OLD.embedding THEN NEW.embedding := NULL; "
+        "END IF; RETURN NEW; END $$",
+        "CREATE TRIGGER sig_vectors_unembed BEFORE UPDATE OF vector ON sig_vectors "
+        "FOR EACH ROW WHEN (NEW.vector IS DISTINCT FROM OLD.vector) "
+        "EXECUTE FUNCTION analogist_unembed()",
+        # filling an embedding changes no indexed row: only the stored columns count
+        "DROP TRIGGER sig_vectors_update ON sig_vectors",
+        "CREATE TRIGGER sig_vectors_update AFTER UPDATE OF episode_id, level, embedder, dim, "
+        "vector ON sig_vectors FOR EACH ROW EXECUTE FUNCTION analogist_rebuild()",
+    ]
+
+
 PG_MIGRATIONS: list[PgMigration] = [
     PgMigration("0001_core", _core),
     PgMigration("0002_ledger_and_bench", _ledger_and_bench),
     PgMigration("0003_consolidation", _consolidation),
     PgMigration("0004_index_state", _index_state),
+    PgMigration("0005_vector_search", _vector_search, needs="vector"),
 ]

@@ -219,17 +219,21 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
                 if text is None:
                     text = feats_json[id(feats)] = json.dumps(dict(feats), sort_keys=True)
                 prints.append((eid, wl_hash, version, text))
-        self.conn.executemany(
-            f"{verb} INTO sig_vectors (episode_id, level, embedder, dim, vector) "
-            "VALUES (?, ?, ?, ?, ?)",
-            vectors,
-        )
+        self._write_vectors(verb, vectors)
         self.conn.executemany(
             f"{verb} INTO sig_fingerprint (episode_id, wl_hash, wl_version, "
             "features_json) VALUES (?, ?, ?, ?)",
             prints,
         )
         return len(vectors) + len(prints)
+
+    def _write_vectors(self, verb: str, rows: list[tuple[str, str, str, int, bytes]]) -> None:
+        """Write sig_vectors rows (episode_id, level, embedder, dim, float32 bytes)."""
+        self.conn.executemany(
+            f"{verb} INTO sig_vectors (episode_id, level, embedder, dim, vector) "
+            "VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
 
     def put_derived(self, derived: Mapping[str, Derived]) -> None:
         """(Re)write index rows for stored episodes, in one transaction."""
@@ -331,6 +335,34 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
             len(rows), rows[0][1]
         )
         return [r[0] for r in rows], mat
+
+    def has_vectors(self, level: str, embedder: str) -> bool:
+        """Is any vector of this level and embedder stored?"""
+        row = self.conn.execute(
+            "SELECT 1 FROM sig_vectors WHERE level = ? AND embedder = ? LIMIT 1", (level, embedder)
+        ).fetchone()
+        return row is not None
+
+    def vector_search_missing(self) -> str | None:
+        """None when the database itself can rank vectors (:meth:`search_vectors`), else why
+        not (one line). SQLite cannot: its vectors are searched by the local index."""
+        return "SQLite has no in-database vector index (pgvector is a PostgreSQL extension)"
+
+    def search_vectors(
+        self,
+        level: str,
+        embedder: str,
+        query: np.ndarray,
+        k: int,
+        *,
+        exclude: frozenset[str] = frozenset(),
+        exact: bool = False,
+        ef_search: int = 800,
+    ) -> list[tuple[str, float]]:
+        """The ``k`` stored vectors most similar to ``query`` (cosine), best first, ranked by
+        the database (approximate unless ``exact``); ConfigError where it cannot
+        (:meth:`vector_search_missing`)."""
+        raise ConfigError(f"in-database vector search: {self.vector_search_missing()}")
 
     def fingerprints(self) -> list[tuple[str, str, dict]]:
         return [

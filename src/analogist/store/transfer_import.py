@@ -107,6 +107,8 @@ def _finish(store: Store) -> None:
     store.conn.execute(
         "UPDATE index_state SET generation = generation + 1, rebuilds = rebuilds + 1"
     )
+    if isinstance(store, PostgresStore):
+        store.fill_embeddings()  # the pgvector column of the imported vectors (if in use)
 
 
 def load_records(

@@ -1,0 +1,34 @@
+"""``analogist info``: what a memory is and how it searches (database, size, embedder, vector
+search), so a setting that is shown is the one in use."""
+
+from __future__ import annotations
+
+import click
+
+from analogist.cli.common import echo_json, handle_errors, open_memory
+
+
+@click.command("info")
+@click.option("--json", "as_json", is_flag=True, help="Print the facts as JSON.")
+@click.pass_context
+@handle_errors
+def info_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Print the memory's database, episode count, embedder and the vector search S2 and
+    M.emb use (pgvector HNSW in the database, the local HNSW graph, or exact)."""
+    memory = open_memory(ctx)
+    store, indexes = memory.store, memory.indexes
+    facts = {
+        "database": store.path,
+        "backend": "postgresql"
+        if store.path.startswith(("postgresql:", "postgres:"))
+        else "sqlite",
+        "episodes": store.count(),
+        "embedder": f"{memory.embedder.name} ({memory.embedder.dim}-d)",
+        "vector_search": indexes.vector_search,
+        "index_snapshots": str(indexes.root) if indexes.root is not None else None,
+    }
+    if as_json:
+        echo_json(facts)
+        return
+    for key, value in facts.items():
+        click.echo(f"{key.replace('_', ' ')}: {value if value is not None else 'none'}")
