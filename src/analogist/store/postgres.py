@@ -197,9 +197,9 @@ class PostgresStore(Store):
     # in-database vector search (pgvector; store/pg_vectors.py) ----------------------------
     def _write_vectors(self, verb: str, rows: list[tuple[str, str, str, int, bytes]]) -> None:
         """As on SQLite, plus the pgvector ``embedding`` of each row in the same statement. A
-        (level, embedder) pair without an HNSW index gets it after these rows are written (one
-        graph build over the first load instead of a graph insert per row: measured 59 against
-        ~250 episodes/s at 2,000 on a loaded machine)."""
+        (level, embedder) pair without an HNSW index gets it after these rows are written: one
+        graph build over the first load instead of a graph insert per row (per-row inserts
+        measured ~6x slower than the rows alone: 41 against 249 episodes/s; docs/scale.md)."""
         if self.pgvector is None:
             super()._write_vectors(verb, rows)
             return
