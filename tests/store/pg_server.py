@@ -12,7 +12,9 @@ initdb refuses to run as root, so as root the cluster runs as ``nobody`` in a di
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import hashlib
 import os
 import shutil
 import socket
@@ -36,8 +38,8 @@ def pg_bin() -> tuple[Path, str] | None:
     """The directory with initdb and pg_ctl and where it comes from, or None."""
     candidates: list[tuple[str, str]] = [(os.environ.get("PG_BIN", ""), "PG_BIN")]
     bundled = _pgserver_bin()
-    if bundled is not None:
-        candidates.append((str(bundled), "pgserver wheel"))
+    if bundled is not None and bundled.exists():
+        candidates.append((str(_reachable(bundled)), "pgserver wheel"))
     candidates += [
         (c, "Debian postgresql")
         for c in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)
@@ -46,6 +48,31 @@ def pg_bin() -> tuple[Path, str] | None:
         if c and (Path(c) / "initdb").exists() and (Path(c) / "pg_ctl").exists():
             return Path(c), origin
     return None
+
+
+def _reachable(bindir: Path) -> Path:
+    """``bindir``, or, as root when ``nobody`` (who runs the server) cannot enter it (a venv
+    inside a private temporary clone, as CI makes), the ``bin`` of a copy in a world-readable
+    folder under the system temp dir, made once per install. The copy keeps the wheel's layout
+    (``pgserver/pginstall`` beside ``pgserver.libs``): the binaries find their vendored
+    libraries by a relative rpath."""
+    if os.geteuid() != 0 or _unsearchable(bindir.resolve()) is None:
+        return bindir
+    site = bindir.resolve().parents[2]  # .../site-packages
+    key = hashlib.sha256(str(site).encode()).hexdigest()[:12]
+    copy = Path(tempfile.gettempdir()) / f"analogist-pgserver-{key}"
+    inner = Path("pgserver") / "pginstall" / "bin"
+    if not (copy / inner / "pg_ctl").exists():
+        part = Path(tempfile.mkdtemp(prefix="analogist-pgserver-"))
+        os.chmod(part, 0o755)
+        shutil.copytree(site / "pgserver" / "pginstall", part / "pgserver" / "pginstall")
+        if (site / "pgserver.libs").exists():
+            shutil.copytree(site / "pgserver.libs", part / "pgserver.libs")
+        os.chmod(part / "pgserver", 0o755)
+        with contextlib.suppress(OSError):  # another process made it meanwhile
+            part.rename(copy)
+        shutil.rmtree(part, ignore_errors=True)
+    return copy / inner
 
 
 def _unsearchable(path: Path) -> Path | None:
