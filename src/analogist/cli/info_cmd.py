@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from analogist.cli.common import echo_json, handle_errors, open_memory
+from analogist.store.postgres import is_postgres_url
 
 
 @click.command("info")
@@ -19,9 +20,7 @@ def info_cmd(ctx: click.Context, as_json: bool) -> None:
     store, indexes = memory.store, memory.indexes
     facts = {
         "database": store.path,
-        "backend": "postgresql"
-        if store.path.startswith(("postgresql:", "postgres:"))
-        else "sqlite",
+        "backend": "postgresql" if is_postgres_url(store.path) else "sqlite",
         "episodes": store.count(),
         "embedder": f"{memory.embedder.name} ({memory.embedder.dim}-d)",
         "vector_search": indexes.vector_search,

@@ -58,6 +58,7 @@ from analogist.signature.fingerprint import (
 from analogist.signature.model import Signature, parse_signature
 from analogist.store import Derived, Store
 from analogist.store.index_sync import IndexState
+from analogist.store.postgres import is_postgres_url
 
 LEVELS = ("L0", "L2", "L3")
 
@@ -147,7 +148,7 @@ class Indexes:
                 return "pgvector exact (the database scans every row)"
             return f"pgvector HNSW in the database (hnsw.ef_search {expansion_search()})"
         missing = self.store.vector_search_missing()
-        on_pg = self.store.path.startswith(("postgresql://", "postgres://"))
+        on_pg = is_postgres_url(self.store.path)
         also = f"; pgvector not used: {missing}" if on_pg and missing else ""
         why = "exact_vectors is set" if self.exact_vectors else ann_available()
         if why is not None:

@@ -158,6 +158,10 @@ class CallLog:
             conn.executemany(sql, rows)
         return len(rows)
 
+    def keys(self) -> set[str]:
+        """Every cache key with at least one logged row."""
+        return {r[0] for r in self._rows("SELECT DISTINCT cache_key FROM llm_calls")}
+
     def lookup(self, cache_key: str) -> CallRecord | None:
         """The newest successful answer for a key, or None."""
         rows = self._rows(

@@ -141,7 +141,8 @@ def seed_calls(store: Any, path: str | Path) -> tuple[int, int]:
     """
     _, records = read_replay(path)
     log = CallLog(store)
-    fresh = [r for r in records if not log.for_key(r.cache_key)]
+    known = log.keys()
+    fresh = [r for r in records if r.cache_key not in known]
     if fresh:
         log.record_many(fresh)
     return len(fresh), len(records) - len(fresh)
