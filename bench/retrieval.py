@@ -39,6 +39,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -249,6 +250,13 @@ def dir_mb(path: str) -> float:
     return total / 2**20
 
 
+def progress(msg: str) -> None:
+    """A timestamped line on stderr, flushed: a long run that is stopped still shows what it
+    measured (the parent passes the children's stderr through)."""
+    stamp = time.strftime("%H:%M:%S")
+    print(f"[{stamp} load {os.getloadavg()[0]:.1f}] {msg}", file=sys.stderr, flush=True)
+
+
 def ingest(
     db: str,
     n: int,
@@ -281,9 +289,18 @@ def ingest(
         spent += time.perf_counter() - t0
         cpu += time.process_time() - c0
         assert not report.rejected, report.rejected[:2]
+        done = min(n, start + batch)
+        if done % 100_000 == 0 or done == n:
+            added = done - per_item
+            progress(
+                f"ingest {done:,}/{n:,}: {added / spent:,.0f}/s wall, {added / cpu:,.0f}/CPU-s, "
+                f"peak RSS {rss_mb()[1]:,.0f} MB"
+            )
+    progress(f"first save of {n:,} started")
     t0, c0 = time.perf_counter(), time.process_time()
     memory.indexes.save()
     save_s, save_cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    progress(f"first save: {save_s:,.1f} s wall, {save_cpu_s:,.1f} s CPU")
     grown, saves = n, []
     for g in growth:
         extra = max(1, round(n * g))
@@ -307,6 +324,7 @@ def ingest(
             }
         )
         grown += extra
+        progress(f"+{g:g} ({extra:,} added in {added_s:,.1f} s): save {saves[-1]['save_s']:,.1f} s")
     full_s = full_cpu_s = None
     if full_rebuild:
         t0, c0 = time.perf_counter(), time.process_time()
@@ -359,6 +377,7 @@ def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
         "first_skipped": pool.skipped,
         "rebuilt": list(memory.indexes.rebuilt),
     }
+    progress(f"open + first answer at {n:,}: {out['open_first_answer_s']:.2f} s")
     targets = [parse_signature(r, memory.store.vocabulary) for r in raw]
     out["latency_ms"], out["cpu_ms"], out["hits"] = {}, {}, {}
     for name, ch in make_channels().items():
@@ -372,6 +391,9 @@ def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
         out["latency_ms"][name] = percentiles(times)
         out["cpu_ms"][name] = percentiles(cpu)[0]
         out["hits"][name] = found / len(targets)
+        progress(
+            f"{name}: p50 {out['latency_ms'][name][0]:.2f} ms, CPU p50 {out['cpu_ms'][name]:.2f} ms"
+        )
     out["vector_mode"] = memory.indexes.vectors("L2").mode
     out["vector_search"] = memory.indexes.vector_search
     out["rss_mb"], out["peak_rss_mb"] = rss_mb()
@@ -404,6 +426,9 @@ def query(db: str, n: int, queries: int, embedder_name: str, seed: int) -> dict:
         out["recall_at_10"][level] = float(np.mean(recall))
         out["strict_recall_at_10"][level] = float(np.mean(strict))
         out["exact_ms"][level] = percentiles(times)[0]
+        progress(
+            f"{level}: recall@10 {out['recall_at_10'][level]:.3f}, exact p50 {out['exact_ms'][level]:.1f} ms"
+        )
     rows = np.array(rows_of["L2"].matrix)  # the floor's matrix, in RAM
     qs, times = emb.embed([sig.level("L2") for sig in targets]), []
     for q in qs:
@@ -477,12 +502,17 @@ def run_size(
             growth,
             *(["--full-rebuild"] if full_rebuild else []),
         ]
-        with load:
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        with load:  # the child's progress lines and errors go straight to our stderr
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
         out[f"load_{stage}"] = load.summary()
         if proc.returncode != 0:
-            raise SystemExit(f"{stage} at {n:,} failed:\n{proc.stderr[-3000:]}")
-        out.update(json.loads(proc.stdout.strip().splitlines()[-1]))
+            raise SystemExit(
+                f"{stage} at {n:,} failed (exit {proc.returncode}; its stderr is above)"
+            )
+        got = json.loads(proc.stdout.strip().splitlines()[-1])
+        out.update(got)
+        if keep:  # each stage's figures survive a later stage being stopped
+            Path(keep, f"{stage}.json").write_text(json.dumps(got, indent=1))
     if pg:
         out["db_mb"] = database_bytes(db) / 2**20
         if not keep:
