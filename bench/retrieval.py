@@ -290,7 +290,7 @@ def ingest(
         cpu += time.process_time() - c0
         assert not report.rejected, report.rejected[:2]
         done = min(n, start + batch)
-        if done % 100_000 == 0 or done == n:
+        if done // 100_000 > start // 100_000 or done == n:
             added = done - per_item
             progress(
                 f"ingest {done:,}/{n:,}: {added / spent:,.0f}/s wall, {added / cpu:,.0f}/CPU-s, "

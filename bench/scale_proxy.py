@@ -119,7 +119,7 @@ def main() -> None:
             continue
         _, level, name = key.split(":", 2)
         prefix = next(p.name[: -len("rows.f32")] for p in folder.glob(f"vec_{level}_*rows.f32"))
-        v = load_vectors(folder, prefix, args.dim, False, int(entry["n"]))
+        v = load_vectors(folder, level, name, args.dim, False, int(entry["n"]))
         os.environ["ANALOGIST_EXACT_VECTORS"] = "1"  # no graph over k identical copies
         tiled = VectorIndex(v.dim, base=np.tile(np.asarray(v.base), (k, 1)), ids=tile_ids(v.ids, k))
         entries[key].update(save_vectors(tmp, tiled, prefix, None))

@@ -27,6 +27,14 @@ import numpy as np
 #: vectors; 200 gives 0.80 there, 0.99 on L2); ``ANALOGIST_HNSW_EF`` overrides it.
 CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 128, 800
 
+#: ef_search per level where it differs from ``EXPANSION_SEARCH``.
+EXPANSION_SEARCH_BY_LEVEL: dict[str, int] = {}
+
+#: Candidates asked of the graph beyond the k wanted; all are re-scored exactly from the float32
+#: rows. The graph ranks by its bf16 copy, which can push a true top-k row just past k on
+#: nearly orthogonal vectors whose best scores differ in the third decimal.
+EXTRA_CANDIDATES = 0
+
 #: How the graph stores its copy of the vectors. bf16 is coarser than f16 (8-bit mantissa), which
 #: only perturbs which candidates are found (they are re-scored from the float32 rows), and it
 #: builds 1.3-1.7x faster on CPUs with bf16 dot products (measured: 2,015 vs 1,489 rows/s at 30k
@@ -36,13 +44,39 @@ CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 128, 800
 GRAPH_DTYPE = "bf16"
 
 
-def expansion_search() -> int:
-    raw = os.environ.get("ANALOGIST_HNSW_EF", str(EXPANSION_SEARCH))
-    if not raw.isdigit() or int(raw) < 1:
-        from analogist.errors import ConfigError
+def expansion_search(level: str | None = None, limit: int | None = None) -> int:
+    """ef_search for ``level``'s graph. ``ANALOGIST_HNSW_EF`` sets it: one number for every
+    level, or ``L0=3200,L2=400`` per level (levels not named keep their default). ``limit``
+    caps the default only (pgvector's ``hnsw.ef_search`` limit); an explicit setting above it
+    is the caller's to reject."""
+    default = EXPANSION_SEARCH_BY_LEVEL.get(level or "", EXPANSION_SEARCH)
+    if limit is not None:
+        default = min(default, limit)
+    raw = os.environ.get("ANALOGIST_HNSW_EF", "").strip()
+    if not raw:
+        return default
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    per_level: dict[str, int] = {}
+    for part in raw.split(","):
+        name, _, value = part.strip().partition("=")
+        if name not in ("L0", "L1", "L2", "L3") or not value.isdigit() or int(value) < 1:
+            from analogist.errors import ConfigError
 
-        raise ConfigError(f"ANALOGIST_HNSW_EF={raw!r} must be a positive whole number")
-    return int(raw)
+            raise ConfigError(
+                f"ANALOGIST_HNSW_EF={raw!r} must be a positive whole number, or LEVEL=N pairs "
+                "such as L0=3200,L2=400"
+            )
+        per_level[name] = int(value)
+    return per_level.get(level or "", default)
+
+
+def expansion_search_text(limit: int | None = None) -> str:
+    """ef_search as ``analogist info`` shows it: one number, or one per level."""
+    efs = {lv: expansion_search(lv, limit) for lv in ("L0", "L2", "L3")}
+    if len(set(efs.values())) == 1:
+        return str(efs["L0"])
+    return ", ".join(f"{lv} {ef}" for lv, ef in efs.items())
 
 
 def _index_class() -> Any:
@@ -152,11 +186,12 @@ class Hnsw:
         self.index.save(str(path))  # type: ignore[attr-defined]
 
     @classmethod
-    def open(cls, path: Path) -> Hnsw:
+    def open(cls, path: Path, level: str | None = None) -> Hnsw:
+        """The graph at ``path``, memory-mapped, searching with ``level``'s ef_search."""
         idx = _index_class().restore(str(path), view=True)
         if idx is None:
             raise ValueError(f"{path} is not a usearch index")
-        idx.expansion_search = expansion_search()  # settable at run time
+        idx.expansion_search = expansion_search(level)  # settable at run time
         return cls(idx, path)
 
     def candidates(self, query: np.ndarray, k: int) -> np.ndarray:

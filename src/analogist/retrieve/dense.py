@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analogist.retrieve.ann import Hnsw, expansion_search
+from analogist.retrieve.ann import EXTRA_CANDIDATES, Hnsw, expansion_search
 from analogist.retrieve.frozen import IdTable
+from analogist.store.pg_vectors import MAX_EF_SEARCH
 
 if TYPE_CHECKING:
     from analogist.store import Store
@@ -66,6 +67,7 @@ class VectorIndex:
         self.ids = ids if ids is not None else IdTable()
         self.ann = ann
         self.exact = False
+        self.extra_candidates = EXTRA_CANDIDATES
         self.replaced: set[int] = set()
         self._blocks: list[np.ndarray] = []
 
@@ -164,7 +166,7 @@ class VectorIndex:
         n0 = len(self.base)
         assert self.ann is not None
         base_part = np.union1d(
-            self.ann.candidates(q, k + len(banned)),
+            self.ann.candidates(q, k + len(banned) + self.extra_candidates),
             np.fromiter(self.replaced, np.int64, len(self.replaced)),
         )
         scores = np.concatenate(
@@ -207,5 +209,5 @@ class ServerVectorIndex:
             k,
             exclude=exclude,
             exact=self.exact,
-            ef_search=expansion_search(),
+            ef_search=expansion_search(self.level, limit=MAX_EF_SEARCH),
         )

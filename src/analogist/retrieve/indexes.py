@@ -29,7 +29,7 @@ from analogist.episode import Episode
 from analogist.errors import AnalogistError, ConfigError
 from analogist.models.embedding import Embedder
 from analogist.retrieve.ann import available as ann_available
-from analogist.retrieve.ann import exact_forced, expansion_search, vector_search_choice
+from analogist.retrieve.ann import exact_forced, expansion_search_text, vector_search_choice
 from analogist.retrieve.dense import ServerVectorIndex, VectorIndex
 from analogist.retrieve.mac import MacIndex, mac_features
 from analogist.retrieve.persist import (
@@ -58,6 +58,7 @@ from analogist.signature.fingerprint import (
 from analogist.signature.model import Signature, parse_signature
 from analogist.store import Derived, Store
 from analogist.store.index_sync import IndexState
+from analogist.store.pg_vectors import MAX_EF_SEARCH
 from analogist.store.postgres import is_postgres_url
 
 LEVELS = ("L0", "L2", "L3")
@@ -146,7 +147,7 @@ class Indexes:
         if self.in_database:
             if exact:
                 return "pgvector exact (the database scans every row)"
-            return f"pgvector HNSW in the database (hnsw.ef_search {expansion_search()})"
+            return f"pgvector HNSW in the database (hnsw.ef_search {expansion_search_text(MAX_EF_SEARCH)})"
         missing = self.store.vector_search_missing()
         on_pg = is_postgres_url(self.store.path)
         also = f"; pgvector not used: {missing}" if on_pg and missing else ""
@@ -154,7 +155,7 @@ class Indexes:
         if why is not None:
             return f"exact scan in this process ({why}){also}"
         return (
-            f"local HNSW graph (usearch, ef_search {expansion_search()}) over the persisted "
+            f"local HNSW graph (usearch, ef_search {expansion_search_text()}) over the persisted "
             f"snapshot, rows not yet in one scanned exactly{also}"
         )
 
@@ -167,10 +168,10 @@ class Indexes:
             server.exact = self.exact_vectors or exact_forced()
             return server
         if key not in self._vectors:
-            prefix, dim = vector_prefix(level, self.embedder.name), self.embedder.dim
+            name, dim = self.embedder.name, self.embedder.dim
             idx = self._open(
-                f"vec:{level}:{self.embedder.name}",
-                lambda d, e: load_vectors(d, prefix, dim, not self.exact_vectors, int(e["n"])),
+                f"vec:{level}:{name}",
+                lambda d, e: load_vectors(d, level, name, dim, not self.exact_vectors, int(e["n"])),
                 lambda: VectorIndex(dim),
             )
             idx.exact = self.exact_vectors
@@ -338,9 +339,7 @@ class Indexes:
         self._fp.stale = stale
         self._mac = load_mac(folder)
         for (level, name), old in list(self._vectors.items()):
-            new = load_vectors(
-                folder, vector_prefix(level, name), old.dim, not self.exact_vectors, len(old)
-            )
+            new = load_vectors(folder, level, name, old.dim, not self.exact_vectors, len(old))
             new.exact = old.exact
             self._vectors[(level, name)] = new
         self._source = {key: folder for key in entries}

@@ -183,16 +183,21 @@ def _map_rows(path: Path, n: int, dim: int, mode: str) -> np.ndarray:
     return np.memmap(path, dtype=np.float32, mode=mode, shape=(n, dim))  # type: ignore[call-overload]
 
 
-def load_vectors(d: Path, prefix: str, dim: int, with_ann: bool, n: int) -> VectorIndex:
-    """A vector index opened from snapshot ``d`` (its first ``n`` rows: a later snapshot may
-    have appended to the same rows file)."""
+def load_vectors(
+    d: Path, level: str, embedder: str, dim: int, with_ann: bool, n: int
+) -> VectorIndex:
+    """``level``'s vector index opened from snapshot ``d`` (its first ``n`` rows: a later
+    snapshot may have appended to the same rows file)."""
+    prefix = vector_prefix(level, embedder)
     raw = d / f"{prefix}rows.f32"
     if raw.exists():
         rows = _map_rows(raw, n, dim, "c")
     else:  # format 1: one .npy per index
         rows = np.load(d / f"{prefix}rows.npy", mmap_mode="c")
     graph = d / f"{prefix}hnsw.usearch"
-    ann = Hnsw.open(graph) if with_ann and graph.exists() and ann_available() is None else None
+    ann = (
+        Hnsw.open(graph, level) if with_ann and graph.exists() and ann_available() is None else None
+    )
     return VectorIndex(dim, base=rows, ids=_load_ids(d, prefix), ann=ann)
 
 
