@@ -32,11 +32,8 @@ from analogist.retrieve.dense import VectorIndex  # noqa: E402
 from analogist.signature import parse_signature  # noqa: E402
 
 
-def sweep(
-    db: str, efs: list[int], queries: int, seed: int, levels: list[str], extras: list[int]
-) -> dict:
-    """Per level: exact p50 and, per ef_search and number of extra candidates asked of the
-    graph (all re-scored exactly), recall@10 (ties counted) and CPU p50/p95."""
+def sweep(db: str, efs: list[int], queries: int, seed: int, levels: list[str]) -> dict:
+    """Per level: exact p50 and, per ef_search, recall@10 (ties counted) and CPU p50/p95."""
     emb = make_embedder("hashing")
     rng = random.Random(seed + 1)  # the query stage's queries
     memory = Memory(db, embedder=emb)
@@ -56,9 +53,8 @@ def sweep(
             exact_cpu.append((time.thread_time() - c0) * 1000)
         idx.exact = False
         row: dict = {"exact_cpu_p50_ms": percentiles(exact_cpu)[0], "ef": {}}
-        for ef, extra in [(ef, x) for ef in efs for x in extras]:
+        for ef in efs:
             idx.ann.index.expansion_search = ef  # type: ignore[attr-defined]
-            idx.extra_candidates = extra
             cpu, recall = [], []
             for q, best in zip(qs, want):
                 c0 = time.thread_time()
@@ -73,9 +69,7 @@ def sweep(
                 "cpu_p50_ms": p50,
                 "cpu_p95_ms": p95,
             }
-            progress(
-                f"{level} ef {ef} +{extra}: recall@10 {np.mean(recall):.3f}, CPU p50 {p50:.2f} ms"
-            )
+            progress(f"{level} ef {ef}: recall@10 {np.mean(recall):.3f}, CPU p50 {p50:.2f} ms")
         out["levels"][level] = row
     memory.store.close()
     return out
@@ -86,14 +80,12 @@ def main() -> None:
     ap.add_argument("--db", required=True, help="a database bench/retrieval.py --keep left")
     ap.add_argument("--ef", default="200,400,800,1600,3200")
     ap.add_argument("--levels", default="L0,L2,L3")
-    ap.add_argument("--extra", default="0", help="extra candidates asked of the graph, e.g. 0,40")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     efs = [int(e) for e in args.ef.split(",") if e]
-    print(
-        json.dumps(sweep(args.db, efs, args.queries, args.seed, args.levels.split(",")), indent=1)
-    )
+    got = sweep(args.db, efs, args.queries, args.seed, args.levels.split(","))
+    print(json.dumps(got, indent=1))
 
 
 if __name__ == "__main__":

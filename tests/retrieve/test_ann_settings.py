@@ -1,6 +1,6 @@
 """HNSW search settings (retrieve/ann.py): ef_search per level from ``ANALOGIST_HNSW_EF`` (one
-number or ``LEVEL=N`` pairs), the limit a PostgreSQL memory puts on the default, a bad setting
-in one line, and the extra candidates a search asks of the graph and re-scores exactly."""
+number or ``LEVEL=N`` pairs), the limit a PostgreSQL memory puts on the default, and a bad setting
+in one line."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ import pytest
 from analogist.errors import ConfigError
 from analogist.retrieve import ann
 from analogist.retrieve.ann import Hnsw, expansion_search, expansion_search_text
-from analogist.retrieve.dense import VectorIndex
-from analogist.retrieve.frozen import IdTable
 
 
 @pytest.fixture
@@ -55,39 +53,6 @@ def test_limit_caps_the_default_not_an_explicit_setting(no_env):
     assert expansion_search("L2", limit=1000) == min(ann.EXPANSION_SEARCH, 1000)
     no_env.setenv("ANALOGIST_HNSW_EF", "L0=4000")
     assert expansion_search("L0", limit=1000) == 4000  # pg_vectors.ef_for rejects it, loudly
-
-
-class Recording:
-    """A stand-in graph: returns the first ``k`` rows and records ``k``."""
-
-    def __init__(self, order: np.ndarray):
-        self.order, self.asked = order, []
-
-    def __len__(self) -> int:
-        return len(self.order)
-
-    def candidates(self, query: np.ndarray, k: int) -> np.ndarray:
-        self.asked.append(k)
-        return self.order[:k]
-
-
-def test_extra_candidates_are_asked_of_the_graph_and_rescored_exactly():
-    rng = np.random.default_rng(3)
-    rows = rng.standard_normal((50, 8)).astype(np.float32)
-    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-    q = rows[0]
-    truth = np.argsort(-(rows @ q), kind="stable")
-    # a graph whose own ranking puts the true 2nd and 3rd best just past k = 3
-    order = np.concatenate([truth[[0, 3, 4, 1, 2]], truth[5:]])
-    graph = Recording(order)
-    idx = VectorIndex(8, base=rows, ids=IdTable.build([f"e{i}" for i in range(50)]), ann=graph)  # type: ignore[arg-type]
-    idx.extra_candidates = 0
-    assert [e for e, _ in idx.search(q, 3)] == [f"e{truth[0]}", f"e{truth[3]}", f"e{truth[4]}"]
-    idx.extra_candidates = 2
-    got = idx.search(q, 3)
-    assert graph.asked == [3, 5]
-    assert [e for e, _ in got] == [f"e{i}" for i in truth[:3]]
-    assert all(abs(s - float(rows[int(e[1:])] @ q)) < 1e-6 for e, s in got)
 
 
 @pytest.mark.skipif(ann.available() is not None, reason=f"HNSW unavailable: {ann.available()}")

@@ -30,11 +30,6 @@ CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 128, 800
 #: ef_search per level where it differs from ``EXPANSION_SEARCH``.
 EXPANSION_SEARCH_BY_LEVEL: dict[str, int] = {}
 
-#: Candidates asked of the graph beyond the k wanted; all are re-scored exactly from the float32
-#: rows. The graph ranks by its bf16 copy, which can push a true top-k row just past k on
-#: nearly orthogonal vectors whose best scores differ in the third decimal.
-EXTRA_CANDIDATES = 0
-
 #: How the graph stores its copy of the vectors. bf16 is coarser than f16 (8-bit mantissa), which
 #: only perturbs which candidates are found (they are re-scored from the float32 rows), and it
 #: builds 1.3-1.7x faster on CPUs with bf16 dot products (measured: 2,015 vs 1,489 rows/s at 30k

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analogist.retrieve.ann import EXTRA_CANDIDATES, Hnsw, expansion_search
+from analogist.retrieve.ann import Hnsw, expansion_search
 from analogist.retrieve.frozen import IdTable
 from analogist.store.pg_vectors import MAX_EF_SEARCH
 
@@ -67,7 +67,6 @@ class VectorIndex:
         self.ids = ids if ids is not None else IdTable()
         self.ann = ann
         self.exact = False
-        self.extra_candidates = EXTRA_CANDIDATES
         self.replaced: set[int] = set()
         self._blocks: list[np.ndarray] = []
 
@@ -166,7 +165,7 @@ class VectorIndex:
         n0 = len(self.base)
         assert self.ann is not None
         base_part = np.union1d(
-            self.ann.candidates(q, k + len(banned) + self.extra_candidates),
+            self.ann.candidates(q, k + len(banned)),
             np.fromiter(self.replaced, np.int64, len(self.replaced)),
         )
         scores = np.concatenate(
