@@ -60,9 +60,12 @@ def run(n: int, level: str, queries: int, seed: int, folder: str, efs: list[int]
     del graph
     out["graph_mb"] = os.path.getsize(path) / 2**20
     idx = VectorIndex(
-        emb.dim, base=rows, ids=IdTable.build([f"ep_{i}" for i in range(n)]), ann=Hnsw.open(path)
+        emb.dim,
+        base=rows,
+        ids=IdTable.build([f"ep_{i}" for i in range(n)]),
+        ann=Hnsw.open(path, level),
     )
-    out["ef_search"] = expansion_search()
+    out["ef_search"] = expansion_search(level)
     qs = emb.embed(level_texts(queries, level, seed + 1, "q"))
     approx, times = [], []
     for q in qs:

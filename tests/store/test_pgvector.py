@@ -180,7 +180,10 @@ def test_info_shows_the_vector_search_in_use(pgvector_server, env, tmp_path):
     url = pgvector_server.url()
     got = _info(url)
     assert got.exit_code == 0, got.output
-    assert "vector search: pgvector HNSW in the database (hnsw.ef_search 800)" in got.output
+    assert (
+        "vector search: pgvector HNSW in the database (hnsw.ef_search L0 800, L2 200, L3 1000)"
+        in got.output
+    )
     env.setenv("ANALOGIST_EXACT_VECTORS", "1")
     assert "vector search: pgvector exact" in _info(url).output
     env.delenv("ANALOGIST_EXACT_VECTORS")
