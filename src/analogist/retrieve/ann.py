@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from analogist.retrieve.random_access import advise_file
+
 #: Graph parameters: M (connectivity), ef_construction, ef_search. ef_search 800 is what the
 #: bench's hardest level needs for recall@10 >= 0.95 at 100k (L0: near-orthogonal bag-of-words
 #: vectors; 200 gives 0.80 there, 0.99 on L2); ``ANALOGIST_HNSW_EF`` overrides it.
@@ -191,6 +193,7 @@ class Hnsw:
         if idx is None:
             raise ValueError(f"{path} is not a usearch index")
         idx.expansion_search = expansion_search(level)  # settable at run time
+        advise_file(path)  # no read-ahead around the walk's scattered pages
         return cls(idx, path)
 
     def candidates(self, query: np.ndarray, k: int) -> np.ndarray:
