@@ -476,6 +476,7 @@ def run_size(
     growth: str = "",
     stages: tuple[str, ...] = ("ingest", "query"),
     full_rebuild: bool = False,
+    batch: int = 5000,
 ) -> dict:
     """Ingest and query in two child processes (RSS is each stage's own)."""
     tmp = keep or tempfile.mkdtemp(prefix="analogist-bench-")
@@ -500,6 +501,8 @@ def run_size(
             str(seed),
             "--growth",
             growth,
+            "--batch",
+            str(batch),
             *(["--full-rebuild"] if full_rebuild else []),
         ]
         with load:  # the child's progress lines and errors go straight to our stderr
@@ -546,6 +549,13 @@ def main() -> None:
         "--full-rebuild", action="store_true", help="after --growth, time save(full=True)"
     )
     ap.add_argument("--no-query", action="store_true", help="ingest and save only")
+    ap.add_argument(
+        "--batch",
+        type=int,
+        default=5000,
+        help="episodes per Memory.add call (default 5000; the size itself: one bulk add, "
+        "as `analogist add FILE` does)",
+    )
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep", help="keep the database and snapshot in this folder (one size)")
     ap.add_argument(
@@ -566,6 +576,7 @@ def main() -> None:
             args.seed,
             growth=growth,
             full_rebuild=args.full_rebuild,
+            batch=args.batch,
         )
         print(json.dumps(got))
         return
@@ -592,6 +603,7 @@ def main() -> None:
                 args.growth,
                 stages,
                 args.full_rebuild,
+                args.batch,
             )
         )
         if not args.json:
