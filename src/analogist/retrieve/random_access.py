@@ -2,8 +2,8 @@
 
 An HNSW walk touches scattered nodes of a graph file of hundreds of MB. By
 default the kernel reads ahead around every page fault of a file mapping, so the first query
-of a 1M memory on a cold page cache read and mapped ~750 MB of each HNSW graph (measured:
-``docs/performance.md``, "Cold open"). ``MADV_RANDOM`` turns that read-ahead off for the
+of a 1M memory on a cold page cache mapped 430-750 MB of each 925 MB HNSW graph (measured:
+``docs/performance.md``, "Cold open and MADV_RANDOM"; 170-230 MB advised). ``MADV_RANDOM`` turns that read-ahead off for the
 mapping, so a one-shot process reads what its walks touch. The rows files are not advised:
 exact search reads them from end to end, where read-ahead is what it needs. It is a hint:
 answers do not change, and where the platform has no ``madvise`` (or no ``/proc/self/maps``)
