@@ -32,6 +32,25 @@ from analogist.retrieve.dense import VectorIndex  # noqa: E402
 from analogist.signature import parse_signature  # noqa: E402
 
 
+def ef_point(
+    idx: VectorIndex, qs: np.ndarray, want: list[list[tuple[str, float]]], ef: int
+) -> tuple[float, float, float]:
+    """Recall@10 (ties counted) and CPU p50/p95 of ``idx`` searched with ef_search ``ef``
+    against the exact answers ``want``."""
+    assert idx.ann is not None
+    idx.ann.index.expansion_search = ef  # type: ignore[attr-defined]
+    idx.exact, cpu, recall = False, [], []
+    for q, best in zip(qs, want):
+        c0 = time.thread_time()
+        got = idx.search(q, 10)
+        cpu.append((time.thread_time() - c0) * 1000)
+        kth = best[-1][1] if best else 0.0
+        # search re-scores exactly, so a found row's score is its exact cosine
+        recall.append(sum(s >= kth - 1e-5 for _, s in got) / max(1, len(best)))
+    p50, p95 = percentiles(cpu)
+    return float(np.mean(recall)), p50, p95
+
+
 def sweep(db: str, efs: list[int], queries: int, seed: int, levels: list[str]) -> dict:
     """Per level: exact p50 and, per ef_search, recall@10 (ties counted) and CPU p50/p95."""
     emb = make_embedder("hashing")
@@ -40,7 +59,7 @@ def sweep(db: str, efs: list[int], queries: int, seed: int, levels: list[str]) -
     targets = [
         parse_signature(generate(rng, f"q_{i}"), memory.store.vocabulary) for i in range(queries)
     ]
-    out: dict = {"size": len(memory.indexes.vectors("L0")), "levels": {}}
+    out: dict = {"levels": {}}
     for level in levels:
         idx = memory.indexes.vectors(level)
         if not isinstance(idx, VectorIndex) or idx.ann is None:
@@ -52,24 +71,11 @@ def sweep(db: str, efs: list[int], queries: int, seed: int, levels: list[str]) -
             want.append(idx.search(q, 10))
             exact_cpu.append((time.thread_time() - c0) * 1000)
         idx.exact = False
-        row: dict = {"exact_cpu_p50_ms": percentiles(exact_cpu)[0], "ef": {}}
+        row: dict = {"rows": len(idx), "exact_cpu_p50_ms": percentiles(exact_cpu)[0], "ef": {}}
         for ef in efs:
-            idx.ann.index.expansion_search = ef  # type: ignore[attr-defined]
-            cpu, recall = [], []
-            for q, best in zip(qs, want):
-                c0 = time.thread_time()
-                got = idx.search(q, 10)
-                cpu.append((time.thread_time() - c0) * 1000)
-                kth = best[-1][1] if best else 0.0
-                # search re-scores exactly, so a found row's score is its exact cosine
-                recall.append(sum(s >= kth - 1e-5 for _, s in got) / max(1, len(best)))
-            p50, p95 = percentiles(cpu)
-            row["ef"][ef] = {
-                "recall_at_10": float(np.mean(recall)),
-                "cpu_p50_ms": p50,
-                "cpu_p95_ms": p95,
-            }
-            progress(f"{level} ef {ef}: recall@10 {np.mean(recall):.3f}, CPU p50 {p50:.2f} ms")
+            recall, p50, p95 = ef_point(idx, qs, want, ef)
+            row["ef"][ef] = {"recall_at_10": recall, "cpu_p50_ms": p50, "cpu_p95_ms": p95}
+            progress(f"{level} ef {ef}: recall@10 {recall:.3f}, CPU p50 {p50:.2f} ms")
         out["levels"][level] = row
     memory.store.close()
     return out

@@ -30,6 +30,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ef_sweep import ef_point  # noqa: E402
 from retrieval import LoadSampler, generate, percentiles, rss_split_mb  # noqa: E402
 
 from analogist.models.embedding import HashingEmbedder  # noqa: E402
@@ -95,16 +96,8 @@ def run(n: int, level: str, queries: int, seed: int, folder: str, efs: list[int]
     sweep: list[tuple[int, float, float]] = []
     out["ef_sweep"] = sweep
     for ef in efs:  # the same graph searched wider: recall against latency
-        assert idx.ann is not None
-        idx.ann.index.expansion_search = ef  # type: ignore[attr-defined]
-        idx.exact, times, recall = False, [], []
-        for q, w in zip(qs, want_all):
-            c1 = time.thread_time()
-            got = idx.search(q, 10)
-            times.append((time.thread_time() - c1) * 1000)
-            kth = w[-1][1] if w else 0.0
-            recall.append(sum(s >= kth - 1e-5 for _, s in got) / max(1, len(w)))
-        sweep.append((ef, float(np.mean(recall)), percentiles(times)[0]))
+        got_recall, p50, _ = ef_point(idx, qs, want_all, ef)
+        sweep.append((ef, got_recall, p50))
     return out
 
 
