@@ -63,3 +63,12 @@ def test_an_opened_graph_searches_with_its_levels_ef(no_env, tmp_path):
     no_env.setenv("ANALOGIST_HNSW_EF", "L2=321")
     assert Hnsw.open(path, "L2").index.expansion_search == 321  # type: ignore[attr-defined]
     assert Hnsw.open(path, "L0").index.expansion_search == expansion_search("L0")  # type: ignore[attr-defined]
+
+
+@pytest.mark.skipif(ann.available() is not None, reason=f"HNSW unavailable: {ann.available()}")
+def test_a_graph_is_built_with_its_levels_connectivity(no_env):
+    rows = np.eye(16, dtype=np.float32)
+    for level in ("L0", "L2", "L3"):
+        want = ann.CONNECTIVITY_BY_LEVEL.get(level, ann.CONNECTIVITY)
+        assert Hnsw.build(rows, level=level).index.connectivity == want  # type: ignore[attr-defined]
+    assert ann.CONNECTIVITY_BY_LEVEL.get("L3", ann.CONNECTIVITY) != ann.CONNECTIVITY

@@ -181,7 +181,7 @@ def test_info_shows_the_vector_search_in_use(pgvector_server, env, tmp_path):
     got = _info(url)
     assert got.exit_code == 0, got.output
     assert (
-        "vector search: pgvector HNSW in the database (hnsw.ef_search L0 800, L2 200, L3 1000)"
+        "vector search: pgvector HNSW in the database (hnsw.ef_search L0 800, L2 200, L3 800)"
         in got.output
     )
     env.setenv("ANALOGIST_EXACT_VECTORS", "1")

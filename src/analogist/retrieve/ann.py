@@ -31,10 +31,17 @@ CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = 16, 128, 800
 
 #: ef_search per level where it differs from ``EXPANSION_SEARCH`` (measured on the bench's 1M
 #: memory, ``bench/ef_sweep.py``, CPU p50 on an idle core): L2 reaches recall@10 0.986 at 200
-#: in 4.0 ms (0.987 at 800 in 9.0 ms; 0.997 at 200 at 100k); L3 needs 1,600 for 0.946 in
-#: 7.3 ms (0.921 at 800, 0.951 at 3,200 in 14.5 ms). L0 keeps 800 (0.80 in 9.4 ms at 1M,
+#: in 4.0 ms (0.987 at 800 in 9.0 ms; 0.997 at 200 at 100k); L3 (an M 32 graph, below) 0.987
+#: at 800 in 4.9 ms (an M 16 graph: 0.921 there, 0.946 at 1,600). L0 keeps 800 (0.80 in 9.4 ms at 1M,
 #: 0.96 at 100k): 0.935 needs 3,200 and 32 ms there, beyond the latency a search may take.
-EXPANSION_SEARCH_BY_LEVEL: dict[str, int] = {"L2": 200, "L3": 1600}
+EXPANSION_SEARCH_BY_LEVEL: dict[str, int] = {"L2": 200, "L3": 800}
+
+#: M per level where it differs from ``CONNECTIVITY``. L3 at M 16 saturated at recall@10 0.951
+#: on the bench's 1M memory (ef 3,200, 14.5 ms); at M 32 it reaches 0.987 at ef 800 in 4.9 ms
+#: (0.976 at 400), for a 1.2x longer build. L0 gained little per CPU-millisecond from M 32 at
+#: 300k (docs/performance.md). A graph keeps the M it was built with (read from its file):
+#: one saved before this needs ``save(full=True)`` to be rebuilt at M 32.
+CONNECTIVITY_BY_LEVEL: dict[str, int] = {"L3": 32}
 
 #: How the graph stores its copy of the vectors. bf16 is coarser than f16 (8-bit mantissa), which
 #: only perturbs which candidates are found (they are re-scored from the float32 rows), and it
@@ -145,7 +152,9 @@ class Hnsw:
         return len(self.index)  # type: ignore[arg-type]
 
     @classmethod
-    def build(cls, matrix: np.ndarray, threads: int | None = None) -> Hnsw:
+    def build(
+        cls, matrix: np.ndarray, threads: int | None = None, level: str | None = None
+    ) -> Hnsw:
         """A graph over every row of ``matrix`` (unit rows; inner-product metric). One thread by
         default, so the same rows give the same graph; ``ANALOGIST_HNSW_THREADS=N`` builds
         faster on N cores at the price of that determinism."""
@@ -156,7 +165,7 @@ class Hnsw:
             ndim=matrix.shape[1],
             metric="ip",
             dtype=GRAPH_DTYPE,
-            connectivity=CONNECTIVITY,
+            connectivity=CONNECTIVITY_BY_LEVEL.get(level or "", CONNECTIVITY),
             expansion_add=EXPANSION_ADD,
             expansion_search=EXPANSION_SEARCH,
         )

@@ -306,7 +306,7 @@ class Indexes:
             for (level, name), idx in self._vectors.items():
                 key = f"vec:{level}:{name}"
                 base_from = None if full else self._reusable(key, idx, live)
-                fields = save_vectors(tmp, idx, vector_prefix(level, name), base_from)
+                fields = save_vectors(tmp, idx, vector_prefix(level, name), base_from, level)
                 entries[key] = {"rowid": self._covered[key], "n": len(idx), **fields}
             folder = self.root / f"{state.generation}-{os.getpid()}-{time.time_ns()}"
             shutil.rmtree(folder, ignore_errors=True)

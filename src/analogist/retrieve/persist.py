@@ -125,7 +125,9 @@ def vector_prefix(level: str, embedder: str) -> str:
     return f"vec_{level}_{key64(embedder):016x}_"
 
 
-def save_vectors(d: Path, idx: VectorIndex, prefix: str, base_from: Path | None) -> dict:
+def save_vectors(
+    d: Path, idx: VectorIndex, prefix: str, base_from: Path | None, level: str | None = None
+) -> dict:
     """Rows (raw float32, ``rows.f32``), ids and, when usearch is available, an HNSW graph.
 
     With ``base_from`` — the live snapshot folder whose files ``idx.base`` was opened from —
@@ -162,7 +164,7 @@ def save_vectors(d: Path, idx: VectorIndex, prefix: str, base_from: Path | None)
         graph = Hnsw.extend(old_graph, idx.tail_blocks(), n0)
         fields["hnsw_extended"] = graph is not None
     if graph is None:
-        graph = Hnsw.build(_map_rows(raw, n, idx.dim, "r"))
+        graph = Hnsw.build(_map_rows(raw, n, idx.dim, "r"), level=level)
     graph.save(d / f"{prefix}hnsw.usearch")
     fields["hnsw"] = True
     return fields
