@@ -118,11 +118,10 @@ def main() -> None:
         if not key.startswith("vec:"):
             continue
         _, level, name = key.split(":", 2)
-        prefix = next(p.name[: -len("rows.f32")] for p in folder.glob(f"vec_{level}_*rows.f32"))
         v = load_vectors(folder, level, name, args.dim, False, int(entry["n"]))
         os.environ["ANALOGIST_EXACT_VECTORS"] = "1"  # no graph over k identical copies
         tiled = VectorIndex(v.dim, base=np.tile(np.asarray(v.base), (k, 1)), ids=tile_ids(v.ids, k))
-        entries[key].update(save_vectors(tmp, tiled, prefix, None))
+        entries[key].update(save_vectors(tmp, tiled, level, name, None))
         del tiled
     entries["fp"]["stale"] = 0
     final = root / f"{manifest['generation']}-proxy-x{k}"

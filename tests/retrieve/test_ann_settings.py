@@ -28,7 +28,7 @@ def test_defaults_per_level(no_env):
 def test_one_number_sets_every_level(no_env):
     no_env.setenv("ANALOGIST_HNSW_EF", "123")
     assert [expansion_search(lv) for lv in ("L0", "L2", "L3")] == [123, 123, 123]
-    assert expansion_search_text() == "123"
+    assert expansion_search_text(("L0", "L2", "L3")) == "123"
 
 
 def test_level_pairs_set_those_levels_only(no_env):
@@ -36,7 +36,7 @@ def test_level_pairs_set_those_levels_only(no_env):
     assert expansion_search("L0") == 3000
     assert expansion_search("L3") == 77
     assert expansion_search("L2") == ann.EXPANSION_SEARCH_BY_LEVEL.get("L2", ann.EXPANSION_SEARCH)
-    assert expansion_search_text().startswith("L0 3000, L2 ")
+    assert expansion_search_text(("L0", "L2", "L3")).startswith("L0 3000, L2 ")
 
 
 @pytest.mark.parametrize("raw", ["0", "-5", "fast", "L9=100", "L0=", "L0=1e3", "L0:100"])

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from analogist.retrieve.random_access import advise_file
+from analogist.signature.model import LEVELS
 
 #: Graph parameters: M (connectivity), ef_construction, ef_search. ef_search 800 is what the
 #: bench's hardest level needs for recall@10 >= 0.95 at 100k (L0: near-orthogonal bag-of-words
@@ -68,7 +69,7 @@ def expansion_search(level: str | None = None, limit: int | None = None) -> int:
     per_level: dict[str, int] = {}
     for part in raw.split(","):
         name, _, value = part.strip().partition("=")
-        if name not in ("L0", "L1", "L2", "L3") or not value.isdigit() or int(value) < 1:
+        if name not in LEVELS or not value.isdigit() or int(value) < 1:
             from analogist.errors import ConfigError
 
             raise ConfigError(
@@ -79,11 +80,11 @@ def expansion_search(level: str | None = None, limit: int | None = None) -> int:
     return per_level.get(level or "", default)
 
 
-def expansion_search_text(limit: int | None = None) -> str:
-    """ef_search as ``analogist info`` shows it: one number, or one per level."""
-    efs = {lv: expansion_search(lv, limit) for lv in ("L0", "L2", "L3")}
+def expansion_search_text(levels: Iterable[str], limit: int | None = None) -> str:
+    """ef_search of ``levels`` as ``analogist info`` shows it: one number, or one per level."""
+    efs = {lv: expansion_search(lv, limit) for lv in levels}
     if len(set(efs.values())) == 1:
-        return str(efs["L0"])
+        return str(next(iter(efs.values())))
     return ", ".join(f"{lv} {ef}" for lv, ef in efs.items())
 
 

@@ -44,7 +44,6 @@ from analogist.retrieve.persist import (
     save_vectors,
     snapshot_lock,
     snapshot_root,
-    vector_prefix,
 )
 from analogist.retrieve.provenance import DerivativeIndex
 from analogist.retrieve.schemas import SchemaLibrary, parse_schema
@@ -147,7 +146,7 @@ class Indexes:
         if self.in_database:
             if exact:
                 return "pgvector exact (the database scans every row)"
-            return f"pgvector HNSW in the database (hnsw.ef_search {expansion_search_text(MAX_EF_SEARCH)})"
+            return f"pgvector HNSW in the database (hnsw.ef_search {expansion_search_text(LEVELS, MAX_EF_SEARCH)})"
         missing = self.store.vector_search_missing()
         on_pg = is_postgres_url(self.store.path)
         also = f"; pgvector not used: {missing}" if on_pg and missing else ""
@@ -155,7 +154,7 @@ class Indexes:
         if why is not None:
             return f"exact scan in this process ({why}){also}"
         return (
-            f"local HNSW graph (usearch, ef_search {expansion_search_text()}) over the persisted "
+            f"local HNSW graph (usearch, ef_search {expansion_search_text(LEVELS)}) over the persisted "
             f"snapshot, rows not yet in one scanned exactly{also}"
         )
 
@@ -306,7 +305,7 @@ class Indexes:
             for (level, name), idx in self._vectors.items():
                 key = f"vec:{level}:{name}"
                 base_from = None if full else self._reusable(key, idx, live)
-                fields = save_vectors(tmp, idx, vector_prefix(level, name), base_from, level)
+                fields = save_vectors(tmp, idx, level, name, base_from)
                 entries[key] = {"rowid": self._covered[key], "n": len(idx), **fields}
             folder = self.root / f"{state.generation}-{os.getpid()}-{time.time_ns()}"
             shutil.rmtree(folder, ignore_errors=True)

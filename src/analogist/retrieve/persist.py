@@ -126,7 +126,7 @@ def vector_prefix(level: str, embedder: str) -> str:
 
 
 def save_vectors(
-    d: Path, idx: VectorIndex, prefix: str, base_from: Path | None, level: str | None = None
+    d: Path, idx: VectorIndex, level: str, embedder: str, base_from: Path | None
 ) -> dict:
     """Rows (raw float32, ``rows.f32``), ids and, when usearch is available, an HNSW graph.
 
@@ -136,6 +136,7 @@ def save_vectors(
     it never sees them), and the graph is read back from there and only the tail is added.
     Otherwise every row is written and the graph built. Returns the manifest fields.
     """
+    prefix = vector_prefix(level, embedder)
     _save_ids(d, prefix, idx.ids)
     n0, n, width = len(idx.base), len(idx), idx.dim * 4
     raw, old_raw = d / f"{prefix}rows.f32", (base_from or d) / f"{prefix}rows.f32"

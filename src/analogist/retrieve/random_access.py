@@ -31,11 +31,11 @@ def advise_file(path: Path) -> int:
     libc = _libc()
     if libc is None:
         return 0
-    target, done = os.path.realpath(path), 0
+    target, done = os.path.realpath(path), 0  # the kernel lists mappings by resolved path
     with open("/proc/self/maps") as maps:
         for line in maps:
             parts = line.split(maxsplit=5)
-            if len(parts) < 6 or os.path.realpath(parts[5].strip()) != target:
+            if len(parts) < 6 or parts[5].rstrip("\n") != target:
                 continue
             start, end = (int(x, 16) for x in parts[0].split("-"))
             done += libc.madvise(start, end - start, _MADV_RANDOM) == 0
