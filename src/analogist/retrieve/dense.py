@@ -14,6 +14,7 @@ import numpy as np
 
 from analogist.retrieve.ann import Hnsw, expansion_search
 from analogist.retrieve.frozen import IdTable
+from analogist.retrieve.random_access import prefetch
 from analogist.store.pg_vectors import MAX_EF_SEARCH
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ class VectorIndex:
     def matrix(self) -> np.ndarray:
         """All rows as one (n, dim) array (a copy; for snapshots and tests)."""
         tail = len(self.ids) - len(self.base)
+        prefetch(self.base)
         parts = [np.asarray(self.base)] + self._blocks
         return (
             np.concatenate(parts)[: len(self.base) + tail]
@@ -146,6 +148,7 @@ class VectorIndex:
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Cosine of ``query`` with every stored row, in insertion order (exact)."""
         q = np.asarray(query, dtype=np.float32).reshape(self.dim)
+        prefetch(self.base)  # mapped random-access: ask for every row in large reads first
         return np.concatenate([np.asarray(self.base @ q, dtype=np.float32), self._tail_scores(q)])
 
     def search(

@@ -23,6 +23,7 @@ from hashlib import blake2b
 import numpy as np
 
 from analogist.retrieve.postings import Postings, _add_dense
+from analogist.retrieve.random_access import prefetch
 
 
 def key64(s: str) -> int:
@@ -76,7 +77,9 @@ class FrozenPostings:
         if i < 0:
             return np.zeros(0, np.int32), np.zeros(0, np.float32)
         a, b = int(self.offsets[i]), int(self.offsets[i + 1])
-        return self.docs[a:b], self.weights[a:b]
+        docs, weights = self.docs[a:b], self.weights[a:b]
+        prefetch(docs), prefetch(weights)  # a long list: one read, not a fault per page
+        return docs, weights
 
     def df(self, feature: str) -> int:
         i = self._slot(feature)
@@ -89,6 +92,7 @@ class FrozenPostings:
                 continue
             row = self._hot_row.get(self._slot(f))
             if row is not None:  # a feature in many documents: one dense uint8 column
+                prefetch(self.hot[row])
                 _add_dense(acc, self.hot[row], qw, how)
                 continue
             d, w = self.column(f)
@@ -112,6 +116,8 @@ class FrozenPostings:
 
     def triples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(key per entry, doc, weight) for every posting, in key-then-doc order."""
+        for part in (self.keys, self.offsets, self.docs, self.weights):
+            prefetch(part)  # read whole (a new snapshot), though mapped for scattered reads
         per = np.diff(self.offsets).astype(np.int64)
         return np.repeat(self.keys, per), np.asarray(self.docs), np.asarray(self.weights)
 
@@ -340,6 +346,8 @@ class IdTable:
         merged into the base's (the same table :meth:`build` makes, in O(n))."""
         if not self.tail:
             return self
+        for part in (self.base, self.order, self.sorted_keys):
+            prefetch(part)  # read whole, though mapped for scattered reads
         tail_keys = keys64(self.tail)
         order = np.argsort(tail_keys, kind="stable")
         docs = np.arange(len(self.base), len(self), dtype=np.int32)

@@ -37,6 +37,7 @@ from analogist.retrieve.frozen import (
 )
 from analogist.retrieve.mac import MacIndex
 from analogist.retrieve.postings import Postings
+from analogist.retrieve.random_access import advise_random, prefetch
 from analogist.retrieve.wl import FingerprintIndex
 
 #: Snapshot format written; ``READABLE`` lists those opened (1: vector rows as ``.npy``).
@@ -62,9 +63,20 @@ def _save_ids(d: Path, prefix: str, ids: IdTable) -> None:
 
 
 def _load_ids(d: Path, prefix: str) -> IdTable:
-    return IdTable(
-        *(np.load(d / f"{prefix}{n}.npy", mmap_mode="r") for n in ("ids", "ids_order", "ids_keys"))
-    )
+    return IdTable(*(_mapped(d / f"{prefix}{n}.npy") for n in ("ids", "ids_order", "ids_keys")))
+
+
+#: Postings arrays read whole (every document's sum and norm), so left to the kernel's
+#: read-ahead; the others are read at scattered places (random_access.py).
+_READ_WHOLE = ("sums", "norms")
+
+
+def _mapped(path: Path, scattered: bool = True) -> np.ndarray:
+    """A saved array memory-mapped read-only; ``scattered``: advised random-access."""
+    array = np.load(path, mmap_mode="r")
+    if scattered:
+        advise_random(array)
+    return array
 
 
 def _frozen(p: LayeredPostings | Postings) -> FrozenPostings:
@@ -79,7 +91,7 @@ def _save_postings(d: Path, prefix: str, p: LayeredPostings | Postings) -> None:
 
 def _load_postings(d: Path, prefix: str) -> LayeredPostings:
     arrays = {
-        n: np.load(d / f"{prefix}{n}.npy", mmap_mode="r")
+        n: _mapped(d / f"{prefix}{n}.npy", scattered=n not in _READ_WHOLE)
         for n in FrozenPostings.ARRAYS
         if (d / f"{prefix}{n}.npy").exists()
     }
@@ -92,6 +104,7 @@ def save_fingerprints(d: Path, idx: FingerprintIndex) -> None:
     tail_keys = keys64(idx.tail_hashes)
     tail_docs = np.arange(len(idx) - len(idx.tail_hashes), len(idx), dtype=np.int32)
     order = np.lexsort((tail_docs, tail_keys))  # the base is sorted already: merge the tail in
+    prefetch(idx.hash_keys), prefetch(idx.hash_docs)
     keys, docs = merge_sorted(
         np.asarray(idx.hash_keys, np.uint64),
         (np.asarray(idx.hash_docs, np.int32),),
@@ -107,8 +120,8 @@ def load_fingerprints(d: Path, version: str) -> FingerprintIndex:
         version,
         _load_postings(d, "fp_"),
         _load_ids(d, "fp_"),
-        np.load(d / "fp_hash_keys.npy", mmap_mode="r"),
-        np.load(d / "fp_hash_docs.npy", mmap_mode="r"),
+        _mapped(d / "fp_hash_keys.npy"),
+        _mapped(d / "fp_hash_docs.npy"),
     )
 
 
@@ -151,6 +164,7 @@ def save_vectors(
             f.truncate(n0 * width)  # drop what a crashed save may have appended
             f.seek(n0 * width)
         else:
+            prefetch(idx.base)
             np.ascontiguousarray(idx.base, np.float32).tofile(f)
         for block in idx.tail_blocks():
             block.tofile(f)
@@ -197,6 +211,7 @@ def load_vectors(
         rows = _map_rows(raw, n, dim, "c")
     else:  # format 1: one .npy per index
         rows = np.load(d / f"{prefix}rows.npy", mmap_mode="c")
+    advise_random(rows)  # a search re-scores a few rows; an exact scan prefetches them all
     graph = d / f"{prefix}hnsw.usearch"
     ann = (
         Hnsw.open(graph, level) if with_ann and graph.exists() and ann_available() is None else None

@@ -1,13 +1,20 @@
-"""Random-access hints for the memory-mapped snapshot files (Linux ``madvise(MADV_RANDOM)``).
+"""Access hints for the memory-mapped snapshot files (Linux ``madvise``).
 
-An HNSW walk touches scattered nodes of a graph file of hundreds of MB. By
-default the kernel reads ahead around every page fault of a file mapping, so the first query
-of a 1M memory on a cold page cache mapped 430-750 MB of each 925 MB HNSW graph (measured:
-``docs/performance.md``, "Cold open and MADV_RANDOM"; 170-230 MB advised). ``MADV_RANDOM`` turns that read-ahead off for the
-mapping, so a one-shot process reads what its walks touch. The rows files are not advised:
-exact search reads them from end to end, where read-ahead is what it needs. It is a hint:
-answers do not change, and where the platform has no ``madvise`` (or no ``/proc/self/maps``)
-it is skipped.
+By default the kernel reads ahead around every page fault of a file mapping (up to the
+device's ``read_ahead_kb``: 8 MB on the machine measured), which a one-shot process on a cold
+page cache pays for every scattered access. So:
+
+* An HNSW walk touches scattered nodes of a graph file of hundreds of MB: the graph is mapped
+  ``MADV_RANDOM`` (:func:`advise_file`, a mapping usearch made). The first query of a 1M
+  memory then read 170-230 MB of each 925 MB graph instead of 430-750 MB.
+* Arrays read at scattered places — posting-list keys, offsets and entries, id tables, the
+  vector rows a search re-scores — are mapped ``MADV_RANDOM`` too (:func:`advise_random`).
+* A part read from end to end — an exact scan of the rows, a dense hot column, a long posting
+  list — is asked for whole first (:func:`prefetch`, ``MADV_WILLNEED``): one large read
+  instead of a fault per page.
+
+Measured in ``docs/performance.md`` ("Cold open"). These are hints: answers do not change,
+and where the platform has no ``madvise`` (or no ``/proc/self/maps``) they are skipped.
 """
 
 from __future__ import annotations
@@ -20,7 +27,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 _MADV_RANDOM = getattr(mmap, "MADV_RANDOM", None)
+_MADV_WILLNEED = getattr(mmap, "MADV_WILLNEED", None)
+_PAGE = mmap.PAGESIZE
+
+#: A slice shorter than this many bytes is left to page faults (a prefetch costs a system call).
+PREFETCH_MIN_BYTES = 64 * 1024
 
 
 def advise_file(path: Path) -> int:
@@ -40,6 +54,44 @@ def advise_file(path: Path) -> int:
             start, end = (int(x, 16) for x in parts[0].split("-"))
             done += libc.madvise(start, end - start, _MADV_RANDOM) == 0
     return done
+
+
+def advise_random(array: np.ndarray) -> bool:
+    """Mark the pages of a memory-mapped ``array`` random-access; False where nothing was done
+    (an array in ordinary memory, an empty one, or no ``madvise``)."""
+    return _advise(array, _MADV_RANDOM)
+
+
+def prefetch(array: np.ndarray) -> bool:
+    """Ask the kernel to read a memory-mapped ``array`` (a contiguous slice of one) now, in
+    large requests, before it is read from end to end; False where nothing was done (ordinary
+    memory, a slice under :data:`PREFETCH_MIN_BYTES`, or no ``madvise``)."""
+    if array.nbytes < PREFETCH_MIN_BYTES:
+        return False
+    return _advise(array, _MADV_WILLNEED)
+
+
+def _advise(array: np.ndarray, advice: int | None) -> bool:
+    if advice is None or not array.nbytes or not _file_backed(array):
+        return False
+    if not array.flags.c_contiguous:
+        return False
+    libc = _libc()
+    if libc is None:
+        return False
+    start = array.__array_interface__["data"][0]
+    first = start - start % _PAGE  # the mapping starts on a page, so the page is mapped
+    return bool(libc.madvise(first, start + array.nbytes - first, advice) == 0)
+
+
+def _file_backed(array: np.ndarray) -> bool:
+    """Is ``array`` a view of a file mapping (``np.load(mmap_mode=...)``, ``np.memmap``)?"""
+    base: object = array
+    while isinstance(base, np.ndarray):
+        if isinstance(base, np.memmap):
+            return True
+        base = base.base
+    return isinstance(base, mmap.mmap)
 
 
 @functools.cache

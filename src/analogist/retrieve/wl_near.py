@@ -30,6 +30,7 @@ import numpy as np
 
 from analogist.retrieve.frozen import LayeredPostings, keys64
 from analogist.retrieve.postings import Postings
+from analogist.retrieve.random_access import prefetch
 
 #: Scores are compared with this tolerance, as in ``FingerprintIndex.near``.
 EPS = 1e-9
@@ -136,8 +137,11 @@ def _labels(p: LayeredPostings | Postings, feats: list[str]) -> list[_Label]:
         hot, parts = None, []
         if good:
             a, b = int(offsets[i]), int(offsets[i + 1])
+            prefetch(docs[a:b]), prefetch(weights[a:b])
             parts.append((docs[a:b], weights[a:b], 0))
             row = base._hot_row.get(i)
+            if row is not None:
+                prefetch(base.hot[row])  # a dense column read whole
             hot = None if row is None else np.asarray(base.hot[row])
         if tail.n_docs:
             d, w = tail.column(f)
