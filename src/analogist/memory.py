@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -48,6 +48,14 @@ if TYPE_CHECKING:
     from analogist.reason.triggers import Signals, Trigger
 
 Item = Episode | Mapping[str, Any] | str
+
+
+#: Items per chunk of a large :meth:`Memory.add` (parsed, derived and written together).
+ADD_CHUNK = 10_000
+
+
+class _HeldBack(Exception):
+    """Raised inside a chunked add's transaction to roll it back (``all_or_nothing``)."""
 
 
 @dataclass
@@ -142,15 +150,37 @@ class Memory:
         Invalid items are rejected as ``("line N", reason)`` (N counts from 1, blank lines
         included) and never written; the valid ones are written with their fingerprints and
         embeddings in one transaction. With ``all_or_nothing`` a single rejection writes
-        nothing and the valid ids are reported as ``held_back``.
+        nothing and the valid ids are reported as ``held_back``. More than ``ADD_CHUNK`` items
+        are parsed, derived and written a chunk at a time inside that one transaction, so
+        memory holds one chunk's episodes and index rows, not the whole load's.
 
         Raises:
             StoreError: the write itself failed; nothing was stored.
         """
         if isinstance(items, str):  # a whole JSONL text, not an iterable of lines
             items = items.splitlines()
-        report, accepted, where = AddReport(), [], dict[str, str]()
-        for n, item in enumerate(items, start=1):
+        lines = items if isinstance(items, Sequence) else list(items)
+        report, where = AddReport(), dict[str, str]()
+        if len(lines) > ADD_CHUNK:
+            return self._add_chunked(lines, report, where, all_or_nothing)
+        accepted = self._accept(lines, 0, report, where)
+        if all_or_nothing and report.rejected:
+            report.held_back = [e.id for e in accepted]
+            return report
+        if accepted:
+            derived, mac = self._derive(accepted)
+            self.store.add_episodes(accepted, derived)  # one transaction, bulk from 64 on
+            self.indexes.on_add(accepted, derived, mac)
+        report.added = [e.id for e in accepted]
+        return report
+
+    def _accept(
+        self, items: Sequence[Item], offset: int, report: AddReport, where: dict[str, str]
+    ) -> list[Episode]:
+        """Parse ``items`` (line numbers counted after ``offset``): the episodes that may be
+        written; rejections go to ``report``, ids accepted so far in ``where``."""
+        accepted = []
+        for n, item in enumerate(items, start=offset + 1):
             if isinstance(item, str) and not item.strip():
                 continue
             try:
@@ -163,18 +193,48 @@ class Memory:
                 continue
             where[ep.id] = f"line {n}"
             accepted.append(ep)
-        taken = self.store.existing_ids(where)
+        taken = self.store.existing_ids([e.id for e in accepted])
         for ep in [e for e in accepted if e.id in taken]:
             report.rejected.append((where[ep.id], f"episode {ep.id}: id is already stored"))
-        accepted = [e for e in accepted if e.id not in taken]
-        if all_or_nothing and report.rejected:
-            report.held_back = [e.id for e in accepted]
-            return report
-        if accepted:
-            derived, mac = self._derive(accepted)
-            self.store.add_episodes(accepted, derived)  # one transaction, bulk from 64 on
-            self.indexes.on_add(accepted, derived, mac)
-        report.added = [e.id for e in accepted]
+        return [e for e in accepted if e.id not in taken]
+
+    def _add_chunked(
+        self, lines: Sequence[Item], report: AddReport, where: dict[str, str], all_or_nothing: bool
+    ) -> AddReport:
+        """:meth:`add` of a large load: each chunk is parsed, derived, written and folded into
+        the built indexes before the next is read, all in one transaction. A write failure, or
+        a rejection under ``all_or_nothing`` (the rest is then only parsed, so every rejection
+        is reported), rolls the transaction back and drops the indexes the chunks were folded
+        into (they reload from the snapshot and the database when next needed)."""
+        valid: list[str] = []
+        folded = False
+
+        def chunks() -> Iterator[tuple[list[Episode], dict[str, Derived]]]:
+            nonlocal folded
+            for start in range(0, len(lines), ADD_CHUNK):
+                accepted = self._accept(lines[start : start + ADD_CHUNK], start, report, where)
+                valid.extend(e.id for e in accepted)
+                if not accepted or (all_or_nothing and report.rejected):
+                    continue
+                derived, mac = self._derive(accepted)
+                yield accepted, derived  # written before the generator resumes
+                folded = True
+                self.indexes.on_add(accepted, derived, mac)
+            if all_or_nothing and report.rejected:
+                raise _HeldBack
+
+        try:
+            report.added = self.store.add_episode_chunks(chunks(), len(lines))
+        except _HeldBack:
+            report.held_back = valid
+        except BaseException:
+            if folded:
+                self.indexes.invalidate()
+            raise
+        if report.held_back and folded:
+            self.indexes.invalidate()
+        elif folded:
+            self.indexes.mark_current()  # the committed rows are the ones folded in
         return report
 
     def add_jsonl(self, path: str | Path, *, all_or_nothing: bool = False) -> AddReport:

@@ -81,3 +81,46 @@ def test_a_failed_bulk_add_on_postgres_leaves_the_triggers_on(pg_server, tmp_pat
         m.add(lines(80, start=3))
     assert seen(m) == before and enabled_triggers(m) == triggers
     m.store.close()
+
+
+def test_a_chunked_load_builds_the_vector_indexes_once_after_its_last_chunk(
+    pg_server, tmp_path, monkeypatch
+):
+    """A load of more than ``ADD_CHUNK`` lines is written a chunk at a time in one
+    transaction; on an empty memory pgvector's HNSW indexes are built after the last chunk
+    (not after the first, which would insert every later row into a graph one at a time)."""
+    monkeypatch.setenv("ANALOGIST_INDEX_DIR", str(tmp_path / "idx"))
+    monkeypatch.setattr("analogist.store.store.BULK_INDEX_MIN", 50)
+    data = lines(120)
+    whole = Memory(pg_server.url("whole"), embedder=HashingEmbedder())
+    assert len(whole.add(data).added) == 120
+    monkeypatch.setattr("analogist.memory.ADD_CHUNK", 50)
+    m = Memory(pg_server.url("chunked"), embedder=HashingEmbedder())
+    if m.store.pgvector is None:
+        pytest.skip("the server has no pgvector")
+    graphs, real = [], m.store._put_derived_many
+
+    def spy(*a, **k):
+        n = real(*a, **k)
+        graphs.append(
+            m.store.conn.execute(
+                "SELECT COUNT(*) FROM pg_indexes WHERE indexname LIKE 'sig_vectors_hnsw_%'"
+            ).fetchone()[0]
+        )
+        return n
+
+    monkeypatch.setattr(m.store, "_put_derived_many", spy)
+    assert len(m.add(data).added) == 120
+    assert graphs == [0, 0, 0]  # three chunks written, no graph yet
+    assert (
+        m.store.conn.execute(
+            "SELECT COUNT(*) FROM pg_indexes WHERE indexname LIKE 'sig_vectors_hnsw_%'"
+        ).fetchone()[0]
+        == 3
+    )
+    assert seen(m) == seen(whole)
+    for x in (m, whole):
+        x.indexes.exact_vectors = True
+    assert answers(m, ["ep_3", "ep_99"]) == answers(whole, ["ep_3", "ep_99"])
+    m.store.close()
+    whole.store.close()

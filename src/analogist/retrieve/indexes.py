@@ -424,6 +424,11 @@ class Indexes:
                 self._derivatives.add(ep.id, ep.provenance)
         self._marker = self.store.change_marker()
 
+    def mark_current(self) -> None:
+        """Take the store as it is now as seen: the changes since are this process's own
+        writes, already folded in (a chunked add folds each chunk before its commit)."""
+        self._marker = self.store.change_marker()
+
     def invalidate(self) -> None:
         """Drop every cached index; each is reopened (snapshot, if still valid) or rebuilt from
         the store when next needed."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,7 @@ class PostgresStore(Store):
         self._all: list[Any] = []
         self._lock = threading.Lock()
         self.pgvector: str | None = None  # the vector extension's version, once migrated
+        self._indexes_deferred = False  # inside a bulk load that builds the HNSW indexes after
         self._vector_missing: str | None = None
         try:
             self._migrate()
@@ -182,15 +183,15 @@ class PostgresStore(Store):
             c.close()
         self._local = threading.local()
 
-    def add_episodes(
-        self, episodes: Sequence[Episode], derived: Mapping[str, Derived] | None = None
+    def add_episode_chunks(
+        self, chunks: Iterable[tuple[Sequence[Episode], Mapping[str, Derived]]], expected: int
     ) -> list[str]:
         try:
-            return super().add_episodes(episodes, derived)
+            return super().add_episode_chunks(chunks, expected)
         except StoreError as e:
             if str(e).startswith("postgresql"):
                 raise StoreError(
-                    f"adding {len(episodes)} episode(s) failed, nothing was stored: {e}"
+                    f"adding {expected} episode(s) failed, nothing was stored: {e}"
                 ) from None
             raise
 
@@ -217,6 +218,8 @@ class PostgresStore(Store):
             "VALUES (?, ?, ?, ?, ?, ?)",
             [(*r, pg_vectors.encode(r[4])) for r in rows],
         )
+        if self._indexes_deferred:  # a bulk load builds them once, after its last chunk
+            return
         for level, embedder, dim in missing:
             self.conn.raw.execute(pg_vectors.index_sql(level, embedder, dim))
 
@@ -344,7 +347,11 @@ class PostgresStore(Store):
                     "AND indexname LIKE 'sig_vectors_hnsw_%'"
                 ).fetchall():
                     self.conn.raw.execute(f'DROP INDEX "{name}"')
-                written = inner()
+                self._indexes_deferred = True
+                try:
+                    written = inner()
+                finally:
+                    self._indexes_deferred = False
                 self._index_pairs()
                 return written
 

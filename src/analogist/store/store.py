@@ -164,8 +164,54 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
             DuplicateEpisodeError: an id is already stored or repeated in the batch.
             StoreError: the write failed; nothing was changed.
         """
+        return self.add_episode_chunks([(episodes, derived or {})], len(episodes))
+
+    def add_episode_chunks(
+        self, chunks: Iterable[tuple[Sequence[Episode], Mapping[str, Derived]]], expected: int
+    ) -> list[str]:
+        """Add validated episodes that arrive in chunks (with their index rows), all in one
+        transaction; all or nothing. Each chunk is written before the next is asked for, so a
+        generator of chunks holds one at a time: a load of a million episodes never has them
+        all in memory. ``expected``, the episodes in all, picks the bulk path once (per-row
+        triggers off from ``BULK_MIN``; secondary indexes rebuilt after a load at least as
+        large as the memory). An exception raised by ``chunks`` rolls everything back and
+        propagates unchanged.
+
+        Raises:
+            DuplicateEpisodeError: an id is already stored or repeated in the load.
+            StoreError: the write failed; nothing was changed.
+        """
+        ids: list[str] = []
+        seen: set[str] = set()
+
+        def write() -> int:
+            written = 0
+            for episodes, derived in chunks:
+                new = self._new_ids(episodes, seen)
+                written += ep_rows.insert_episodes(self.conn, episodes)
+                written += self._put_derived_many(
+                    {e.id: derived[e.id] for e in episodes if e.id in derived}, fresh=True
+                )
+                ids.extend(new)
+            return written
+
+        try:
+            with transaction(self.conn):
+                if expected < BULK_MIN:
+                    write()
+                else:
+                    self.appending(write, rebuild_indexes=self._small_beside(expected))
+        except sqlite3.Error as e:
+            raise StoreError(
+                f"adding {max(expected, len(ids))} episode(s) failed, nothing was stored: {e}"
+            ) from None
+        return ids
+
+    def _new_ids(self, episodes: Sequence[Episode], seen: set[str]) -> list[str]:
+        """The ids of ``episodes``, checked to be new: not repeated within the load (``seen``
+        holds the earlier chunks' ids and takes these) and not already stored."""
         ids = [e.id for e in episodes]
-        dup = {i for i, n in Counter(ids).items() if n > 1}
+        dup = {i for i, n in Counter(ids).items() if n > 1} | seen.intersection(ids)
         if dup:
             raise DuplicateEpisodeError(f"episode {min(dup)}: id appears twice in this batch")
         taken = ep_rows.existing_ids(self.conn, ids)
@@ -174,24 +220,7 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
                 f"episode {min(taken)}: id is already stored; delete it first "
                 "(`analogist delete ID`) or choose a new id"
             )
-        derived = derived or {}
-
-        def write() -> int:
-            written = ep_rows.insert_episodes(self.conn, episodes)
-            return written + self._put_derived_many(
-                {e.id: derived[e.id] for e in episodes if e.id in derived}, fresh=True
-            )
-
-        try:
-            with transaction(self.conn):
-                if len(episodes) < BULK_MIN:
-                    write()
-                else:
-                    self.appending(write, rebuild_indexes=self._small_beside(len(episodes)))
-        except sqlite3.Error as e:
-            raise StoreError(
-                f"adding {len(episodes)} episode(s) failed, nothing was stored: {e}"
-            ) from None
+        seen.update(ids)
         return ids
 
     def _small_beside(self, n: int) -> bool:
