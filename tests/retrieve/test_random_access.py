@@ -88,6 +88,7 @@ def test_prefetch_and_advice_only_touch_file_mappings(tmp_path):
     mapped = np.load(tmp_path / "a.npy", mmap_mode="r")
     assert advise_random(mapped) and prefetch(mapped) and prefetch(mapped[7 : n - 3])
     assert not prefetch(mapped[:10])  # too short to be worth a system call
+    assert not prefetch(mapped)  # asked for once already
     in_memory = np.arange(n, dtype=np.int32)
     assert not advise_random(in_memory) and not prefetch(in_memory)
     assert not advise_random(mapped[:0])

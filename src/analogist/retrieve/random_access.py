@@ -35,6 +35,9 @@ _PAGE = mmap.PAGESIZE
 
 #: A slice shorter than this many bytes is left to page faults (a prefetch costs a system call).
 PREFETCH_MIN_BYTES = 64 * 1024
+#: (address, bytes) ranges this process has prefetched, up to ``_ASKED_MAX`` (then forgotten).
+_asked: set[tuple[int, int]] = set()
+_ASKED_MAX = 1 << 16
 
 
 def advise_file(path: Path) -> int:
@@ -65,10 +68,21 @@ def advise_random(array: np.ndarray) -> bool:
 def prefetch(array: np.ndarray) -> bool:
     """Ask the kernel to read a memory-mapped ``array`` (a contiguous slice of one) now, in
     large requests, before it is read from end to end; False where nothing was done (ordinary
-    memory, a slice under :data:`PREFETCH_MIN_BYTES`, or no ``madvise``)."""
+    memory, a slice under :data:`PREFETCH_MIN_BYTES`, a range already asked for by this
+    process, or no ``madvise``). Each range is asked for once: on pages already cached the
+    call still costs the kernel a walk over them (measured at 100k: +0.3 ms per S0/S1 query
+    when repeated every query)."""
     if array.nbytes < PREFETCH_MIN_BYTES:
         return False
-    return _advise(array, _MADV_WILLNEED)
+    key = (array.__array_interface__["data"][0], array.nbytes)
+    if key in _asked:
+        return False
+    if len(_asked) >= _ASKED_MAX:
+        _asked.clear()
+    done = _advise(array, _MADV_WILLNEED)
+    if done:
+        _asked.add(key)
+    return done
 
 
 def _advise(array: np.ndarray, advice: int | None) -> bool:
