@@ -102,6 +102,24 @@ def test_the_search_uses_the_pairs_hnsw_index(pgvector_server, env):
     s.close()
 
 
+def test_graphs_are_built_with_the_configured_parameters(pgvector_server, env):
+    """``ANALOGIST_PG_HNSW`` sets m and ef_construction of the indexes built from then on."""
+    env.setenv("ANALOGIST_PG_HNSW", "m=12,ef_construction=40")
+    s = PostgresStore(pgvector_server.url())
+    ep = parse_episode({"id": "a", "kind": "observation", "text": "x"}, s.vocabulary)
+    s.add_episodes([ep], {"a": Derived(vectors=(("L0", "hashing-8", np.ones(8, np.float32)),))})
+    (definition,) = s.conn.raw.execute(
+        "SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+        (pg_vectors.index_name("L0", "hashing-8"),),
+    ).fetchone()
+    assert "m='12'" in definition and "ef_construction='40'" in definition
+    s.close()
+    for bad in ("m=1", "m=16,ef_construction=20", "m=x"):
+        env.setenv("ANALOGIST_PG_HNSW", bad)
+        with pytest.raises(ConfigError, match="ANALOGIST_PG_HNSW"):
+            pg_vectors.build_params()
+
+
 def test_embeddings_stay_in_step_through_add_replace_delete_and_rollback(
     pgvector_server, env, monkeypatch
 ):
@@ -181,9 +199,16 @@ def test_info_shows_the_vector_search_in_use(pgvector_server, env, tmp_path):
     got = _info(url)
     assert got.exit_code == 0, got.output
     assert (
-        "vector search: pgvector HNSW in the database (hnsw.ef_search L0 800, L2 200, L3 800)"
-        in got.output
+        "vector search: pgvector HNSW in the database (hnsw.ef_search L0 800, L2 200, L3 800; "
+        "graphs built from now on: m 32, ef_construction 256)" in got.output
     )
+    env.setenv("ANALOGIST_PG_HNSW", "m=16,ef_construction=64")
+    assert "graphs built from now on: m 16, ef_construction 64)" in _info(url).output
+    env.setenv("ANALOGIST_PG_HNSW", "m=16,ef=64")
+    bad = _info(url)
+    assert bad.exit_code == 1 and "ANALOGIST_PG_HNSW='m=16,ef=64' must be m=N" in bad.output
+    assert "Traceback" not in bad.output
+    env.delenv("ANALOGIST_PG_HNSW")
     env.setenv("ANALOGIST_EXACT_VECTORS", "1")
     assert "vector search: pgvector exact" in _info(url).output
     env.delenv("ANALOGIST_EXACT_VECTORS")

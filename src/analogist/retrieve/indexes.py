@@ -58,6 +58,7 @@ from analogist.signature.model import Signature, parse_signature
 from analogist.store import Derived, Store
 from analogist.store.index_sync import IndexState
 from analogist.store.pg_vectors import MAX_EF_SEARCH
+from analogist.store.pg_vectors import build_params as pg_build_params
 from analogist.store.postgres import is_postgres_url
 
 LEVELS = ("L0", "L2", "L3")
@@ -146,7 +147,12 @@ class Indexes:
         if self.in_database:
             if exact:
                 return "pgvector exact (the database scans every row)"
-            return f"pgvector HNSW in the database (hnsw.ef_search {expansion_search_text(LEVELS, MAX_EF_SEARCH)})"
+            m, efc = pg_build_params()
+            return (
+                "pgvector HNSW in the database (hnsw.ef_search "
+                f"{expansion_search_text(LEVELS, MAX_EF_SEARCH)}; graphs built from now on: m {m}, "
+                f"ef_construction {efc})"
+            )
         missing = self.store.vector_search_missing()
         on_pg = is_postgres_url(self.store.path)
         also = f"; pgvector not used: {missing}" if on_pg and missing else ""

@@ -137,8 +137,9 @@ def _labels(p: LayeredPostings | Postings, feats: list[str]) -> list[_Label]:
         hot, parts = None, []
         if good:
             a, b = int(offsets[i]), int(offsets[i + 1])
-            prefetch(docs[a:b]), prefetch(weights[a:b])
-            parts.append((docs[a:b], weights[a:b], 0))
+            d, w = docs[a:b], weights[a:b]
+            prefetch(d), prefetch(w)  # a long list: one read, not a fault per page
+            parts.append((d, w, 0))
             row = base._hot_row.get(i)
             if row is not None:
                 prefetch(base.hot[row])  # a dense column read whole
