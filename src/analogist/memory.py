@@ -213,7 +213,8 @@ class Memory:
             nonlocal folded
             for start in range(0, len(lines), ADD_CHUNK):
                 accepted = self._accept(lines[start : start + ADD_CHUNK], start, report, where)
-                valid.extend(e.id for e in accepted)
+                if all_or_nothing:  # held back if anything is rejected
+                    valid.extend(e.id for e in accepted)
                 if not accepted or (all_or_nothing and report.rejected):
                     continue
                 derived, mac = self._derive(accepted)

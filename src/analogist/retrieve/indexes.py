@@ -261,7 +261,7 @@ class Indexes:
                 if idx is not None:
                     self._covered[key] = self._catch_up(key, idx, self._covered.get(key, 0))
             self._state = state
-        self._marker = self.store.change_marker()
+        self.mark_current()
 
     # persisting ------------------------------------------------------------------------
     def tail_size(self) -> tuple[int, int]:
@@ -428,11 +428,11 @@ class Indexes:
         if self._derivatives is not None:
             for ep in episodes:
                 self._derivatives.add(ep.id, ep.provenance)
-        self._marker = self.store.change_marker()
+        self.mark_current()
 
     def mark_current(self) -> None:
-        """Take the store as it is now as seen: the changes since are this process's own
-        writes, already folded in (a chunked add folds each chunk before its commit)."""
+        """Take the store as it is now as seen: its changes are in the indexes (folded in or
+        caught up; a chunked add folds each chunk before its commit) or the indexes dropped."""
         self._marker = self.store.change_marker()
 
     def invalidate(self) -> None:
@@ -444,7 +444,7 @@ class Indexes:
         self._covered.clear()
         self._source.clear()
         self._state = None
-        self._marker = self.store.change_marker()
+        self.mark_current()
 
     def refresh_if_changed(self) -> bool:
         """Catch up when the store changed behind this object (appends are folded in, anything

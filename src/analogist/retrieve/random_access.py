@@ -74,18 +74,22 @@ def prefetch(array: np.ndarray) -> bool:
     when repeated every query)."""
     if array.nbytes < PREFETCH_MIN_BYTES:
         return False
-    key = (array.__array_interface__["data"][0], array.nbytes)
+    key = (_address(array), array.nbytes)
     if key in _asked:
         return False
     if len(_asked) >= _ASKED_MAX:
         _asked.clear()
-    done = _advise(array, _MADV_WILLNEED)
+    done = _advise(array, _MADV_WILLNEED, key[0])
     if done:
         _asked.add(key)
     return done
 
 
-def _advise(array: np.ndarray, advice: int | None) -> bool:
+def _address(array: np.ndarray) -> int:
+    return int(array.__array_interface__["data"][0])
+
+
+def _advise(array: np.ndarray, advice: int | None, start: int | None = None) -> bool:
     if advice is None or not array.nbytes or not _file_backed(array):
         return False
     if not array.flags.c_contiguous:
@@ -93,7 +97,7 @@ def _advise(array: np.ndarray, advice: int | None) -> bool:
     libc = _libc()
     if libc is None:
         return False
-    start = array.__array_interface__["data"][0]
+    start = _address(array) if start is None else start
     first = start - start % _PAGE  # the mapping starts on a page, so the page is mapped
     return bool(libc.madvise(first, start + array.nbytes - first, advice) == 0)
 

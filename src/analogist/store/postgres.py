@@ -41,6 +41,8 @@ from analogist.store.store import Derived, Store
 SCHEMES = ("postgresql://", "postgres://")
 _MIGRATION_LOCK = 7_216_100  # pg_advisory_lock key: one process migrates at a time
 VECTOR_MIGRATION = "0005_vector_search"
+#: Rows a chunked load writes before its first ``ANALYZE`` (see ``add_episode_chunks``).
+ANALYZE_AFTER = 10_000
 
 
 def is_postgres_url(target: str | Path) -> bool:
@@ -220,9 +222,9 @@ class PostgresStore(Store):
             super()._write_vectors(verb, rows)
             return
         pairs = sorted({(r[1], r[2], r[3]) for r in rows})
-        missing = [
+        missing = [  # none while a bulk load defers them: it builds them after its last chunk
             p
-            for p in pairs
+            for p in ([] if self._indexes_deferred else pairs)
             if self.conn.raw.execute(
                 "SELECT to_regclass(%s)", (pg_vectors.index_name(p[0], p[1]),)
             ).fetchone()[0]
@@ -233,8 +235,6 @@ class PostgresStore(Store):
             "VALUES (?, ?, ?, ?, ?, ?)",
             [(*r, pg_vectors.encode(r[4])) for r in rows],
         )
-        if self._indexes_deferred:  # a bulk load builds them once, after its last chunk
-            return
         for level, embedder, dim in missing:
             self.conn.raw.execute(pg_vectors.index_sql(level, embedder, dim))
 
@@ -395,10 +395,6 @@ class PostgresStore(Store):
         finally:
             if conn.in_transaction:
                 conn.execute("COMMIT")
-
-
-#: Rows a chunked load writes before its first ``ANALYZE`` (see ``add_episode_chunks``).
-ANALYZE_AFTER = 10_000
 
 
 def snapshot_dir(url: str) -> Path:
