@@ -1,5 +1,6 @@
 """Incremental snapshot saves: a save after appends links the live snapshot's rows file and
-extends its HNSW graph instead of rewriting and rebuilding, answers exactly as a full rebuild,
+extends its per-dimension lists or HNSW graph instead of rewriting and rebuilding (both kinds:
+``kind``), answers exactly as a full rebuild,
 and survives a kill -9 in the middle (the live snapshot stays in force; the next save repairs
 the shared rows file)."""
 
@@ -11,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from analogist.retrieve.ann import available as ann_available
 from tests.scale.episodes import lines
@@ -19,6 +21,23 @@ from tests.scale.test_persisted_indexes import answers, fresh_answers, open_memo
 
 PROBES = ["ep_3", "ep_70", "ep_130"]
 HNSW = ann_available() is None
+
+
+@pytest.fixture(params=["lists", "hnsw"])
+def kind(request, monkeypatch) -> str:
+    """Each test runs with the hashing rows searched through lists (what ``auto`` picks for
+    them) and through an HNSW graph (``ANALOGIST_VECTOR_INDEX=hnsw``)."""
+    monkeypatch.setenv("ANALOGIST_VECTOR_INDEX", request.param)
+    return str(request.param)
+
+
+def extended(entry: dict, kind: str) -> bool:
+    """Was this vector entry's lists or graph extended (not rebuilt)?"""
+    return bool(entry["lists_extended"] if kind == "lists" else entry["hnsw_extended"])
+
+
+def expected_mode(kind: str) -> str:
+    return "lists" if kind == "lists" else ("hnsw" if HNSW else "exact")
 
 
 def manifest(folder: Path) -> dict:
@@ -53,24 +72,26 @@ def build(db: Path, *, steps: list[tuple[int, int]], full: bool = False) -> Path
     return folder
 
 
-def test_an_incremental_save_equals_a_full_rebuild(tmp_path):
+def test_an_incremental_save_equals_a_full_rebuild(tmp_path, kind):
     inc = build(tmp_path / "a.db", steps=[(0, 100), (100, 40)])
     full = build(tmp_path / "b.db", steps=[(0, 100), (100, 40)], full=True)
     for e in vector_entries(inc):
-        assert e["rows_linked"] and e["hnsw_extended"] == HNSW and e["n"] == 140
+        assert e["rows_linked"] and e["n"] == 140
+        assert extended(e, kind) == (kind == "lists" or HNSW)
+        assert e["lists"] == (kind == "lists") and e["hnsw"] == (kind == "hnsw" and HNSW)
     for e in vector_entries(full):
-        assert not e["rows_linked"] and not e["hnsw_extended"]
+        assert not e["rows_linked"] and not e["hnsw_extended"] and not e["lists_extended"]
     got, want = arrays(inc), arrays(full)
     assert sorted(got) == sorted(want)
     for name, a in want.items():
-        assert np.array_equal(got[name], a), name  # byte for byte the same S0/S1/ids/rows
-    for db in ("a.db", "b.db"):  # exact and HNSW answers equal a rebuild from the database
+        assert np.array_equal(got[name], a), name  # byte for byte the same S0/S1/ids/rows/lists
+    for db in ("a.db", "b.db"):  # exact, lists and HNSW answers equal a rebuild from the database
         m = open_memory(tmp_path / db)
         assert tails(m) == {"fp": 0, "mac": 0, "L2": 0}
         assert answers(m, PROBES) == fresh_answers(tmp_path / "b.db", PROBES)
         m.indexes.exact_vectors = False
         m.indexes.invalidate()
-        assert m.indexes.vectors("L2").mode == ("hnsw" if HNSW else "exact")
+        assert m.indexes.vectors("L2").mode == expected_mode(kind)
         assert scores(answers(m, PROBES)) == scores(fresh_answers(tmp_path / "b.db", PROBES))
         m.store.close()
 
@@ -166,7 +187,7 @@ def test_kill_9_in_the_middle_of_an_incremental_save(tmp_path):
     m.store.close()
 
 
-def test_a_format_1_snapshot_opens_and_the_next_save_upgrades_it(tmp_path):
+def test_a_format_1_snapshot_opens_and_the_next_save_upgrades_it(tmp_path, kind):
     db = tmp_path / "m.db"
     live = build(db, steps=[(0, 50)])
     man = manifest(live)  # rewrite it as the previous format wrote it: rows as .npy
@@ -176,7 +197,7 @@ def test_a_format_1_snapshot_opens_and_the_next_save_upgrades_it(tmp_path):
             rows = np.fromfile(raw, np.float32).reshape(-1, 384)[: entry["n"]]
             np.save(str(raw)[: -len("rows.f32")] + "rows.npy", rows)
             raw.unlink()
-            for field in ("rows", "rows_linked", "hnsw_extended"):
+            for field in ("rows", "rows_linked", "hnsw_extended", "lists", "lists_extended"):
                 entry.pop(field, None)
     man["format"] = 1
     (live / "manifest.json").write_text(json.dumps(man))
@@ -186,6 +207,6 @@ def test_a_format_1_snapshot_opens_and_the_next_save_upgrades_it(tmp_path):
     folder = m.indexes.save()
     assert folder is not None and manifest(folder)["format"] == 2
     for e in vector_entries(folder):
-        assert not e["rows_linked"] and e["hnsw_extended"] == HNSW  # rows rewritten once
+        assert not e["rows_linked"] and extended(e, kind) == (kind == "lists" or HNSW)
     assert answers(m, ["ep_55", "ep_5"]) == fresh_answers(db, ["ep_55", "ep_5"])
     m.store.close()

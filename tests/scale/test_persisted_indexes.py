@@ -179,12 +179,20 @@ def test_exact_search_is_kept_as_an_option(tmp_path, monkeypatch):
     m.indexes.save()
     m.store.close()
     m = Memory(db, embedder=HashingEmbedder())
-    expected = "hnsw" if ann_available() is None else "exact"
-    assert m.indexes.vectors("L2").mode == expected
+    assert m.indexes.vectors("L2").mode == "lists"  # hashing rows are sparse: exact lists
+    assert "L2 per-dimension lists (exact)" in m.indexes.vector_search
     m.store.close()
     monkeypatch.setenv("ANALOGIST_EXACT_VECTORS", "1")
     m = Memory(db, embedder=HashingEmbedder())
     assert m.indexes.vectors("L2").mode == "exact"
+    assert m.indexes.vector_search.startswith("exact scan in this process")
+    m.store.close()
+    monkeypatch.delenv("ANALOGIST_EXACT_VECTORS")
+    monkeypatch.setenv("ANALOGIST_VECTOR_INDEX", "hnsw")
+    m = Memory(db, embedder=HashingEmbedder())
+    m.indexes.save(full=True)  # a full save decides again: a graph now
+    expected = "hnsw" if ann_available() is None else "exact"
+    assert m.indexes.vectors("L2").mode == expected
     m.store.close()
 
 

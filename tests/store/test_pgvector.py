@@ -213,7 +213,7 @@ def test_info_shows_the_vector_search_in_use(pgvector_server, env, tmp_path):
     assert "vector search: pgvector exact" in _info(url).output
     env.delenv("ANALOGIST_EXACT_VECTORS")
     env.setenv("ANALOGIST_VECTOR_SEARCH", "local")
-    assert "vector search: local HNSW graph" in _info(url).output
+    assert "vector search: local, per level: L0 " in _info(url).output
     env.setenv("ANALOGIST_VECTOR_SEARCH", "pgvector")
     sqlite = _info(str(tmp_path / "m.db"))
     assert sqlite.exit_code == 1
@@ -238,7 +238,7 @@ def test_asking_for_pgvector_where_the_server_lacks_it_fails_in_one_line(pgvecto
     s = PostgresStore(pgvector_server.url())
     assert s.pgvector is None and "has no 'nope' extension" in str(s.vector_search_missing())
     m = Memory(s, embedder=HashingEmbedder(dim=64))
-    assert m.indexes.vector_search.startswith("local HNSW graph")
+    assert m.indexes.vector_search.startswith("local, per level: ")
     assert "pgvector not used: the PostgreSQL server" in m.indexes.vector_search
     env.setenv("ANALOGIST_VECTOR_SEARCH", "pgvector")
     with pytest.raises(ConfigError, match=r"^ANALOGIST_VECTOR_SEARCH=pgvector: the PostgreSQL"):

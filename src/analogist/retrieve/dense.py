@@ -8,7 +8,7 @@ at 100k x 384 a query is a ~40 MFLOP product plus an O(n) partial selection.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -19,6 +19,16 @@ from analogist.store.pg_vectors import MAX_EF_SEARCH
 
 if TYPE_CHECKING:
     from analogist.store import Store
+
+
+class Candidates(Protocol):
+    """What finds a search's candidate rows among a snapshot's base rows: an HNSW graph
+    (:class:`~analogist.retrieve.ann.Hnsw`, approximate) or per-dimension lists
+    (:class:`~analogist.retrieve.vector_lists.VectorLists`, exact)."""
+
+    def __len__(self) -> int: ...
+
+    def candidates(self, query: np.ndarray, k: int) -> np.ndarray: ...
 
 
 def top_indices(scores: np.ndarray, k: int) -> np.ndarray:
@@ -42,16 +52,17 @@ class VectorIndex:
     Rows are a base matrix (memory-mapped copy-on-write when opened from a persisted snapshot,
     see :mod:`analogist.retrieve.persist`) followed by fixed-size float32 blocks for rows added
     since, so growing never copies the corpus and never over-allocates by more than one block.
-    With an HNSW graph over the base (:class:`~analogist.retrieve.ann.Hnsw`) a search asks the
-    graph for candidates, scans the tail exactly and re-scores everything exactly; ``exact=True``
-    (or no graph) scans every row.
+    With an HNSW graph over the base (:class:`~analogist.retrieve.ann.Hnsw`) or per-dimension
+    lists (:class:`~analogist.retrieve.vector_lists.VectorLists`, sparse rows) a search asks
+    them for candidates, scans the tail exactly and re-scores everything exactly;
+    ``exact=True`` (or neither) scans every row.
 
     Args:
         dim: vector dimension (fixed by the embedder).
         block: rows per tail block.
         base: rows already persisted (n0, dim).
         ids: the ids of the base rows (an :class:`IdTable`).
-        ann: an HNSW graph over the base rows, or None.
+        ann: an HNSW graph or per-dimension lists over the base rows, or None.
     """
 
     def __init__(
@@ -60,7 +71,7 @@ class VectorIndex:
         block: int = 32768,
         base: np.ndarray | None = None,
         ids: IdTable | None = None,
-        ann: Hnsw | None = None,
+        ann: Candidates | None = None,
     ):
         self.dim = dim
         self.block = block
@@ -79,8 +90,11 @@ class VectorIndex:
 
     @property
     def mode(self) -> str:
-        """How a search runs: ``hnsw`` (approximate candidates, exact scores) or ``exact``."""
-        return "hnsw" if self.ann is not None and not self.exact else "exact"
+        """How a search runs: ``hnsw`` (approximate candidates, exact scores), ``lists``
+        (per-dimension lists: exact candidates and scores) or ``exact`` (a scan of every row)."""
+        if self.ann is None or self.exact:
+            return "exact"
+        return "hnsw" if isinstance(self.ann, Hnsw) else "lists"
 
     @property
     def matrix(self) -> np.ndarray:
@@ -167,8 +181,8 @@ class VectorIndex:
         q = np.asarray(query, dtype=np.float32).reshape(self.dim)
         n0 = len(self.base)
         assert self.ann is not None
-        base_part = np.union1d(
-            self.ann.candidates(q, k + len(banned)),
+        base_part = np.union1d(  # a replaced row is scored afresh, so ask for that many more
+            self.ann.candidates(q, k + len(banned) + len(self.replaced)),
             np.fromiter(self.replaced, np.int64, len(self.replaced)),
         )
         scores = np.concatenate(

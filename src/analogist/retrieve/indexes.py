@@ -29,7 +29,12 @@ from analogist.episode import Episode
 from analogist.errors import AnalogistError, ConfigError
 from analogist.models.embedding import Embedder
 from analogist.retrieve.ann import available as ann_available
-from analogist.retrieve.ann import exact_forced, expansion_search_text, vector_search_choice
+from analogist.retrieve.ann import (
+    exact_forced,
+    expansion_search,
+    expansion_search_text,
+    vector_search_choice,
+)
 from analogist.retrieve.dense import ServerVectorIndex, VectorIndex
 from analogist.retrieve.mac import MacIndex, mac_features
 from analogist.retrieve.persist import (
@@ -47,6 +52,7 @@ from analogist.retrieve.persist import (
 )
 from analogist.retrieve.provenance import DerivativeIndex
 from analogist.retrieve.schemas import SchemaLibrary, parse_schema
+from analogist.retrieve.vector_lists import vector_index_choice
 from analogist.retrieve.wl import FingerprintIndex
 from analogist.signature.fingerprint import (
     Fingerprint,
@@ -156,12 +162,36 @@ class Indexes:
         missing = self.store.vector_search_missing()
         on_pg = is_postgres_url(self.store.path)
         also = f"; pgvector not used: {missing}" if on_pg and missing else ""
-        why = "exact_vectors is set" if self.exact_vectors else ann_available()
-        if why is not None:
+        if self.exact_vectors or exact_forced():
+            why = "exact_vectors is set" if self.exact_vectors else "ANALOGIST_EXACT_VECTORS is set"
             return f"exact scan in this process ({why}){also}"
+        return f"local, per level: {self._local_vector_kinds()}{also}"
+
+    def _local_vector_kinds(self) -> str:
+        """What each level's local vector search uses, from the live snapshot's manifest (what
+        :func:`~analogist.retrieve.persist.load_vectors` opens), and what a new snapshot gets."""
+        snap = current_snapshot(self.root)
+        no_graph = ann_available()
+        kinds = []
+        for lv in LEVELS:
+            entry = snap[1]["indexes"].get(f"vec:{lv}:{self.embedder.name}") if snap else None
+            if entry and entry.get("lists"):
+                kinds.append(f"{lv} per-dimension lists (exact)")
+            elif entry and entry.get("hnsw") and no_graph is None:
+                kinds.append(f"{lv} HNSW graph (usearch, ef_search {expansion_search(lv)})")
+            elif entry and entry.get("hnsw"):
+                kinds.append(f"{lv} exact scan (its HNSW graph unused: {no_graph})")
+            else:
+                kinds.append(f"{lv} exact scan (no snapshot index yet)")
+        choice = vector_index_choice()
+        new = {
+            "auto": "lists for sparse rows, HNSW for dense ones",
+            "lists": "lists",
+            "hnsw": "HNSW" if no_graph is None else f"HNSW, unavailable: {no_graph}",
+        }[choice]
         return (
-            f"local HNSW graph (usearch, ef_search {expansion_search_text(LEVELS)}) over the persisted "
-            f"snapshot, rows not yet in one scanned exactly{also}"
+            f"{'; '.join(kinds)}; rows not yet in a snapshot scanned exactly; "
+            f"new snapshots: {new} (ANALOGIST_VECTOR_INDEX={choice})"
         )
 
     def vectors(self, level: str) -> VectorIndex | ServerVectorIndex:

@@ -1,7 +1,8 @@
 """Persisted retrieval indexes: S0, S1 and every vector index as files beside the database.
 
 A snapshot is a folder ``<db>.idx/<generation>-<pid>/`` of ``.npy`` arrays (opened memory-mapped,
-nothing parsed) plus an HNSW graph per vector index and ``manifest.json``; the link
+nothing parsed) plus, per vector index, per-dimension lists (sparse rows) or an HNSW graph, and
+``manifest.json``; the link
 ``<db>.idx/current`` names the live one and is replaced atomically (``os.replace``), so a
 crash while saving leaves the previous snapshot in force. The manifest records the database's
 ``index_state`` (generation, rebuilds) and, per index, the source table rowid it covers
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from analogist.retrieve.ann import Hnsw
+from analogist.retrieve.ann import Hnsw, exact_forced
 from analogist.retrieve.ann import available as ann_available
 from analogist.retrieve.dense import VectorIndex
 from analogist.retrieve.frozen import (
@@ -38,6 +39,7 @@ from analogist.retrieve.frozen import (
 from analogist.retrieve.mac import MacIndex
 from analogist.retrieve.postings import Postings
 from analogist.retrieve.random_access import advise_random, prefetch
+from analogist.retrieve.vector_lists import VectorLists, use_lists, vector_index_choice
 from analogist.retrieve.wl import FingerprintIndex
 
 #: Snapshot format written; ``READABLE`` lists those opened (1: vector rows as ``.npy``).
@@ -141,13 +143,16 @@ def vector_prefix(level: str, embedder: str) -> str:
 def save_vectors(
     d: Path, idx: VectorIndex, level: str, embedder: str, base_from: Path | None
 ) -> dict:
-    """Rows (raw float32, ``rows.f32``), ids and, when usearch is available, an HNSW graph.
+    """Rows (raw float32, ``rows.f32``), ids and what finds a search's candidates: per-dimension
+    lists for sparse rows (:mod:`analogist.retrieve.vector_lists`, exact), else, when usearch
+    is available, an HNSW graph (``ANALOGIST_VECTOR_INDEX`` overrides the choice).
 
     With ``base_from`` — the live snapshot folder whose files ``idx.base`` was opened from —
     the save is incremental: the rows file is hard-linked from there and only the tail is
     appended after the base's rows (a reader of the older snapshot maps just its own rows, so
-    it never sees them), and the graph is read back from there and only the tail is added.
-    Otherwise every row is written and the graph built. Returns the manifest fields.
+    it never sees them), and the lists or graph are read back from there and only the tail is
+    added (a level keeps the kind its snapshot has until a full save decides again).
+    Otherwise every row is written and the lists or graph built. Returns the manifest fields.
     """
     prefix = vector_prefix(level, embedder)
     _save_ids(d, prefix, idx.ids)
@@ -170,12 +175,35 @@ def save_vectors(
             block.tofile(f)
         f.flush()
         os.fsync(f.fileno())
-    fields = {"rows": "f32", "rows_linked": linked, "hnsw": False, "hnsw_extended": False}
-    if ann_available() is not None or n == 0:
+    fields = {
+        "rows": "f32",
+        "rows_linked": linked,
+        "hnsw": False,
+        "hnsw_extended": False,
+        "lists": False,
+        "lists_extended": False,
+    }
+    if n == 0:
         return fields
+    choice = vector_index_choice()
     old_graph = (base_from or d) / f"{prefix}hnsw.usearch"
+    extend_lists = base_from is not None and n0 and VectorLists.exists(base_from, prefix)
+    extend_graph = base_from is not None and n0 and old_graph.exists()
+    lists = None
+    if extend_lists and choice != "hnsw":
+        assert base_from is not None
+        lists = VectorLists.open(base_from, prefix, n0).extended(idx.tail_blocks(), n - n0)
+        fields["lists_extended"] = True
+    elif not (extend_graph and choice != "lists") and use_lists(_map_rows(raw, n, idx.dim, "r")):
+        lists = VectorLists.build(_map_rows(raw, n, idx.dim, "r"))
+    if lists is not None:
+        lists.save(d, prefix)
+        fields["lists"] = True
+        return fields
+    if ann_available() is not None:
+        return fields
     graph = None
-    if base_from is not None and n0 and old_graph.exists():
+    if extend_graph:
         graph = Hnsw.extend(old_graph, idx.tail_blocks(), n0)
         fields["hnsw_extended"] = graph is not None
     if graph is None:
@@ -213,9 +241,11 @@ def load_vectors(
         rows = np.load(d / f"{prefix}rows.npy", mmap_mode="c")
     advise_random(rows)  # a search re-scores a few rows; an exact scan prefetches them all
     graph = d / f"{prefix}hnsw.usearch"
-    ann = (
-        Hnsw.open(graph, level) if with_ann and graph.exists() and ann_available() is None else None
-    )
+    ann: VectorLists | Hnsw | None = None
+    if with_ann and not exact_forced() and VectorLists.exists(d, prefix):
+        ann = VectorLists.open(d, prefix, n)
+    elif with_ann and graph.exists() and ann_available() is None:
+        ann = Hnsw.open(graph, level)
     return VectorIndex(dim, base=rows, ids=_load_ids(d, prefix), ann=ann)
 
 

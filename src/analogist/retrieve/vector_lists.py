@@ -1,0 +1,214 @@
+"""Exact search of sparse vector rows through one list per dimension (an inverted index).
+
+The hashing embedder's rows hold 8-25 non-zero values of 384 (L3 to L0), so the cosine of a
+query with every row is a sum over the query's non-zero dimensions only: for each of them, the
+rows non-zero there and their values. At a million rows that is ~1.6M multiply-adds for L0
+(~4 ms with numpy's ``add.at``) instead of a 384M-value scan (~100 ms), and it is **exact** —
+an HNSW graph over those near-orthogonal rows reached recall@10 0.80 at 1M in 12 ms
+(``docs/performance.md``). Dense rows (MiniLM, an API embedder) would touch every list, so
+they keep the HNSW graph (:mod:`analogist.retrieve.ann`). Which one a level gets is decided
+when a snapshot is saved (:func:`use_lists`, ``ANALOGIST_VECTOR_INDEX``) and shown by
+``analogist info``.
+
+A search returns the best rows' numbers; :class:`~analogist.retrieve.dense.VectorIndex`
+re-scores them from the float32 rows, so scores and tie order are those of an exact scan.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from analogist.retrieve.random_access import advise_random, prefetch
+
+#: ``ANALOGIST_VECTOR_INDEX``: ``auto`` (lists for sparse rows, an HNSW graph for dense ones),
+#: ``lists`` or ``hnsw`` for every level. Read when a snapshot is saved.
+VECTOR_INDEX = ("auto", "lists", "hnsw")
+
+#: Rows count as sparse when on average at most this share of their values is non-zero. The
+#: work of a search is rows x nnz(query) x nnz(row) / dim: at 1/8 of 384 values (48) and 1M
+#: rows about 6M multiply-adds, ~15 ms — past that an HNSW graph is the faster of the two.
+SPARSE_MAX_DENSITY = 1 / 8
+
+#: Rows read per step when the lists are built or extended (bounds the memory of a build).
+STEP = 65536
+
+#: How many rows ``use_lists`` looks at to measure density.
+SAMPLE_ROWS = 65536
+
+
+def vector_index_choice() -> str:
+    """The configured vector index (``ANALOGIST_VECTOR_INDEX``, default ``auto``)."""
+    raw = os.environ.get("ANALOGIST_VECTOR_INDEX", "auto") or "auto"
+    if raw not in VECTOR_INDEX:
+        from analogist.errors import ConfigError
+
+        raise ConfigError(
+            f"ANALOGIST_VECTOR_INDEX={raw!r} must be one of {', '.join(VECTOR_INDEX)}"
+        )
+    return raw
+
+
+def density(matrix: np.ndarray) -> float:
+    """The share of non-zero values in (evenly spaced rows of, up to ``SAMPLE_ROWS``) ``matrix``."""
+    n = len(matrix)
+    if n == 0 or matrix.shape[1] == 0:
+        return 0.0
+    step = max(1, n // SAMPLE_ROWS)
+    sample = np.asarray(matrix[::step][:SAMPLE_ROWS])
+    return float(np.count_nonzero(sample)) / sample.size
+
+
+def use_lists(matrix: np.ndarray) -> bool:
+    """Should rows like ``matrix`` be searched through lists rather than an HNSW graph?"""
+    choice = vector_index_choice()
+    if choice != "auto":
+        return choice == "lists"
+    return density(matrix) <= SPARSE_MAX_DENSITY
+
+
+def _entries(blocks: Iterable[np.ndarray], first: int) -> tuple[np.ndarray, ...]:
+    """(row, dimension, value) of every non-zero value of ``blocks``, rows numbered from
+    ``first``, ordered by dimension and then row."""
+    rows, dims, vals = [], [], []
+    for block in blocks:
+        for a in range(0, len(block), STEP):
+            part = np.asarray(block[a : a + STEP], dtype=np.float32)
+            r, c = np.nonzero(part)
+            rows.append(r.astype(np.int64) + first)
+            dims.append(c.astype(np.int16))
+            vals.append(part[r, c])
+            first += len(part)
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int16), np.zeros(0, np.float32)
+    row, dim, val = np.concatenate(rows), np.concatenate(dims), np.concatenate(vals)
+    order = np.argsort(dim, kind="stable")  # rows stay ascending inside each dimension
+    return row[order], dim[order], val[order]
+
+
+class VectorLists:
+    """For each dimension of ``n`` rows, the rows non-zero there (ascending) and their values.
+
+    ``offsets[d]:offsets[d + 1]`` is dimension ``d``'s stretch of ``docs`` (int64 row numbers:
+    numpy's scatter-add takes them without a conversion) and ``vals`` (float32).
+    """
+
+    def __init__(self, n: int, offsets: np.ndarray, docs: np.ndarray, vals: np.ndarray):
+        self.n = n
+        self.offsets = offsets
+        self.docs = docs
+        self.vals = vals
+
+    def __len__(self) -> int:
+        return self.n
+
+    @property
+    def dim(self) -> int:
+        return len(self.offsets) - 1
+
+    @classmethod
+    def build(cls, matrix: np.ndarray) -> VectorLists:
+        """Lists over every row of ``matrix`` (n, dim)."""
+        return cls._from_entries(len(matrix), matrix.shape[1], *_entries([matrix], 0))
+
+    @classmethod
+    def _from_entries(
+        cls, n: int, dim: int, docs: np.ndarray, dims: np.ndarray, vals: np.ndarray
+    ) -> VectorLists:
+        offsets = np.zeros(dim + 1, np.int64)
+        np.cumsum(np.bincount(dims, minlength=dim), out=offsets[1:])
+        return cls(n, offsets, docs, vals)
+
+    def extended(self, blocks: Iterable[np.ndarray], added: int) -> VectorLists:
+        """These lists with ``added`` rows (``blocks``) appended as rows ``n``, ``n + 1``, ...
+        (an incremental snapshot: the old lists are copied, only the new rows are read)."""
+        new = VectorLists._from_entries(self.n + added, self.dim, *_entries(blocks, self.n))
+        offsets = self.offsets + new.offsets
+        docs = np.empty(int(offsets[-1]), np.int64)
+        vals = np.empty(int(offsets[-1]), np.float32)
+        for d in range(self.dim):  # each dimension: the old rows, then the new (all higher)
+            a, b, c = int(self.offsets[d]), int(self.offsets[d + 1]), int(offsets[d])
+            docs[c : c + b - a], vals[c : c + b - a] = self.docs[a:b], self.vals[a:b]
+            na, nb = int(new.offsets[d]), int(new.offsets[d + 1])
+            docs[c + b - a : int(offsets[d + 1])] = new.docs[na:nb]
+            vals[c + b - a : int(offsets[d + 1])] = new.vals[na:nb]
+        return VectorLists(self.n + added, offsets, docs, vals)
+
+    def save(self, folder: Path, prefix: str) -> None:
+        for name, array in (("offsets", self.offsets), ("docs", self.docs), ("vals", self.vals)):
+            np.save(folder / f"{prefix}lists_{name}.npy", array)
+
+    @staticmethod
+    def exists(folder: Path, prefix: str) -> bool:
+        return (folder / f"{prefix}lists_offsets.npy").exists()
+
+    @classmethod
+    def open(cls, folder: Path, prefix: str, n: int) -> VectorLists:
+        """The lists saved in ``folder`` over its first ``n`` rows, memory-mapped; ValueError
+        when the three files do not fit together."""
+        offsets, docs, vals = (
+            np.load(folder / f"{prefix}lists_{name}.npy", mmap_mode="r")
+            for name in ("offsets", "docs", "vals")
+        )
+        total = int(offsets[-1]) if len(offsets) else -1
+        if (
+            docs.dtype != np.int64
+            or vals.dtype != np.float32
+            or total != len(docs)
+            or total != len(vals)
+            or len(offsets) < 2
+            or _last_row(offsets, docs) >= n
+        ):
+            raise ValueError(
+                f"{folder / (prefix + 'lists_*.npy')}: the per-dimension lists do not fit together "
+                "or cover other rows; save the indexes again (Memory.save(full=True))"
+            )
+        advise_random(docs)  # a search reads the query's dimensions' stretches (prefetched)
+        advise_random(vals)
+        return cls(n, np.asarray(offsets), docs, vals)
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """The dot product of ``query`` with every row (float32, exact up to rounding)."""
+        q = np.asarray(query, dtype=np.float32).ravel()
+        acc = np.zeros(self.n, np.float32)
+        for d in np.flatnonzero(q[: self.dim]):
+            a, b = int(self.offsets[d]), int(self.offsets[d + 1])
+            if b > a:
+                docs, vals = self.docs[a:b], self.vals[a:b]
+                prefetch(docs)
+                prefetch(vals)
+                np.add.at(acc, docs, vals * q[d])
+        return acc
+
+    def candidates(self, query: np.ndarray, k: int) -> np.ndarray:
+        """Row numbers of the ``k`` rows with the largest dot product with ``query``, best
+        first, ties to the lower row (exact)."""
+        if self.n == 0 or k <= 0:
+            return np.zeros(0, np.int64)
+        return top_k(self.scores(query), k)
+
+
+def _last_row(offsets: np.ndarray, docs: np.ndarray) -> int:
+    """The highest row number in the lists (each list ascends: its last entry is its largest)."""
+    ends = np.asarray(offsets[1:])
+    ends = ends[ends > np.asarray(offsets[:-1])]
+    return int(np.asarray(docs[ends - 1]).max()) if len(ends) else -1
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` largest ``scores``, best first, ties to the lower index — what
+    :func:`~analogist.retrieve.dense.top_indices` returns, but cheaper for k much smaller than
+    the scores: the k-th best of every 16th score bounds the k-th best of all from below, so
+    only the few scores above that bound are ranked (one pass instead of a full partition)."""
+    from analogist.retrieve.dense import top_indices
+
+    n = len(scores)
+    if n < 64 * max(k, 1):
+        return top_indices(scores, k)
+    sample = scores[::16]
+    bound = np.partition(sample, len(sample) - k)[len(sample) - k]
+    above = np.flatnonzero(scores >= bound)  # ascending; holds the k best (at least k >= bound)
+    return above[top_indices(scores[above], k)]

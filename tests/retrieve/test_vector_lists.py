@@ -1,0 +1,171 @@
+"""Per-dimension lists (retrieve/vector_lists.py): exact search of sparse rows. A search through
+them answers what an exact scan answers (ids, scores, tie order), with rows excluded, replaced
+and appended after the snapshot; extending lists equals building them over all rows; broken
+files and bad settings are refused in one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from analogist.errors import ConfigError
+from analogist.retrieve.dense import VectorIndex, top_indices
+from analogist.retrieve.frozen import IdTable
+from analogist.retrieve.vector_lists import (
+    SPARSE_MAX_DENSITY,
+    VectorLists,
+    density,
+    top_k,
+    use_lists,
+    vector_index_choice,
+)
+
+
+def sparse_rows(rng: np.random.Generator, n: int, dim: int = 64, nnz: int = 5) -> np.ndarray:
+    """Unit rows with ``nnz`` signed counts each, like the hashing embedder's; every 7th row
+    repeats an earlier one, so ties at the k-th place are common."""
+    rows = np.zeros((n, dim), np.float32)
+    for i in range(n):
+        if i % 7 == 6:
+            rows[i] = rows[rng.integers(0, i)]
+            continue
+        cols = rng.choice(dim, nnz, replace=False)
+        rows[i, cols] = rng.choice([-2, -1, 1, 1, 2], nnz)
+        rows[i] /= np.linalg.norm(rows[i])
+    return rows
+
+
+def pair(rows: np.ndarray) -> tuple[VectorIndex, VectorIndex]:
+    """The same rows as an exact index and as a snapshot base searched through lists."""
+    ids = [f"e{i}" for i in range(len(rows))]
+    exact = VectorIndex(rows.shape[1])
+    exact.add(ids, rows)
+    listed = VectorIndex(
+        rows.shape[1], base=rows.copy(), ids=IdTable.build(ids), ann=VectorLists.build(rows)
+    )
+    return exact, listed
+
+
+def same_answer(got: list, want: list, exact: VectorIndex, q: np.ndarray) -> bool:
+    """The same answer up to float rounding: position by position, the id found has (within
+    1e-6) the cosine of the id an exact scan put there, and that is the score reported. Rows a
+    scan and a re-score round differently (1 ulp) may swap places inside such a tie."""
+    truth = exact.scores(q)
+    return (
+        len(got) == len(want) == len({e for e, _ in got})
+        and all(abs(truth[exact.ids.get(e) or 0] - s) < 1e-6 for e, s in got)
+        and all(abs(g[1] - w[1]) < 1e-6 for g, w in zip(got, want, strict=True))
+    )
+
+
+def test_a_search_through_lists_is_an_exact_search():
+    rng = np.random.default_rng(0)
+    rows = sparse_rows(rng, 3000)
+    exact, listed = pair(rows)
+    assert listed.mode == "lists"
+    queries = list(sparse_rows(rng, 40)) + [rows[5], np.zeros(64, np.float32)]
+    for q in queries:
+        for k in (1, 10, 57):
+            assert same_answer(listed.search(q, k), exact.search(q, k), exact, q)
+        banned = frozenset(e for e, _ in exact.search(q, 4))
+        got = listed.search(q, 10, exclude=banned)
+        assert same_answer(got, exact.search(q, 10, exclude=banned), exact, q)
+        assert not banned & {e for e, _ in got}
+
+
+def test_replaced_and_appended_rows_are_searched_afresh():
+    rng = np.random.default_rng(1)
+    rows = sparse_rows(rng, 2000)
+    exact, listed = pair(rows)
+    fresh = sparse_rows(rng, 30)
+    # rows 0-9 of the base get new vectors (the lists still hold the old ones); 20 new rows
+    changed = [f"e{i}" for i in range(10)] + [f"new{i}" for i in range(20)]
+    for index in (exact, listed):
+        index.add(changed, fresh)
+    for q in list(fresh) + list(rows[:10]) + list(sparse_rows(rng, 10)):
+        assert same_answer(listed.search(q, 10), exact.search(q, 10), exact, q)
+
+
+def test_scores_are_the_dot_products():
+    rng = np.random.default_rng(2)
+    rows = sparse_rows(rng, 500)
+    lists = VectorLists.build(rows)
+    q = sparse_rows(rng, 1)[0]
+    assert np.allclose(lists.scores(q), rows @ q, atol=1e-6)
+    assert lists.dim == 64 and len(lists) == 500
+
+
+def test_extending_lists_equals_building_them_over_every_row():
+    rng = np.random.default_rng(3)
+    rows = sparse_rows(rng, 900)
+    grown = VectorLists.build(rows[:600]).extended([rows[600:700], rows[700:]], 300)
+    whole = VectorLists.build(rows)
+    assert grown.n == whole.n == 900
+    for a, b in ((grown.offsets, whole.offsets), (grown.docs, whole.docs)):
+        assert np.array_equal(a, b)
+    assert np.array_equal(grown.vals, whole.vals)
+
+
+def test_saved_lists_open_memory_mapped_and_broken_ones_are_refused(tmp_path):
+    rng = np.random.default_rng(4)
+    rows = sparse_rows(rng, 300)
+    VectorLists.build(rows).save(tmp_path, "vec_L0_x_")
+    assert VectorLists.exists(tmp_path, "vec_L0_x_")
+    opened = VectorLists.open(tmp_path, "vec_L0_x_", 300)
+    q = rows[3]
+    assert np.array_equal(opened.candidates(q, 10), VectorLists.build(rows).candidates(q, 10))
+    with pytest.raises(ValueError, match=r"lists do not fit together or cover other rows"):
+        VectorLists.open(tmp_path, "vec_L0_x_", 200)  # the lists name rows past 200
+    np.save(tmp_path / "vec_L0_x_lists_vals.npy", np.zeros(3, np.float32))
+    with pytest.raises(ValueError, match=r"save the indexes again"):
+        VectorLists.open(tmp_path, "vec_L0_x_", 300)
+
+
+@pytest.mark.parametrize("n", [50, 640, 5000, 20000])
+def test_top_k_is_top_indices(n):
+    rng = np.random.default_rng(n)
+    scores = rng.integers(0, 40, n).astype(np.float32) / 7  # many ties
+    for k in (1, 10, 100):
+        assert np.array_equal(top_k(scores, k), top_indices(scores, min(k, n)))
+
+
+def test_which_rows_get_lists(monkeypatch):
+    rng = np.random.default_rng(5)
+    sparse = sparse_rows(rng, 200)
+    dense = rng.standard_normal((200, 64)).astype(np.float32)
+    assert density(sparse) <= SPARSE_MAX_DENSITY < density(dense)
+    assert use_lists(sparse) and not use_lists(dense)
+    monkeypatch.setenv("ANALOGIST_VECTOR_INDEX", "hnsw")
+    assert not use_lists(sparse)
+    monkeypatch.setenv("ANALOGIST_VECTOR_INDEX", "lists")
+    assert use_lists(dense)
+    monkeypatch.setenv("ANALOGIST_VECTOR_INDEX", "inverted")
+    with pytest.raises(ConfigError, match=r"^ANALOGIST_VECTOR_INDEX='inverted' must be one of"):
+        vector_index_choice()
+
+
+def test_info_names_each_levels_vector_search_and_refuses_a_bad_setting(tmp_path, monkeypatch):
+    from analogist.cli.main import cli
+    from tests.scale.episodes import lines
+
+    db = str(tmp_path / "m.db")
+    info = ["--db", db, "--embedder", "hashing", "info"]
+    src = tmp_path / "eps.jsonl"
+    src.write_text("\n".join(lines(3, 0, 40)) + "\n")
+    assert (
+        CliRunner().invoke(cli, ["--db", db, "--embedder", "hashing", "add", str(src)]).exit_code
+        == 0
+    )
+    from analogist.memory import Memory
+    from analogist.models.embedding import HashingEmbedder
+
+    m = Memory(db, embedder=HashingEmbedder())
+    m.indexes.save()
+    m.store.close()
+    out = CliRunner().invoke(cli, info).output
+    assert "L0 per-dimension lists (exact)" in out and "ANALOGIST_VECTOR_INDEX=auto" in out
+    monkeypatch.setenv("ANALOGIST_VECTOR_INDEX", "graph")
+    bad = CliRunner().invoke(cli, info)
+    assert bad.exit_code == 1 and "Traceback" not in bad.output
+    assert "ANALOGIST_VECTOR_INDEX='graph' must be one of auto, lists, hnsw" in bad.output
