@@ -35,6 +35,7 @@ from analogist.retrieve.base import ChannelUnavailable, Hit, Target, ranked
 from analogist.retrieve.dense import top_indices
 from analogist.retrieve.frozen import IdTable, LayeredPostings
 from analogist.retrieve.postings import Postings
+from analogist.retrieve.work_arrays import work_array
 from analogist.signature.fingerprint import SignatureGraph, Structure, signature_graph
 
 if TYPE_CHECKING:
@@ -115,7 +116,11 @@ class MacIndex:
         qnorm = float(np.sqrt(sum(v * v for v in query.values())))
         if qnorm == 0:
             return dots
-        return dots / (self.postings.norms * np.float32(qnorm))
+        norms = self.postings.norms  # dots / (norms * qnorm), the product in a work array
+        den = np.multiply(
+            norms, np.float32(qnorm), out=work_array("mac_den", len(norms), np.float32)
+        )
+        return np.divide(dots, den, out=dots)
 
 
 @dataclass(frozen=True)

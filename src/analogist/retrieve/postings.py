@@ -30,6 +30,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from analogist.retrieve.work_arrays import work_array
+
 
 class Postings:
     """Feature -> sorted posting list of (document number, weight), with a hot-column cache.
@@ -199,15 +201,20 @@ class Postings:
 
 
 def _add_dense(acc: np.ndarray, col: np.ndarray, qw: float, how: str) -> None:
-    """acc += col * qw (dot) or min(col, qw) (min), in place, without widening ``acc``."""
+    """acc += col * qw (dot) or min(col, qw) (min), in place, without widening ``acc``; the
+    intermediate column is a reused work array (a fresh one per call cost page faults)."""
+    n = len(col)
     if how == "min":
         if col.dtype == np.uint8 and qw >= 255:
             np.add(acc, col, out=acc, casting="unsafe")
         elif col.dtype == np.uint8 and qw == int(qw):
-            np.add(acc, np.minimum(col, np.uint8(qw)), out=acc, casting="unsafe")
+            low = np.minimum(col, np.uint8(qw), out=work_array("dense_u8", n, np.uint8))
+            np.add(acc, low, out=acc, casting="unsafe")
         else:
-            acc += np.minimum(col.astype(np.float32), np.float32(qw))
+            tmp = work_array("dense_f32", n, np.float32)
+            tmp[:] = col
+            acc += np.minimum(tmp, np.float32(qw), out=tmp)
     elif qw == 1:
         np.add(acc, col, out=acc, casting="unsafe")
     else:
-        acc += col * np.float32(qw)
+        acc += np.multiply(col, np.float32(qw), out=work_array("dense_f32", n, np.float32))
