@@ -118,7 +118,7 @@ def test_saved_lists_open_memory_mapped_and_broken_ones_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"lists do not fit together or cover other rows"):
         VectorLists.open(tmp_path, "vec_L0_x_", 200)  # the lists name rows past 200
     np.save(tmp_path / "vec_L0_x_lists_vals.npy", np.zeros(3, np.float32))
-    with pytest.raises(ValueError, match=r"save the indexes again"):
+    with pytest.raises(ValueError, match=r"lists do not fit together"):
         VectorLists.open(tmp_path, "vec_L0_x_", 300)
 
 
@@ -169,3 +169,28 @@ def test_info_names_each_levels_vector_search_and_refuses_a_bad_setting(tmp_path
     bad = CliRunner().invoke(cli, info)
     assert bad.exit_code == 1 and "Traceback" not in bad.output
     assert "ANALOGIST_VECTOR_INDEX='graph' must be one of auto, lists, hnsw" in bad.output
+
+
+def test_a_damaged_lists_file_is_rebuilt_from_the_database_with_a_warning(tmp_path):
+    from analogist.memory import Memory
+    from analogist.models.embedding import HashingEmbedder
+    from tests.scale.episodes import lines
+
+    db = tmp_path / "m.db"
+    m = Memory(db, embedder=HashingEmbedder())
+    m.add(lines(5, 0, 60))
+    folder = m.indexes.save()
+    assert folder is not None
+    q = m.store.get_signature("ep_7")
+    assert q is not None
+    want = m.indexes.vectors("L2").search(HashingEmbedder().embed([q.level("L2")])[0], 5)
+    m.store.close()
+    damaged = next(folder.glob("vec_L2_*lists_docs.npy"))
+    np.save(damaged, np.full(3, 10**9, np.int64))  # wrong length, rows that do not exist
+    m = Memory(db, embedder=HashingEmbedder())
+    with pytest.warns(RuntimeWarning, match=r"vec:L2:.*a file cannot be read: .*do not fit"):
+        idx = m.indexes.vectors("L2")
+    assert "vec:L2:hashing-384-bi" in m.indexes.rebuilt and len(idx) == 60
+    got = idx.search(HashingEmbedder().embed([q.level("L2")])[0], 5)
+    assert [e for e, _ in got] == [e for e, _ in want]
+    m.store.close()

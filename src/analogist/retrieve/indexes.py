@@ -224,11 +224,16 @@ class Indexes:
             if snap and entry is not None:
                 why = self._invalid(snap[1], state)
                 if why is None:
-                    idx, covered = load(snap[0], entry), int(entry["rowid"])
+                    try:
+                        idx, covered = load(snap[0], entry), int(entry["rowid"])
+                    except (OSError, ValueError) as e:  # a damaged file: the database has all
+                        why = f"a file cannot be read: {e}"
+                if why is None:
                     self._source[key] = snap[0]
                     if key == "fp":
                         idx.stale = int(entry.get("stale", 0))
                 else:
+                    idx, covered = None, 0
                     warnings.warn(
                         f"analogist: persisted index {key} at {snap[0]} is out of step "
                         f"with the database ({why}); rebuilding it from the database",
@@ -307,7 +312,8 @@ class Indexes:
         Incremental by default: a vector index whose base was opened from the live snapshot
         keeps that snapshot's rows file (hard-linked, the new rows appended) and HNSW graph
         (read back, only the new rows inserted); postings and id tables are merged in linear
-        time. ``full=True`` rewrites every file and rebuilds every graph. Afterwards the
+        time. ``full=True`` rewrites every file, rebuilds every graph and decides again between lists
+        and a graph for each vector level. Afterwards the
         indexes are reopened from the new snapshot, so the in-memory tail is released and the
         next save is incremental again. Saves beside one database take turns (a file lock).
         """

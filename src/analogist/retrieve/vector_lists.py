@@ -7,7 +7,8 @@ rows non-zero there and their values. At a million rows that is ~1.6M multiply-a
 an HNSW graph over those near-orthogonal rows reached recall@10 0.80 at 1M in 12 ms
 (``docs/performance.md``). Dense rows (MiniLM, an API embedder) would touch every list, so
 they keep the HNSW graph (:mod:`analogist.retrieve.ann`). Which one a level gets is decided
-when a snapshot is saved (:func:`use_lists`, ``ANALOGIST_VECTOR_INDEX``) and shown by
+when a snapshot is saved (:func:`use_lists`, ``ANALOGIST_VECTOR_INDEX``; ``Indexes.save(full=True)``
+decides again) and shown by
 ``analogist info``.
 
 A search returns the best rows' numbers; :class:`~analogist.retrieve.dense.VectorIndex`
@@ -164,8 +165,8 @@ class VectorLists:
             or _last_row(offsets, docs) >= n
         ):
             raise ValueError(
-                f"{folder / (prefix + 'lists_*.npy')}: the per-dimension lists do not fit together "
-                "or cover other rows; save the indexes again (Memory.save(full=True))"
+                f"{folder / (prefix + 'lists_*.npy')}: the per-dimension lists do not fit "
+                "together or cover other rows"
             )
         advise_random(docs)  # a search reads the query's dimensions' stretches (prefetched)
         advise_random(vals)
