@@ -219,7 +219,8 @@ class Indexes:
         with self.store.read_snapshot():
             state = self.store.index_state()
             snap = current_snapshot(self.root) if state.generation >= 0 else None
-            idx, covered = None, 0
+            idx: Any = None
+            covered = 0
             entry = snap[1]["indexes"].get(key) if snap else None
             if snap and entry is not None:
                 why = self._invalid(snap[1], state)
