@@ -194,3 +194,29 @@ def test_a_damaged_lists_file_is_rebuilt_from_the_database_with_a_warning(tmp_pa
     got = idx.search(HashingEmbedder().embed([q.level("L2")])[0], 5)
     assert [e for e, _ in got] == [e for e, _ in want]
     m.store.close()
+
+
+def test_candidates_are_re_scored_from_the_rows_file_and_replaced_rows_from_memory(tmp_path):
+    """A snapshot's rows are read with pread for re-scoring (a mapped row would bring the page
+    cache's folio into the process); a row replaced since comes from the index itself."""
+    from analogist.memory import Memory
+    from analogist.models.embedding import HashingEmbedder
+    from tests.scale.episodes import lines
+
+    db = tmp_path / "m.db"
+    m = Memory(db, embedder=HashingEmbedder())
+    m.add(lines(9, 0, 50))
+    m.indexes.save()
+    idx = m.indexes.vectors("L2")
+    assert isinstance(idx, VectorIndex) and idx.row_file is not None
+    at = np.array([3, 0, 49, 17])
+    assert np.array_equal(idx.base_rows(at), np.asarray(idx.base)[at])
+    fresh = np.zeros((1, idx.dim), np.float32)
+    fresh[0, 5] = 1.0
+    idx.add([idx.ids[17]], fresh)  # replaced in place: the file still holds the old row
+    got = idx.base_rows(at)
+    assert np.array_equal(got[3], fresh[0]) and np.array_equal(
+        got[:3], np.asarray(idx.base)[at[:3]]
+    )
+    assert idx.search(fresh[0], 1)[0] == (idx.ids[17], 1.0)
+    m.store.close()

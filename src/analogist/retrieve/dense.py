@@ -7,8 +7,10 @@ at 100k x 384 a query is a ~40 MFLOP product plus an O(n) partial selection.
 
 from __future__ import annotations
 
+import os
+import weakref
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 import numpy as np
 
@@ -63,6 +65,8 @@ class VectorIndex:
         base: rows already persisted (n0, dim).
         ids: the ids of the base rows (an :class:`IdTable`).
         ann: an HNSW graph or per-dimension lists over the base rows, or None.
+        row_file: the file ``base`` maps (raw float32 rows from offset 0), opened for reading:
+            a search re-scores its candidates from it with ``pread`` (see :meth:`base_rows`).
     """
 
     def __init__(
@@ -72,12 +76,16 @@ class VectorIndex:
         base: np.ndarray | None = None,
         ids: IdTable | None = None,
         ann: Candidates | None = None,
+        row_file: BinaryIO | None = None,
     ):
         self.dim = dim
         self.block = block
         self.base = base if base is not None else np.zeros((0, dim), dtype=np.float32)
         self.ids = ids if ids is not None else IdTable()
         self.ann = ann
+        self.row_file = row_file
+        if row_file is not None:  # closed with the index, without an unclosed-file warning
+            weakref.finalize(self, row_file.close)
         self.exact = False
         self.replaced: set[int] = set()
         self._blocks: list[np.ndarray] = []
@@ -122,6 +130,23 @@ class VectorIndex:
         if i < n0:
             return self.base, i
         return self._blocks[(i - n0) // self.block], (i - n0) % self.block
+
+    def base_rows(self, positions: np.ndarray) -> np.ndarray:
+        """The base rows at ``positions``, (len, dim) float32. Read from the rows file with
+        ``pread`` where there is one: touching a mapped row brings the page cache's whole
+        folio into this process (measured on this kernel: ~1.2 MB of RSS per row re-scored,
+        1.1 GB per level after a few thousand searches); a row replaced since the snapshot
+        comes from the (copy-on-write) mapping, which holds the new vector."""
+        if self.row_file is None or not len(positions):
+            return np.asarray(self.base[positions], np.float32)
+        width, fd = self.dim * 4, self.row_file.fileno()
+        out = np.empty((len(positions), self.dim), np.float32)
+        for j, at in enumerate(positions.tolist()):
+            if at in self.replaced:
+                out[j] = self.base[at]
+            else:
+                out[j] = np.frombuffer(os.pread(fd, width, at * width), np.float32)
+        return out
 
     def add(self, ids: Sequence[str], vectors: np.ndarray) -> None:
         """Append rows; an id already present has its row replaced."""
@@ -186,7 +211,7 @@ class VectorIndex:
             np.fromiter(self.replaced, np.int64, len(self.replaced)),
         )
         scores = np.concatenate(
-            [np.asarray(self.base[base_part] @ q, np.float32), self._tail_scores(q)]
+            [np.asarray(self.base_rows(base_part) @ q, np.float32), self._tail_scores(q)]
         )
         cand = np.concatenate([base_part, np.arange(n0, len(self.ids), dtype=np.int64)])
         if banned:

@@ -239,14 +239,19 @@ def load_vectors(
         rows = _map_rows(raw, n, dim, "c")
     else:  # format 1: one .npy per index
         rows = np.load(d / f"{prefix}rows.npy", mmap_mode="c")
-    advise_random(rows)  # a search re-scores a few rows; an exact scan prefetches them all
+    advise_random(rows)  # an exact scan prefetches them all
     graph = d / f"{prefix}hnsw.usearch"
     ann: VectorLists | Hnsw | None = None
     if with_ann and not exact_forced() and VectorLists.exists(d, prefix):
         ann = VectorLists.open(d, prefix, n)
     elif with_ann and graph.exists() and ann_available() is None:
         ann = Hnsw.open(graph, level)
-    return VectorIndex(dim, base=rows, ids=_load_ids(d, prefix), ann=ann)
+    row_file = None
+    if raw.exists() and n:  # a search re-scores its few candidates by pread (base_rows)
+        row_file = open(raw, "rb", buffering=0)  # noqa: SIM115 - closed with the index
+        if hasattr(os, "posix_fadvise"):
+            os.posix_fadvise(row_file.fileno(), 0, 0, os.POSIX_FADV_RANDOM)
+    return VectorIndex(dim, base=rows, ids=_load_ids(d, prefix), ann=ann, row_file=row_file)
 
 
 def current_snapshot(root: Path | None) -> tuple[Path, dict[str, Any]] | None:
