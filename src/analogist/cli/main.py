@@ -13,6 +13,7 @@ from analogist.cli import (
     encode_cmd,
     export_cmd,
     external_cmd,
+    index_cmd,
     info_cmd,
     map_cmd,
     mcp_cmd,
@@ -93,6 +94,7 @@ for command in (
     export_cmd.export_cmd,
     export_cmd.import_cmd,
     info_cmd.info_cmd,
+    index_cmd.index_cmd,
 ):
     cli.add_command(command)
 
