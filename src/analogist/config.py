@@ -70,3 +70,12 @@ def configured_db() -> str:
         return setting("db", None, DEFAULT_DB) or DEFAULT_DB
     except ConfigError as e:
         return f"(none: {e})"
+
+
+def env_choice(name: str, choices: tuple[str, ...]) -> str:
+    """``ANALOGIST_<NAME>`` when it names one of ``choices``, ``choices[0]`` when unset or
+    empty; anything else is a ConfigError that lists them (read at the point of use)."""
+    raw = os.environ.get(f"ANALOGIST_{name}", "") or choices[0]
+    if raw not in choices:
+        raise ConfigError(f"ANALOGIST_{name}={raw!r} must be one of {', '.join(choices)}")
+    return raw

@@ -22,6 +22,19 @@ from analogist.retrieve.vector_lists import (
 )
 
 
+def saved(tmp_path, seed: int, n: int):
+    """A hashing-embedder memory of ``n`` generated episodes with its snapshot written."""
+    from analogist.memory import Memory
+    from analogist.models.embedding import HashingEmbedder
+    from tests.scale.episodes import lines
+
+    m = Memory(tmp_path / "m.db", embedder=HashingEmbedder())
+    m.add(lines(seed, 0, n))
+    folder = m.indexes.save()
+    assert folder is not None
+    return m, folder
+
+
 def sparse_rows(rng: np.random.Generator, n: int, dim: int = 64, nnz: int = 5) -> np.ndarray:
     """Unit rows with ``nnz`` signed counts each, like the hashing embedder's; every 7th row
     repeats an earlier one, so ties at the k-th place are common."""
@@ -174,13 +187,9 @@ def test_info_names_each_levels_vector_search_and_refuses_a_bad_setting(tmp_path
 def test_a_damaged_lists_file_is_rebuilt_from_the_database_with_a_warning(tmp_path):
     from analogist.memory import Memory
     from analogist.models.embedding import HashingEmbedder
-    from tests.scale.episodes import lines
 
     db = tmp_path / "m.db"
-    m = Memory(db, embedder=HashingEmbedder())
-    m.add(lines(5, 0, 60))
-    folder = m.indexes.save()
-    assert folder is not None
+    m, folder = saved(tmp_path, 5, 60)
     q = m.store.get_signature("ep_7")
     assert q is not None
     want = m.indexes.vectors("L2").search(HashingEmbedder().embed([q.level("L2")])[0], 5)
@@ -199,14 +208,7 @@ def test_a_damaged_lists_file_is_rebuilt_from_the_database_with_a_warning(tmp_pa
 def test_candidates_are_re_scored_from_the_rows_file_and_replaced_rows_from_memory(tmp_path):
     """A snapshot's rows are read with pread for re-scoring (a mapped row would bring the page
     cache's folio into the process); a row replaced since comes from the index itself."""
-    from analogist.memory import Memory
-    from analogist.models.embedding import HashingEmbedder
-    from tests.scale.episodes import lines
-
-    db = tmp_path / "m.db"
-    m = Memory(db, embedder=HashingEmbedder())
-    m.add(lines(9, 0, 50))
-    m.indexes.save()
+    m, _ = saved(tmp_path, 9, 50)
     idx = m.indexes.vectors("L2")
     assert isinstance(idx, VectorIndex) and idx.row_file is not None
     at = np.array([3, 0, 49, 17])

@@ -106,14 +106,9 @@ VECTOR_SEARCH = ("auto", "pgvector", "local")
 
 def vector_search_choice() -> str:
     """The configured vector search (``ANALOGIST_VECTOR_SEARCH``, default ``auto``)."""
-    raw = os.environ.get("ANALOGIST_VECTOR_SEARCH", "auto") or "auto"
-    if raw not in VECTOR_SEARCH:
-        from analogist.errors import ConfigError
+    from analogist.config import env_choice
 
-        raise ConfigError(
-            f"ANALOGIST_VECTOR_SEARCH={raw!r} must be one of {', '.join(VECTOR_SEARCH)}"
-        )
-    return raw
+    return env_choice("VECTOR_SEARCH", VECTOR_SEARCH)
 
 
 def exact_forced() -> bool:

@@ -17,12 +17,12 @@ re-scores them from the float32 rows, so scores and tie order are those of an ex
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 
+from analogist.config import env_choice
 from analogist.retrieve.random_access import advise_random, prefetch
 from analogist.retrieve.work_arrays import work_array
 
@@ -44,14 +44,7 @@ SAMPLE_ROWS = 65536
 
 def vector_index_choice() -> str:
     """The configured vector index (``ANALOGIST_VECTOR_INDEX``, default ``auto``)."""
-    raw = os.environ.get("ANALOGIST_VECTOR_INDEX", "auto") or "auto"
-    if raw not in VECTOR_INDEX:
-        from analogist.errors import ConfigError
-
-        raise ConfigError(
-            f"ANALOGIST_VECTOR_INDEX={raw!r} must be one of {', '.join(VECTOR_INDEX)}"
-        )
-    return raw
+    return env_choice("VECTOR_INDEX", VECTOR_INDEX)
 
 
 def density(matrix: np.ndarray) -> float:
