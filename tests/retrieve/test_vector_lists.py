@@ -222,3 +222,16 @@ def test_candidates_are_re_scored_from_the_rows_file_and_replaced_rows_from_memo
     )
     assert idx.search(fresh[0], 1)[0] == (idx.ids[17], 1.0)
     m.store.close()
+
+
+def test_a_rows_file_cut_short_after_opening_is_one_clear_error(tmp_path):
+    from analogist.errors import StoreError
+
+    m, folder = saved(tmp_path, 2, 40)
+    idx = m.indexes.vectors("L0")
+    assert isinstance(idx, VectorIndex)
+    with open(next(folder.glob("vec_L0_*rows.f32")), "r+b") as f:
+        f.truncate(10 * idx.dim * 4)  # what only outside damage does
+    with pytest.raises(StoreError, match=r"row \d+ is past the end of the rows file"):
+        idx.base_rows(np.array([30]))
+    m.store.close()

@@ -144,8 +144,17 @@ class VectorIndex:
         for j, at in enumerate(positions.tolist()):
             if at in self.replaced:
                 out[j] = self.base[at]
-            else:
-                out[j] = np.frombuffer(os.pread(fd, width, at * width), np.float32)
+                continue
+            raw = os.pread(fd, width, at * width)
+            if len(raw) != width:  # the snapshot names rows the file no longer holds
+                from analogist.errors import StoreError
+
+                raise StoreError(
+                    f"{self.row_file.name}: row {at} is past the end of the rows file; "
+                    "the snapshot is damaged — delete the index folder beside the database "
+                    "and it is rebuilt from the database"
+                )
+            out[j] = np.frombuffer(raw, np.float32)
         return out
 
     def add(self, ids: Sequence[str], vectors: np.ndarray) -> None:
