@@ -235,3 +235,16 @@ def test_a_rows_file_cut_short_after_opening_is_one_clear_error(tmp_path):
     with pytest.raises(StoreError, match=r"row \d+ is past the end of the rows file"):
         idx.base_rows(np.array([30]))
     m.store.close()
+
+
+def test_lists_built_part_by_part_equal_lists_built_at_once(monkeypatch):
+    import analogist.retrieve.vector_lists as vl
+
+    rows = sparse_rows(np.random.default_rng(6), 500)
+    whole = VectorLists.build(rows)
+    monkeypatch.setattr(vl, "STEP", 7)  # many parts, each placed into the final arrays
+    parts = VectorLists.build(rows)
+    grown = VectorLists.build(rows[:123]).extended([rows[123:300], rows[300:]], 377)
+    for lists in (parts, grown):
+        assert np.array_equal(lists.offsets, whole.offsets)
+        assert np.array_equal(lists.docs, whole.docs) and np.array_equal(lists.vals, whole.vals)

@@ -17,7 +17,7 @@ re-scores them from the float32 rows, so scores and tie order are those of an ex
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -65,23 +65,42 @@ def use_lists(matrix: np.ndarray) -> bool:
     return density(matrix) <= SPARSE_MAX_DENSITY
 
 
-def _entries(blocks: Iterable[np.ndarray], first: int) -> tuple[np.ndarray, ...]:
-    """(row, dimension, value) of every non-zero value of ``blocks``, rows numbered from
-    ``first``, ordered by dimension and then row."""
-    rows, dims, vals = [], [], []
+def _parts(blocks: Sequence[np.ndarray], first: int) -> Iterator[tuple[np.ndarray, int]]:
+    """``blocks`` in float32 parts of at most ``STEP`` rows, with the number of each part's
+    first row (counted from ``first``)."""
     for block in blocks:
         for a in range(0, len(block), STEP):
             part = np.asarray(block[a : a + STEP], dtype=np.float32)
-            r, c = np.nonzero(part)
-            rows.append(r.astype(np.int64) + first)
-            dims.append(c.astype(np.int16))
-            vals.append(part[r, c])
+            yield part, first
             first += len(part)
-    if not rows:
-        return np.zeros(0, np.int64), np.zeros(0, np.int16), np.zeros(0, np.float32)
-    row, dim, val = np.concatenate(rows), np.concatenate(dims), np.concatenate(vals)
-    order = np.argsort(dim, kind="stable")  # rows stay ascending inside each dimension
-    return row[order], dim[order], val[order]
+
+
+def _lists(
+    blocks: Sequence[np.ndarray], first: int, dim: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(offsets, docs, vals) of ``blocks``' non-zero values, rows numbered from ``first``. Two
+    passes: count per dimension, then place each part's entries straight into arrays of the
+    final size, so a build holds the lists plus one part (a single sort of every entry needed
+    ~4x the lists' size: 1.3 GB at 1M L0 rows, ~13 GB at 10M)."""
+    counts = np.zeros(dim, np.int64)
+    for part, _ in _parts(blocks, first):
+        counts += np.count_nonzero(part, axis=0)
+    offsets = np.zeros(dim + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    docs = np.empty(int(offsets[-1]), np.int64)
+    vals = np.empty(int(offsets[-1]), np.float32)
+    filled = offsets[:-1].copy()  # where each dimension's next entry goes
+    for part, start in _parts(blocks, first):
+        r, c = np.nonzero(part)
+        order = np.argsort(c, kind="stable")  # by dimension; rows stay ascending inside one
+        r, c = r[order], c[order]
+        per = np.bincount(c, minlength=dim)
+        rank = np.arange(len(c)) - (np.cumsum(per) - per)[c]  # place inside its dimension
+        at = filled[c] + rank
+        docs[at] = r + start
+        vals[at] = part[r, c]
+        filled += per
+    return offsets, docs, vals
 
 
 class VectorLists:
@@ -107,20 +126,12 @@ class VectorLists:
     @classmethod
     def build(cls, matrix: np.ndarray) -> VectorLists:
         """Lists over every row of ``matrix`` (n, dim)."""
-        return cls._from_entries(len(matrix), matrix.shape[1], *_entries([matrix], 0))
+        return cls(len(matrix), *_lists([matrix], 0, matrix.shape[1]))
 
-    @classmethod
-    def _from_entries(
-        cls, n: int, dim: int, docs: np.ndarray, dims: np.ndarray, vals: np.ndarray
-    ) -> VectorLists:
-        offsets = np.zeros(dim + 1, np.int64)
-        np.cumsum(np.bincount(dims, minlength=dim), out=offsets[1:])
-        return cls(n, offsets, docs, vals)
-
-    def extended(self, blocks: Iterable[np.ndarray], added: int) -> VectorLists:
+    def extended(self, blocks: Sequence[np.ndarray], added: int) -> VectorLists:
         """These lists with ``added`` rows (``blocks``) appended as rows ``n``, ``n + 1``, ...
         (an incremental snapshot: the old lists are copied, only the new rows are read)."""
-        new = VectorLists._from_entries(self.n + added, self.dim, *_entries(blocks, self.n))
+        new = VectorLists(self.n + added, *_lists(blocks, self.n, self.dim))
         offsets = self.offsets + new.offsets
         docs = np.empty(int(offsets[-1]), np.int64)
         vals = np.empty(int(offsets[-1]), np.float32)
