@@ -189,13 +189,13 @@ def save_vectors(
     old_graph = (base_from or d) / f"{prefix}hnsw.usearch"
     extend_lists = base_from is not None and n0 and VectorLists.exists(base_from, prefix)
     extend_graph = base_from is not None and n0 and old_graph.exists()
-    lists = None
+    lists, rows = None, _map_rows(raw, n, idx.dim, "r")
     if extend_lists and choice != "hnsw":
         assert base_from is not None
         lists = VectorLists.open(base_from, prefix, n0).extended(idx.tail_blocks(), n - n0)
         fields["lists_extended"] = True
-    elif not (extend_graph and choice != "lists") and use_lists(_map_rows(raw, n, idx.dim, "r")):
-        lists = VectorLists.build(_map_rows(raw, n, idx.dim, "r"))
+    elif not (extend_graph and choice != "lists") and use_lists(rows):
+        lists = VectorLists.build(rows)
     if lists is not None:
         lists.save(d, prefix)
         fields["lists"] = True
@@ -207,7 +207,7 @@ def save_vectors(
         graph = Hnsw.extend(old_graph, idx.tail_blocks(), n0)
         fields["hnsw_extended"] = graph is not None
     if graph is None:
-        graph = Hnsw.build(_map_rows(raw, n, idx.dim, "r"), level=level)
+        graph = Hnsw.build(rows, level=level)
     graph.save(d / f"{prefix}hnsw.usearch")
     fields["hnsw"] = True
     return fields

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from analogist.config import env_choice
+from analogist.retrieve.dense import top_indices
 from analogist.retrieve.random_access import advise_random, prefetch
 from analogist.retrieve.work_arrays import work_array
 
@@ -115,6 +116,7 @@ class VectorLists:
         self.offsets = offsets
         self.docs = docs
         self.vals = vals
+        self._prefetched = np.zeros(max(len(offsets) - 1, 0), np.bool_)  # per dimension
 
     def __len__(self) -> int:
         return self.n
@@ -188,8 +190,10 @@ class VectorLists:
             a, b = int(self.offsets[d]), int(self.offsets[d + 1])
             if b > a:
                 docs, vals = self.docs[a:b], self.vals[a:b]
-                prefetch(docs)
-                prefetch(vals)
+                if not self._prefetched[d]:  # once per dimension, not per query
+                    prefetch(docs)
+                    prefetch(vals)
+                    self._prefetched[d] = True
                 part = np.multiply(vals, q[d], out=work_array("lists_part", b - a, np.float32))
                 np.add.at(acc, docs, part)
         return acc
@@ -216,8 +220,6 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     :func:`~analogist.retrieve.dense.top_indices` returns, but cheaper for k much smaller than
     the scores: the k-th best of every 16th score bounds the k-th best of all from below, so
     only the few scores above that bound are ranked (one pass instead of a full partition)."""
-    from analogist.retrieve.dense import top_indices
-
     n = len(scores)
     if n < 64 * max(k, 1):
         return top_indices(scores, k)
