@@ -13,7 +13,6 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import pairwise
 from typing import Protocol, runtime_checkable
 
@@ -36,11 +35,30 @@ class Embedder(Protocol):
         ...
 
 
-@lru_cache(maxsize=1 << 16)
-def _bucket(token: str, dim: int) -> tuple[int, float]:
+def _bucket(token: str, dim: int) -> int:
+    """The token's signed bucket as one integer: ``j + 1`` for ``+1`` at column ``j``,
+    ``-(j + 1)`` for ``-1`` (the first 8 bytes of its BLAKE2b digest, little-endian: column =
+    value mod ``dim``, sign = the top bit)."""
     h = hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
     v = int.from_bytes(h, "little")
-    return v % dim, (1.0 if (v >> 63) & 1 else -1.0)
+    return v % dim + 1 if (v >> 63) & 1 else -(v % dim + 1)
+
+
+#: Buckets already hashed, per dimension; emptied when it holds ``_BUCKETS_MAX`` tokens.
+_BUCKETS: dict[int, dict[str, int]] = {}
+_BUCKETS_MAX = 1 << 18
+
+
+def _hashed(known: dict[str, int], token: str, dim: int) -> int:
+    c = known[token] = _bucket(token, dim)
+    return c
+
+
+def _buckets(dim: int) -> dict[str, int]:
+    known = _BUCKETS.setdefault(dim, {})
+    if len(known) >= _BUCKETS_MAX:
+        known.clear()
+    return known
 
 
 def normalise_rows(m: np.ndarray) -> np.ndarray:
@@ -62,13 +80,22 @@ class HashingEmbedder:
         return f"hashing-{self.dim}{'-bi' if self.bigrams else ''}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
+        # Every token's signed bucket is listed, then all are summed at once (a bincount over
+        # row * dim + column): the same counts as adding them one by one, exactly, since they
+        # are small integers. Tokens hashed before come from a dictionary.
+        dim, known = self.dim, _buckets(self.dim)
+        codes: list[int] = []
+        lengths: list[int] = []
+        for text in texts:
             words = _WORD.findall(text.lower())
-            tokens = list(words)
-            if self.bigrams:
-                tokens += [f"{a}_{b}" for a, b in pairwise(words)]
-            for tok in tokens:
-                j, sign = _bucket(tok, self.dim)
-                out[i, j] += sign
-        return normalise_rows(out)
+            tokens = words + [f"{a}_{b}" for a, b in pairwise(words)] if self.bigrams else words
+            try:
+                codes += [known[t] for t in tokens]
+            except KeyError:
+                codes += [known[t] if t in known else _hashed(known, t, dim) for t in tokens]
+            lengths.append(len(tokens))
+        signed = np.array(codes, dtype=np.int64)
+        rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+        flat = rows * dim + np.abs(signed) - 1
+        counts = np.bincount(flat, weights=np.sign(signed), minlength=len(texts) * dim)
+        return normalise_rows(counts.reshape(len(texts), dim).astype(np.float32))
