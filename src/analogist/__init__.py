@@ -15,6 +15,10 @@ lives in its subpackage, each listing its own public names: :mod:`analogist.sign
 'diverges_from(DER,SRC)'
 """
 
+from analogist.compiled import select
+
+select()  # the compiled core or the pure-Python source, before any compiled module is imported
+
 from analogist.episode import Episode, parse_episode
 from analogist.errors import (
     AnalogistError,

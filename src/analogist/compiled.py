@@ -1,14 +1,17 @@
-"""Which structure mapper runs: the compiled core or the pure-Python source, and why.
+"""Which code runs: the mypyc-compiled core or the pure-Python source, and why.
 
-The engine's modules (every module of this package but ``__init__`` and this one) are compiled
-with mypyc when the package is built (``setup.py``; ``make venv`` / ``pip install``). Python
-would import a compiled module in preference to its source even after the source changed, so
-the build records a SHA-256 of each source it compiled (``_compiled.json``) and the package
-checks it before importing anything: the compiled core runs only when every module is built
-and matches its source; otherwise the source runs, with a ``RuntimeWarning`` saying why and
-how to rebuild. ``ANALOGIST_PURE_PYTHON=1`` asks for the source on purpose (no warning).
-Either way :func:`status` says which one runs; ``analogist --version`` and
-``bench/mapping.py`` print it ("a setting that is shown is the one used").
+The compiled core is two groups of modules, compiled together with mypyc when the package is
+built (``setup.py``; ``make venv`` / ``pip install``): the structure mapper (every module of
+``analogist.mapping`` but its ``__init__``) and the ingest kernels (:data:`INGEST`: signature
+and term parsing, the WL fingerprint and MAC vector, the structure memo, the posting lists —
+the per-episode Python of ``Memory.add``). Python would import a compiled module in preference
+to its source even after the source changed, so the build records a SHA-256 of each source it
+compiled (``_compiled.json``) and ``analogist`` checks it before importing anything else: the
+compiled core runs only when every module is built and matches its source; otherwise every
+module runs from source, with a ``RuntimeWarning`` saying why and how to rebuild.
+``ANALOGIST_PURE_PYTHON=1`` asks for the source on purpose (no warning). Either way
+:func:`status` says which one runs; ``analogist --version``, ``bench/mapping.py`` and
+``bench/ingest.py`` print it ("a setting that is shown is the one used").
 
 This module uses the standard library only: ``setup.py`` loads it by path at build time.
 """
@@ -27,68 +30,89 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-PACKAGE = "analogist.mapping"
+PACKAGE = "analogist"
 HERE = Path(__file__).resolve().parent
 MANIFEST = "_compiled.json"
-NOT_COMPILED = ("__init__.py", "compiled.py")
+#: The mypyc group: one shared library (``analogist/_core__mypyc*.so``) for every module.
+GROUP = "analogist._core"
+#: The ingest path's compiled modules, relative to the package (docs/performance.md, "Ingest").
+INGEST = (
+    "signature/terms.py",
+    "signature/model.py",
+    "signature/fingerprint.py",
+    "retrieve/postings.py",
+    "retrieve/mac.py",
+    "retrieve/structure_memo.py",
+)
 PURE_ENV = "ANALOGIST_PURE_PYTHON"
 REBUILD = "rebuild it with `make core` (or `pip install -e .`)"
 
 
 @dataclass(frozen=True)
 class CoreStatus:
-    """Which mapper runs. ``compiled``: the mypyc-built modules; ``reason``: why not."""
+    """Which code runs. ``compiled``: the mypyc-built modules; ``reason``: why not."""
 
     compiled: bool
     reason: str = ""
 
     def describe(self) -> str:
         if self.compiled:
-            return "structure mapping: compiled core (mypyc)"
-        return f"structure mapping: PURE PYTHON (about 2x slower): {self.reason}"
+            return "structure mapping and ingest: compiled core (mypyc)"
+        return (
+            "structure mapping and ingest: PURE PYTHON (mapping about 2x, ingest about 1.4x "
+            f"slower): {self.reason}"
+        )
 
 
-def compiled_sources(directory: Path = HERE) -> list[Path]:
-    """The sources that are compiled, in name order."""
-    return sorted(p for p in directory.glob("*.py") if p.name not in NOT_COMPILED)
+def compiled_sources(root: Path = HERE) -> list[Path]:
+    """The sources that are compiled: the mapper's in name order, then :data:`INGEST`."""
+    mapping = sorted(p for p in (root / "mapping").glob("*.py") if p.name != "__init__.py")
+    return mapping + [root / m for m in INGEST]
+
+
+def module_name(path: Path, root: Path = HERE) -> str:
+    """``mapping.engine`` for ``<root>/mapping/engine.py`` (the manifest's key)."""
+    return ".".join(path.relative_to(root).with_suffix("").parts)
 
 
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def write_manifest(sources: list[Path], directory: Path) -> Path:
-    """Records the digest of each compiled source in ``directory`` (called by the build)."""
-    out = directory / MANIFEST
-    out.write_text(
-        json.dumps({p.stem: digest(p) for p in sources}, indent=1, sort_keys=True) + "\n"
-    )
+def write_manifest(sources: list[Path], root: Path, target: Path | None = None) -> Path:
+    """Records the digest of each compiled source under ``root`` in ``target`` (default
+    ``root``; the build's package folder when it is not the source tree)."""
+    out = (target or root) / MANIFEST
+    digests = {module_name(p, root): digest(p) for p in sources}
+    out.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
     return out
 
 
-def _extension(directory: Path, stem: str) -> Path | None:
+def _extension(source: Path) -> Path | None:
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        found = directory / f"{stem}{suffix}"
+        found = source.with_name(f"{source.stem}{suffix}")
         if found.exists():
             return found
     return None
 
 
-def check(directory: Path = HERE) -> CoreStatus:
+def check(root: Path = HERE) -> CoreStatus:
     """Whether every compiled module is built and was built from the source beside it."""
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
         return CoreStatus(False, f"{PURE_ENV} is set")
-    sources = compiled_sources(directory)
-    missing = [p.stem for p in sources if _extension(directory, p.stem) is None]
+    sources = compiled_sources(root)
+    missing = [module_name(p, root) for p in sources if _extension(p) is None]
     if len(missing) == len(sources):
         return CoreStatus(False, f"the compiled core is not built; {REBUILD}")
     if missing:
         return CoreStatus(False, f"compiled modules missing ({', '.join(missing)}); {REBUILD}")
     try:
-        recorded = json.loads((directory / MANIFEST).read_text())
+        recorded = json.loads((root / MANIFEST).read_text())
     except (OSError, ValueError):
         return CoreStatus(False, f"{MANIFEST} is missing or unreadable; {REBUILD}")
-    stale = [p.stem for p in sources if recorded.get(p.stem) != digest(p)]
+    stale = [
+        module_name(p, root) for p in sources if recorded.get(module_name(p, root)) != digest(p)
+    ]
     if stale:
         return CoreStatus(
             False,
@@ -99,10 +123,10 @@ def check(directory: Path = HERE) -> CoreStatus:
 
 
 class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Imports this package's compiled modules from their ``.py`` sources."""
+    """Imports the compiled modules from their ``.py`` sources."""
 
-    def __init__(self, directory: Path):
-        self.names = {f"{PACKAGE}.{p.stem}": p for p in compiled_sources(directory)}
+    def __init__(self, root: Path):
+        self.names = {f"{PACKAGE}.{module_name(p, root)}": p for p in compiled_sources(root)}
 
     def find_spec(
         self, fullname: str, path: object = None, target: ModuleType | None = None
@@ -117,18 +141,16 @@ _STATUS: CoreStatus | None = None
 
 
 def select() -> CoreStatus:
-    """Decides, once per process and before the engine is imported, which modules run."""
+    """Decides, once per process and before any compiled module is imported (``analogist``
+    calls it first), which modules run."""
     global _STATUS
     if _STATUS is not None:
         return _STATUS
     found = check()
     if found.compiled:
-        try:  # the shared library of the compiled group loads with the first module
-            importlib.import_module(f"{PACKAGE}.params")
+        try:  # the group's shared library loads with the first module
+            importlib.import_module(GROUP + "__mypyc")
         except ImportError as e:
-            for name in list(sys.modules):
-                if name.startswith(f"{PACKAGE}.") and name != __name__:
-                    del sys.modules[name]
             found = CoreStatus(False, f"the compiled core does not load ({e}); {REBUILD}")
     if not found.compiled:
         sys.meta_path.insert(0, _SourceFinder(HERE))

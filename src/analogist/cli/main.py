@@ -25,8 +25,8 @@ from analogist.cli import (
     triggers_cmd,
 )
 from analogist.cli.common import handle_errors
+from analogist.compiled import status as compiled_core
 from analogist.config import DEFAULT_DB, config_path, configured_db, setting
-from analogist.mapping.compiled import status as mapping_core
 
 
 class DbOption(click.Option):
@@ -51,7 +51,7 @@ class DbOption(click.Option):
 @click.version_option(
     __version__,
     prog_name="analogist",
-    message=("%(prog)s, version %(version)s\n" + mapping_core().describe().replace("%", "%%")),
+    message=("%(prog)s, version %(version)s\n" + compiled_core().describe().replace("%", "%%")),
 )
 @click.pass_context
 @handle_errors

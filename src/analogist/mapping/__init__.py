@@ -22,15 +22,10 @@ Modules, in the order the engine runs them:
 - :mod:`.results` — :class:`MatchHypothesis`, :class:`Mapping`, :class:`MatchResult`.
 - :mod:`.engine` — :func:`match`, which runs the phases.
 - :mod:`.render` — the fixtures' JSON notation and the human table.
-- :mod:`.compiled` — whether the mypyc-compiled core or the pure-Python source runs.
 
-All but this package's ``__init__`` and :mod:`.compiled` are compiled with mypyc at install
-(``setup.py``); a missing or stale build falls back to the source with a warning.
+All but this package's ``__init__`` are compiled with mypyc at install (``setup.py``); a missing
+or stale build falls back to the source with a warning (:mod:`analogist.compiled`).
 """
-
-from analogist.mapping.compiled import select
-
-select()  # compiled core or pure-Python source, before any engine module is imported
 
 from analogist.mapping.engine import match
 from analogist.mapping.inferences import CandidateInference
