@@ -29,6 +29,7 @@ from analogist.retrieve.mac import graph_mac_features
 from analogist.signature.fingerprint import WLFingerprint
 from analogist.signature.limits import load_json
 from analogist.signature.vocabulary import default_vocabulary
+from analogist.store import vector_blob
 
 FIXTURE = Path(__file__).parent / "data" / "ingest_identity.json"
 BINARY = [
@@ -171,6 +172,12 @@ def stored_digests(lines: list[str], folder: Path) -> dict[str, str]:
                 r[1] for r in con.execute(f"PRAGMA table_info({table})") if not r[1].endswith("_at")
             ]
             rows = con.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY rowid").fetchall()
+            if table == "sig_vectors":  # the values, dense float32, whatever form stores them
+                at, dim = cols.index("vector"), cols.index("dim")
+                rows = [
+                    (*r[:at], vector_blob.decode(r[at], r[dim]).tobytes(), *r[at + 1 :])
+                    for r in rows
+                ]
             out[table] = _d(rows)
     finally:
         con.close()

@@ -90,7 +90,7 @@ def test_the_search_uses_the_pairs_hnsw_index(pgvector_server, env):
     ep = parse_episode({"id": "a", "kind": "observation", "text": "x"}, s.vocabulary)
     s.add_episodes([ep], {"a": Derived(vectors=(("L0", "hashing-8", np.ones(8, np.float32)),))})
     s.conn.raw.execute("SET enable_seqscan = off")  # tiny table: make the planner show its pick
-    q = pg_vectors.encode(np.ones(8, np.float32).tobytes())
+    q = pg_vectors.encode(np.ones(8, np.float32))
     plan = " ".join(
         r[0]
         for r in s.conn.raw.execute(

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from analogist.store import episodes as ep_rows
+from analogist.store import vector_blob
 from analogist.store.db import UsesConnection
 
 
@@ -53,8 +54,7 @@ class IndexReads(UsesConnection):
             "ORDER BY rowid"
         )
         for rows in self._chunks(sql, (level, embedder), size):
-            mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
-            yield [r[0] for r in rows], mat.reshape(len(rows), rows[0][1])
+            yield [r[0] for r in rows], vector_blob.decode_rows([r[2] for r in rows], rows[0][1])
 
     def iter_episode_texts(
         self, size: int = 5000

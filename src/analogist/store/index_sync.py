@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from analogist.store import vector_blob
 from analogist.store.db import UsesConnection
 
 SOURCES = ("signatures", "sig_fingerprint", "sig_vectors")
@@ -184,5 +185,5 @@ class IndexSync(UsesConnection):
             "level = ? AND embedder = ? ORDER BY rowid LIMIT ?"
         )
         for rows in self._after(sql, (rowid, level, embedder), size):
-            mat = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
-            yield rows[-1][0], [r[1] for r in rows], mat.reshape(len(rows), rows[0][2])
+            mat = vector_blob.decode_rows([r[3] for r in rows], rows[0][2])
+            yield rows[-1][0], [r[1] for r in rows], mat

@@ -73,9 +73,8 @@ class PgVector(bytes):
     """A vector in pgvector's binary input form (dimension, 0, big-endian float32 values)."""
 
 
-def encode(blob: bytes) -> PgVector:
-    """The pgvector form of a stored float32 row (``sig_vectors.vector``'s bytes)."""
-    v = np.frombuffer(blob, dtype="<f4")
+def encode(v: np.ndarray) -> PgVector:
+    """The pgvector form of a float32 row (``sig_vectors.vector`` decoded, or a query)."""
     return PgVector(struct.pack(">HH", len(v), 0) + v.astype(">f4").tobytes())
 
 

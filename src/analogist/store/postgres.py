@@ -32,7 +32,7 @@ import numpy as np
 from analogist.episode import Episode
 from analogist.errors import ConfigError, StoreError
 from analogist.signature.vocabulary import Vocabulary
-from analogist.store import pg_vectors
+from analogist.store import pg_vectors, vector_blob
 from analogist.store.db import utcnow
 from analogist.store.index_sync import SOURCES
 from analogist.store.pg_migrations import PG_MIGRATIONS
@@ -233,7 +233,7 @@ class PostgresStore(Store):
         self.conn.executemany(
             f"{verb} INTO sig_vectors (episode_id, level, embedder, dim, vector, embedding) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            [(*r, pg_vectors.encode(r[4])) for r in rows],
+            [(*r, pg_vectors.encode(vector_blob.decode(r[4], r[3]))) for r in rows],
         )
         for level, embedder, dim in missing:
             self.conn.raw.execute(pg_vectors.index_sql(level, embedder, dim))
@@ -248,7 +248,7 @@ class PostgresStore(Store):
         done = 0
         while True:
             rows = self.conn.execute(
-                "SELECT rowid, vector FROM sig_vectors WHERE embedding IS NULL "
+                "SELECT rowid, dim, vector FROM sig_vectors WHERE embedding IS NULL "
                 "ORDER BY rowid LIMIT ?",
                 (chunk,),
             ).fetchall()
@@ -257,7 +257,7 @@ class PostgresStore(Store):
             with self.transaction():
                 self.conn.executemany(
                     "UPDATE sig_vectors SET embedding = ? WHERE rowid = ?",
-                    [(pg_vectors.encode(r[1]), r[0]) for r in rows],
+                    [(pg_vectors.encode(vector_blob.decode(r[2], r[1])), r[0]) for r in rows],
                 )
             done += len(rows)
         if done:
@@ -304,7 +304,7 @@ class PostgresStore(Store):
             self.fill_embeddings()
         import psycopg
 
-        vec = pg_vectors.encode(q.tobytes())
+        vec = pg_vectors.encode(q)
         raw = self.conn.raw
         try:
             with raw.transaction():

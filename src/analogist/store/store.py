@@ -21,6 +21,7 @@ from analogist.errors import ConfigError, DuplicateEpisodeError, NotFoundError, 
 from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 from analogist.store import episodes as ep_rows
+from analogist.store import vector_blob
 from analogist.store.bench import BenchRows
 from analogist.store.calls import CallLog
 from analogist.store.consolidation import ConsolidationRows
@@ -237,17 +238,19 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
         handling). A fingerprint's features shared by several episodes (the memory derives
         each distinct structure once) are serialised once."""
         verb = "INSERT" if fresh else "INSERT OR REPLACE"
-        vectors, prints, feats_json = [], [], dict[int, str]()
+        keys, values, prints, feats_json = [], [], [], dict[int, str]()
         for eid, d in derived.items():
             for level, embedder, vec in d.vectors:
-                v = np.asarray(vec, dtype=np.float32)
-                vectors.append((eid, level, embedder, int(v.shape[0]), v.tobytes()))
+                keys.append((eid, level, embedder, int(np.shape(vec)[0])))
+                values.append(vec)
             if d.fingerprint is not None:
                 wl_hash, version, feats = d.fingerprint
                 text = feats_json.get(id(feats))
                 if text is None:
                     text = feats_json[id(feats)] = json.dumps(dict(feats), sort_keys=True)
                 prints.append((eid, wl_hash, version, text))
+        blobs = vector_blob.encode_rows(values)
+        vectors = [(*k, b) for k, b in zip(keys, blobs, strict=True)]
         self._write_vectors(verb, vectors)
         self.conn.executemany(
             f"{verb} INTO sig_fingerprint (episode_id, wl_hash, wl_version, "
@@ -257,7 +260,8 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
         return len(vectors) + len(prints)
 
     def _write_vectors(self, verb: str, rows: list[tuple[str, str, str, int, bytes]]) -> None:
-        """Write sig_vectors rows (episode_id, level, embedder, dim, float32 bytes)."""
+        """Write sig_vectors rows (episode_id, level, embedder, dim, stored form:
+        :mod:`~analogist.store.vector_blob`)."""
         self.conn.executemany(
             f"{verb} INTO sig_vectors (episode_id, level, embedder, dim, vector) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -360,10 +364,7 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
         ).fetchall()
         if not rows:
             return [], np.zeros((0, 0), dtype=np.float32)
-        mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(
-            len(rows), rows[0][1]
-        )
-        return [r[0] for r in rows], mat
+        return [r[0] for r in rows], vector_blob.decode_rows([r[2] for r in rows], rows[0][1])
 
     def has_vectors(self, level: str, embedder: str) -> bool:
         """Is any vector of this level and embedder stored?"""

@@ -12,6 +12,7 @@ from analogist.errors import StoreError
 from analogist.store.migrations import MIGRATIONS
 from analogist.store.transfer import FORMAT, FORMAT_VERSION, Header
 from analogist.store.transfer_tables import BY_NAME, Table, decode
+from analogist.store.vector_blob import check_size
 
 _CHECKSUM = re.compile(r"sha256:[0-9a-f]{64}")
 
@@ -127,6 +128,7 @@ def check_record(
         values = tuple(decode(c, row[c.name]) for c in table.stored)
     except ValueError as e:
         raise fail(where, n, f"{table.name}: {e}") from None
-    if table.name == "sig_vectors" and len(values[-1]) != 4 * values[4]:
-        raise fail(where, n, f"sig_vectors: vector holds {len(values[-1])} bytes, not 4 x dim")
+    problem = check_size(len(values[-1]), values[4]) if table.name == "sig_vectors" else None
+    if problem:
+        raise fail(where, n, f"sig_vectors: {problem}")
     return table, values
