@@ -3,7 +3,7 @@
 The compiled core is two groups of modules, compiled together with mypyc when the package is
 built (``setup.py``; ``make venv`` / ``pip install``): the structure mapper (every module of
 ``analogist.mapping`` but its ``__init__``) and the ingest kernels (:data:`INGEST`: signature
-and term parsing, the WL fingerprint and MAC vector, the structure memo, the posting lists —
+and term parsing, the WL fingerprint and MAC vector, the structure memo, the posting lists, the stored rows —
 the per-episode Python of ``Memory.add``). Python would import a compiled module in preference
 to its source even after the source changed, so the build records a SHA-256 of each source it
 compiled (``_compiled.json``) and ``analogist`` checks it before importing anything else: the
@@ -43,6 +43,7 @@ INGEST = (
     "retrieve/postings.py",
     "retrieve/mac.py",
     "retrieve/structure_memo.py",
+    "store/signature_rows.py",
 )
 PURE_ENV = "ANALOGIST_PURE_PYTHON"
 REBUILD = "rebuild it with `make core` (or `pip install -e .`)"
@@ -148,7 +149,7 @@ def select() -> CoreStatus:
         return _STATUS
     found = check()
     if found.compiled:
-        try:  # the group's shared library loads with the first module
+        try:  # the group's shared library, alone: no module of the core is imported yet
             importlib.import_module(GROUP + "__mypyc")
         except ImportError as e:
             found = CoreStatus(False, f"the compiled core does not load ({e}); {REBUILD}")
@@ -161,5 +162,5 @@ def select() -> CoreStatus:
 
 
 def status() -> CoreStatus:
-    """Which mapper this process runs (see :func:`select`)."""
+    """Which code this process runs (see :func:`select`)."""
     return _STATUS if _STATUS is not None else select()

@@ -106,7 +106,7 @@ def recount(m) -> dict[str, int]:
     """Usage counts as the stored signatures read now (what vocab.count should say)."""
     from collections import Counter
 
-    from analogist.store.episodes import term_usage
+    from analogist.store.signature_rows import term_usage
 
     c: Counter = Counter()
     for e in m.store.list_episodes():

@@ -19,8 +19,8 @@ from analogist.signature.fingerprint import WLFingerprint
 from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store.consolidation import Reindex
-from analogist.store.episodes import term_usage
 from analogist.store.interface import StoreInterface as Store
+from analogist.store.signature_rows import term_usage
 
 
 def _live(vocab: Vocabulary, name: str) -> str | None:

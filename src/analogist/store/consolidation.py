@@ -23,6 +23,7 @@ from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store import episodes as ep_rows
 from analogist.store.db import UsesConnection, transaction, utcnow
+from analogist.store.signature_rows import relation_rows
 from analogist.store.vocab import load_vocabulary
 
 
@@ -194,7 +195,7 @@ def _apply(conn: Any, run_id: str, change: Change, now: str) -> None:
         had = conn.execute(
             "SELECT 1 FROM sig_fingerprint WHERE episode_id = ?", (sig.episode_id,)
         ).fetchone()
-        _put_derived_rows(conn, sig.episode_id, ep_rows.relation_rows(sig), fp if had else None)
+        _put_derived_rows(conn, sig.episode_id, relation_rows(sig), fp if had else None)
     else:
         count = conn.execute("SELECT count FROM vocab WHERE term = ?", (change.old,)).fetchone()[0]
         conn.execute(

@@ -11,50 +11,7 @@ from analogist.episode import Episode
 from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store.db import utcnow
-
-
-def _roles_json(roles) -> str:
-    """JSON list of role names (validated identifiers, so no escaping is needed)."""
-    return "[" + ",".join(f'"{r}"' for r in roles) + "]"
-
-
-def relation_rows(sig: Signature) -> list[tuple]:
-    """One sig_relations row per relation and per causal-chain term (flagged in_causal_chain)."""
-    rows = []
-    for r in sig.relations:
-        a1 = r.args[0] if r.args else None
-        a2 = r.args[1] if len(r.args) > 1 else None
-        rows.append((sig.episode_id, r.predicate, a1, a2, _roles_json(r.args), 0))
-    for link in sig.causal_chain:
-        for t in (link.cause, link.effect):
-            roles = list(t.roles())
-            rows.append(
-                (
-                    sig.episode_id,
-                    t.functor,
-                    roles[0] if roles else None,
-                    roles[1] if len(roles) > 1 else None,
-                    _roles_json(roles),
-                    1,
-                )
-            )
-        rows.append((sig.episode_id, link.link, None, None, "[]", 1))
-    return rows
-
-
-def term_usage(sig: Signature) -> Counter:
-    """How often each vocabulary term is used by one signature (relations, chain terms, links)."""
-    c: Counter = Counter(r.predicate for r in sig.relations)
-    for link in sig.causal_chain:
-        c[link.link] += 1
-        for t in (link.cause, link.effect):
-            stack = [t]
-            while stack:
-                cur = stack.pop()
-                c[cur.functor] += 1
-                stack.extend(a for a in cur.args if not isinstance(a, str))
-    return c
-
+from analogist.store.signature_rows import relation_rows, signature_row, term_usage
 
 _SIG_INSERT = (
     "INSERT INTO signatures (episode_id, kind, signature_json, writer_model, written_at, "
@@ -64,18 +21,6 @@ _REL_INSERT = (
     "INSERT INTO sig_relations (episode_id, predicate, arg1_role, arg2_role, args_json, "
     "in_causal_chain) VALUES (?, ?, ?, ?, ?, ?)"
 )
-
-
-def _sig_row(sig: Signature) -> tuple:
-    return (
-        sig.episode_id,
-        sig.kind,
-        json.dumps(sig.to_json()),
-        sig.writer_model,
-        sig.written_at,
-        int(sig.verified),
-        sig.surface.domain,
-    )
 
 
 def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> int:
@@ -91,7 +36,7 @@ def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> int:
         "INSERT INTO episodes_fts (id, text) VALUES (?, ?)", [(e.id, e.text) for e in eps]
     )
     sigs = [e.signature for e in eps if e.signature is not None]
-    conn.executemany(_SIG_INSERT, [_sig_row(s) for s in sigs])
+    conn.executemany(_SIG_INSERT, [signature_row(s) for s in sigs])
     conn.executemany(_REL_INSERT, [row for s in sigs for row in relation_rows(s)])
     usage: Counter = Counter()
     for s in sigs:
@@ -103,7 +48,7 @@ def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> int:
 def put_signature(conn: sqlite3.Connection, sig: Signature) -> None:
     """Write a signature and its relation rows, replacing any earlier one; keep vocab counts."""
     delete_signature(conn, sig.episode_id)
-    conn.execute(_SIG_INSERT, _sig_row(sig))
+    conn.execute(_SIG_INSERT, signature_row(sig))
     conn.executemany(_REL_INSERT, relation_rows(sig))
     bump_counts(conn, term_usage(sig), +1)
 
