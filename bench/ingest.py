@@ -24,7 +24,10 @@ the memory, adds and closes: its indexes catch up from the database at the next 
 so there is no *fold* phase. ``--embedder random`` takes the embedding cost out (random unit
 vectors of the same shape) to show analogist's own share. The first line says whether the
 compiled core (mypyc: parsing, WL/MAC, posting lists) or the pure-Python source runs
-(``ANALOGIST_PURE_PYTHON=1`` for the latter: the two can be compared in one checkout).
+(``ANALOGIST_PURE_PYTHON=1`` for the latter: the two can be compared in one checkout). The
+garbage collector's work is timed too (``gc.callbacks``): ``Memory.add`` pauses it for a bulk
+add (``analogist/collector.py``), so collections the bench's own code triggers between the
+adds are charged to the bulk path, and the number of full collections is printed.
 
 Usage: ``nice -n 15 python bench/ingest.py [--sizes 10000,100000] [--batch 5000]
 [--per-item 500] [--embedder hashing|random] [--cold] [--json]``.
@@ -33,6 +36,7 @@ Usage: ``nice -n 15 python bench/ingest.py [--sizes 10000,100000] [--batch 5000]
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -81,6 +85,27 @@ class TimedEmbedder:
         self.embed = clock.wrap("embed", inner.embed)
 
 
+class CollectorClock:
+    """CPU time of Python's garbage collections (``gc.callbacks``), inside ``Memory.add`` and
+    between the adds, and the number of full (oldest-generation) collections."""
+
+    def __init__(self) -> None:
+        self.inside, self.full = False, 0
+        self.inside_cpu = self.outside_cpu = 0.0
+        self._started = 0.0
+
+    def callback(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.process_time()
+            return
+        spent = time.process_time() - self._started
+        if self.inside:
+            self.inside_cpu += spent
+        else:
+            self.outside_cpu += spent
+        self.full += info.get("generation") == 2
+
+
 def fresh_memory(folder: str, name: str, embedder: str, cold: bool = False) -> Memory:
     """A new memory with every index built, so ``add`` folds into them as a live process does
     (``cold``: none built, as in ``analogist add``, whose indexes catch up at the next open)."""
@@ -108,17 +133,29 @@ def bulk(folder: str, n: int, batch: int, embedder: str, seed: int, cold: bool) 
     m.indexes.on_add = clock.wrap("fold", m.indexes.on_add)  # type: ignore[method-assign]
     m.embedder = TimedEmbedder(m.embedder, clock)
     cpu = wall = 0.0
-    for lines in batches(n, batch, seed):
-        c0, t0 = time.process_time(), time.perf_counter()
-        report = m.add(lines)
-        cpu += time.process_time() - c0
-        wall += time.perf_counter() - t0
-        assert not report.rejected, report.rejected[:2]
+    collector = CollectorClock()
+    gc.callbacks.append(collector.callback)
+    try:
+        for lines in batches(n, batch, seed):
+            collector.inside = True
+            c0, t0 = time.process_time(), time.perf_counter()
+            report = m.add(lines)
+            cpu += time.process_time() - c0
+            wall += time.perf_counter() - t0
+            collector.inside = False
+            assert not report.rejected, report.rejected[:2]
+    finally:
+        gc.callbacks.remove(collector.callback)
     memo = getattr(m, "structures", None)  # absent before the structure memo (a baseline run)
     m.store.close()
-    return {
-        "cpu": cpu,
-        "wall": wall,
+    return {  # collections between the adds (in the generator's code) are charged to the bulk path
+        "cpu": cpu + collector.outside_cpu,
+        "wall": wall + collector.outside_cpu,
+        "gc": {
+            "full_collections": collector.full,
+            "cpu_inside_add": collector.inside_cpu,
+            "cpu_outside_add": collector.outside_cpu,
+        },
         "phase_cpu": clock.cpu,
         "phase_wall": clock.wall,
         "structures": {"hits": memo.hits, "misses": memo.misses} if memo else None,
@@ -192,6 +229,13 @@ def report(r: dict) -> None:
             f"  {label:<16}{b['phase_cpu'][p] / n * 1e6:>6.0f}{b['phase_wall'][p] / n * 1e6:>10.0f}"
         )
     print(f"  {'other':<16}{other / n * 1e6:>6.0f}")
+    g = b.get("gc")
+    if g:
+        print(
+            f"garbage collector: {g['full_collections']} full collections; "
+            f"{g['cpu_inside_add'] / n * 1e6:.0f} us/episode in collections inside add, "
+            f"{g['cpu_outside_add'] / n * 1e6:.0f} between the adds (counted in bulk above)"
+        )
     st = b["structures"] or {"hits": 0, "misses": n}
     print(
         f"distinct structures derived: {st['misses']:,} of {st['hits'] + st['misses']:,} "

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
+from analogist.collector import collector_paused
 from analogist.episode import Episode, parse_episode
 from analogist.errors import AnalogistError, ConfigError
 from analogist.models.embedding import Embedder
@@ -40,6 +41,7 @@ from analogist.signature.model import Signature, parse_signature
 from analogist.store import AddReport as StoreAddReport
 from analogist.store import Derived, Store
 from analogist.store.postgres import open_store
+from analogist.store.store import BULK_MIN
 from analogist.verify.predict import CheckFn
 
 if TYPE_CHECKING:
@@ -152,7 +154,9 @@ class Memory:
         embeddings in one transaction. With ``all_or_nothing`` a single rejection writes
         nothing and the valid ids are reported as ``held_back``. More than ``ADD_CHUNK`` items
         are parsed, derived and written a chunk at a time inside that one transaction, so
-        memory holds one chunk's episodes and index rows, not the whole load's.
+        memory holds one chunk's episodes and index rows, not the whole load's. From
+        ``BULK_MIN`` items Python's cyclic garbage collector is paused for the call and then
+        restored as it was (:mod:`analogist.collector` says why).
 
         Raises:
             StoreError: the write itself failed; nothing was stored.
@@ -160,6 +164,10 @@ class Memory:
         if isinstance(items, str):  # a whole JSONL text, not an iterable of lines
             items = items.splitlines()
         lines = items if isinstance(items, Sequence) else list(items)
+        with collector_paused(len(lines) >= BULK_MIN):  # (why: analogist/collector.py)
+            return self._add_lines(lines, all_or_nothing)
+
+    def _add_lines(self, lines: Sequence[Item], all_or_nothing: bool) -> AddReport:
         report, where = AddReport(), dict[str, str]()
         if len(lines) > ADD_CHUNK:
             return self._add_chunked(lines, report, where, all_or_nothing)
