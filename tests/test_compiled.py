@@ -120,24 +120,30 @@ def _pair() -> tuple[Description, Description]:
     return desc("b", "x", "y", "z"), desc("t", "p", "q", "s")
 
 
-def test_the_source_gives_the_same_result_as_the_running_core() -> None:
+def _on_the_source(imports: str, value: str) -> list:
+    """``[compiled?, value]`` computed in a fresh process that runs the sources
+    (``ANALOGIST_PURE_PYTHON=1``), with this folder importable as ``test_compiled``."""
     code = (
-        "import json, sys; sys.path.insert(0, sys.argv[1]); "
-        "from test_compiled import _pair; "
+        f"import json, sys; sys.path.insert(0, sys.argv[1]); {imports}; "
         "from analogist import compiled; "
-        "from analogist.mapping import engine, match, to_fixture_json; "
-        "print(json.dumps([compiled.status().compiled, engine.__file__, "
-        "to_fixture_json(match(*_pair()), detailed=True)]))"
+        f"print(json.dumps([compiled.status().compiled, {value}]))"
     )
-    env = {**os.environ, compiled.PURE_ENV: "1"}
     out = subprocess.run(
         [sys.executable, "-c", code, str(Path(__file__).parent)],
-        env=env,
+        env={**os.environ, compiled.PURE_ENV: "1"},
         capture_output=True,
         text=True,
         check=True,
     )
-    is_compiled, path, result = json.loads(out.stdout)
+    return json.loads(out.stdout)
+
+
+def test_the_source_gives_the_same_result_as_the_running_core() -> None:
+    is_compiled, path, result = _on_the_source(
+        "from test_compiled import _pair; "
+        "from analogist.mapping import engine, match, to_fixture_json",
+        "engine.__file__, to_fixture_json(match(*_pair()), detailed=True)",
+    )
     assert not is_compiled and path.endswith("engine.py")
     assert result == json.loads(json.dumps(to_fixture_json(match(*_pair()), detailed=True)))
 
@@ -169,21 +175,10 @@ def _derived() -> list:
 
 
 def test_the_source_derives_the_same_as_the_running_core() -> None:
-    code = (
-        "import json, sys; sys.path.insert(0, sys.argv[1]); "
-        "from test_compiled import _derived; "
-        "from analogist import compiled; from analogist.signature import fingerprint; "
-        "print(json.dumps([compiled.status().compiled, fingerprint.__file__, _derived()]))"
+    is_compiled, path, result = _on_the_source(
+        "from test_compiled import _derived; from analogist.signature import fingerprint",
+        "fingerprint.__file__, _derived()",
     )
-    env = {**os.environ, compiled.PURE_ENV: "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(Path(__file__).parent)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    is_compiled, path, result = json.loads(out.stdout)
     assert not is_compiled and path.endswith("fingerprint.py")
     assert len(result) > 10
     assert result == json.loads(json.dumps(_derived()))
