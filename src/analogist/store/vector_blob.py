@@ -4,11 +4,11 @@ A row of ``dim`` float32 values is stored dense (``4 * dim`` bytes, little-endia
 most one value in :data:`SPARSE_DIVISOR` is non-zero; then it is stored as its non-zero entries
 only, each a packed record of its position (uint16) and value (float32), 6 bytes, in position
 order. The hashing embedder's rows hold 8-25 non-zero values of 384, so their 1,536 bytes
-become 48-150 (the database about 40 % smaller at a million episodes, and an ingest writes that
-much less). A dense model's rows stay dense. The length tells the two apart: a sparse row is at
-most ``6 * dim / 8`` bytes, always shorter than a dense one. Both decode to the same float32
-values, bit for bit, so every reader gets the matrix it got before; a database written before
-this form holds dense rows only and reads as it did.
+become 48-150 (a 1M bench database: 3.1 GB instead of 9.0, and an ingest writes that much
+less). A dense model's rows stay dense. The length tells the two apart: a sparse row is at most
+``6 * dim / 8`` bytes, always shorter than a dense one. Both decode to the same float32 values
+(a -0.0 reads back as 0.0), so every reader gets the matrix it got before; a database written
+before this form holds dense rows only and reads as it did.
 """
 
 from __future__ import annotations
