@@ -56,3 +56,21 @@ def test_a_bulk_add_pauses_it_and_a_single_add_does_not(
     assert len(m.add(_lines(BULK_MIN)).added) == BULK_MIN
     assert m.add(_lines(BULK_MIN + 1, BULK_MIN)).added == [f"e{BULK_MIN}"]
     assert seen == [False, True] and gc.isenabled()
+
+
+def test_an_index_built_from_the_database_is_built_with_it_paused(
+    collector_on: None, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Memory(tmp_path / "m.db", embedder=HashingEmbedder()) as m:
+        m.add(_lines(3))
+    seen: list[bool] = []
+    with Memory(tmp_path / "m.db", embedder=HashingEmbedder()) as m:
+        real = m.store.signatures_after
+
+        def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+            seen.append(gc.isenabled())
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(m.store, "signatures_after", spy)
+        assert len(m.indexes.mac()) == 0  # observations have no signature
+    assert seen == [False] and gc.isenabled()

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from analogist.collector import collector_paused
 from analogist.episode import Episode
 from analogist.errors import AnalogistError, ConfigError
 from analogist.models.embedding import Embedder
@@ -258,7 +259,12 @@ class Indexes:
 
     def _catch_up(self, key: str, idx: Any, rowid: int) -> int:
         """Fold source rows past ``rowid`` into ``idx`` (ids already present are skipped: a
-        replacement would have counted as a rebuild); return the last rowid read."""
+        replacement would have counted as a rebuild); return the last rowid read. Runs with
+        the garbage collector paused, as a bulk add does (:mod:`analogist.collector`)."""
+        with collector_paused():
+            return self._fold_rows(key, idx, rowid)
+
+    def _fold_rows(self, key: str, idx: Any, rowid: int) -> int:
         if key == "fp":
             for rows in self.store.fingerprints_after(rowid):
                 for _rid, eid, wl_hash, version, feats in rows:
