@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -48,7 +49,7 @@ def test_a_bulk_add_pauses_it_and_a_single_add_does_not(
     m = Memory(":memory:", embedder=HashingEmbedder())
     real = m._accept
 
-    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def spy(*args: Any, **kwargs: Any) -> Any:
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
 
@@ -67,7 +68,7 @@ def test_an_index_built_from_the_database_is_built_with_it_paused(
     with Memory(tmp_path / "m.db", embedder=HashingEmbedder()) as m:
         real = m.store.signatures_after
 
-        def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        def spy(*args: Any, **kwargs: Any) -> Any:
             seen.append(gc.isenabled())
             return real(*args, **kwargs)
 
