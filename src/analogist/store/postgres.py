@@ -36,7 +36,7 @@ from analogist.store import pg_vectors, vector_blob
 from analogist.store.db import utcnow
 from analogist.store.index_sync import SOURCES
 from analogist.store.pg_migrations import PG_MIGRATIONS
-from analogist.store.store import Derived, Store
+from analogist.store.store import Derived, Store, vector_rows
 
 SCHEMES = ("postgresql://", "postgres://")
 _MIGRATION_LOCK = 7_216_100  # pg_advisory_lock key: one process migrates at a time
@@ -213,15 +213,17 @@ class PostgresStore(Store):
             raise
 
     # in-database vector search (pgvector; store/pg_vectors.py) ----------------------------
-    def _write_vectors(self, verb: str, rows: list[tuple[str, str, str, int, bytes]]) -> None:
+    def _write_vectors(
+        self, verb: str, keys: list[tuple[str, str, str, int]], values: list[np.ndarray]
+    ) -> None:
         """As on SQLite, plus the pgvector ``embedding`` of each row in the same statement. A
         (level, embedder) pair without an HNSW index gets it after these rows are written: one
         graph build over the first load instead of a graph insert per row (per-row inserts
         measured ~6x slower than the rows alone: 41 against 249 episodes/s; docs/scale.md)."""
         if self.pgvector is None:
-            super()._write_vectors(verb, rows)
+            super()._write_vectors(verb, keys, values)
             return
-        pairs = sorted({(r[1], r[2], r[3]) for r in rows})
+        pairs = sorted({(k[1], k[2], k[3]) for k in keys})
         missing = [  # none while a bulk load defers them: it builds them after its last chunk
             p
             for p in ([] if self._indexes_deferred else pairs)
@@ -233,7 +235,10 @@ class PostgresStore(Store):
         self.conn.executemany(
             f"{verb} INTO sig_vectors (episode_id, level, embedder, dim, vector, embedding) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            [(*r, pg_vectors.encode(vector_blob.decode(r[4], r[3]))) for r in rows],
+            [
+                (*r, pg_vectors.encode(np.asarray(v, np.float32)))
+                for r, v in zip(vector_rows(keys, values), values, strict=True)
+            ],
         )
         for level, embedder, dim in missing:
             self.conn.raw.execute(pg_vectors.index_sql(level, embedder, dim))

@@ -39,6 +39,14 @@ BULK_MIN = 64
 BULK_INDEX_MIN = 2000
 
 
+def vector_rows(
+    keys: list[tuple[str, str, str, int]], values: list[np.ndarray]
+) -> list[tuple[str, str, str, int, bytes]]:
+    """sig_vectors rows: each key with its vector's stored form."""
+    blobs = vector_blob.encode_rows(values)
+    return [(*k, b) for k, b in zip(keys, blobs, strict=True)]
+
+
 @dataclass(frozen=True)
 class Derived:
     """Index rows computed from a signature at storage time, written with it atomically.
@@ -249,23 +257,23 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
                 if text is None:
                     text = feats_json[id(feats)] = json.dumps(dict(feats), sort_keys=True)
                 prints.append((eid, wl_hash, version, text))
-        blobs = vector_blob.encode_rows(values)
-        vectors = [(*k, b) for k, b in zip(keys, blobs, strict=True)]
-        self._write_vectors(verb, vectors)
+        self._write_vectors(verb, keys, values)
         self.conn.executemany(
             f"{verb} INTO sig_fingerprint (episode_id, wl_hash, wl_version, "
             "features_json) VALUES (?, ?, ?, ?)",
             prints,
         )
-        return len(vectors) + len(prints)
+        return len(keys) + len(prints)
 
-    def _write_vectors(self, verb: str, rows: list[tuple[str, str, str, int, bytes]]) -> None:
-        """Write sig_vectors rows (episode_id, level, embedder, dim, stored form:
-        :mod:`~analogist.store.vector_blob`)."""
+    def _write_vectors(
+        self, verb: str, keys: list[tuple[str, str, str, int]], values: list[np.ndarray]
+    ) -> None:
+        """Write sig_vectors rows: each key (episode_id, level, embedder, dim) with its vector
+        in the stored form (:mod:`~analogist.store.vector_blob`)."""
         self.conn.executemany(
             f"{verb} INTO sig_vectors (episode_id, level, embedder, dim, vector) "
             "VALUES (?, ?, ?, ?, ?)",
-            rows,
+            vector_rows(keys, values),
         )
 
     def put_derived(self, derived: Mapping[str, Derived]) -> None:

@@ -28,14 +28,11 @@ RECORD = np.dtype([("i", "<u2"), ("v", "<f4")])
 MAX_SPARSE_DIM = 1 << 16
 
 
-def is_sparse_size(n_bytes: int, dim: int) -> bool:
-    """Could a blob of ``n_bytes`` be the sparse form of a ``dim``-wide row?"""
-    return n_bytes % RECORD.itemsize == 0 and n_bytes // RECORD.itemsize * SPARSE_DIVISOR <= dim
-
-
 def check_size(n_bytes: int, dim: int) -> str | None:
     """Why a blob of ``n_bytes`` cannot be a stored ``dim``-wide row (None when it can)."""
-    if n_bytes == 4 * dim or (dim < MAX_SPARSE_DIM and is_sparse_size(n_bytes, dim)):
+    records, rest = divmod(n_bytes, RECORD.itemsize)
+    sparse = dim < MAX_SPARSE_DIM and not rest and records * SPARSE_DIVISOR <= dim
+    if n_bytes == 4 * dim or sparse:
         return None
     return (
         f"vector holds {n_bytes} bytes: not 4 x dim ({4 * dim}, dense) nor 6 per non-zero "
