@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from analogist.errors import ConfigError
 from analogist.retrieve.dense import VectorIndex, top_indices
 from analogist.retrieve.frozen import IdTable
+from analogist.retrieve.sparse_rows import SparseRows
 from analogist.retrieve.vector_lists import (
     SPARSE_MAX_DENSITY,
     VectorLists,
@@ -205,12 +206,14 @@ def test_a_damaged_lists_file_is_rebuilt_from_the_database_with_a_warning(tmp_pa
     m.store.close()
 
 
-def test_candidates_are_re_scored_from_the_rows_file_and_replaced_rows_from_memory(tmp_path):
-    """A snapshot's rows are read with pread for re-scoring (a mapped row would bring the page
-    cache's folio into the process); a row replaced since comes from the index itself."""
+def test_candidates_are_re_scored_from_the_rows_files_and_replaced_rows_from_memory(tmp_path):
+    """A snapshot's rows (sparse, beside the lists) are read with pread for re-scoring (a
+    mapped row would bring the page cache's folio into the process); a row replaced since
+    comes from the index itself."""
     m, _ = saved(tmp_path, 9, 50)
     idx = m.indexes.vectors("L2")
-    assert isinstance(idx, VectorIndex) and idx.row_file is not None
+    assert isinstance(idx, VectorIndex) and isinstance(idx.base, SparseRows)
+    assert idx.base.files is not None and idx.row_file is None
     at = np.array([3, 0, 49, 17])
     assert np.array_equal(idx.base_rows(at), np.asarray(idx.base)[at])
     fresh = np.zeros((1, idx.dim), np.float32)
@@ -230,8 +233,23 @@ def test_a_rows_file_cut_short_after_opening_is_one_clear_error(tmp_path):
     m, folder = saved(tmp_path, 2, 40)
     idx = m.indexes.vectors("L0")
     assert isinstance(idx, VectorIndex)
+    with open(next(folder.glob("vec_L0_*sparse_vals.bin")), "r+b") as f:
+        f.truncate(40)  # what only outside damage does
+    with pytest.raises(StoreError, match=r"row \d+ is past the end of the sparse rows files"):
+        idx.base_rows(np.array([30]))
+    m.store.close()
+
+
+def test_a_raw_rows_file_cut_short_after_opening_is_one_clear_error(tmp_path, monkeypatch):
+    """The same for the raw float32 rows an HNSW level keeps."""
+    from analogist.errors import StoreError
+
+    monkeypatch.setenv("ANALOGIST_VECTOR_INDEX", "hnsw")
+    m, folder = saved(tmp_path, 2, 40)
+    idx = m.indexes.vectors("L0")
+    assert isinstance(idx, VectorIndex) and idx.row_file is not None
     with open(next(folder.glob("vec_L0_*rows.f32")), "r+b") as f:
-        f.truncate(10 * idx.dim * 4)  # what only outside damage does
+        f.truncate(10 * idx.dim * 4)
     with pytest.raises(StoreError, match=r"row \d+ is past the end of the rows file"):
         idx.base_rows(np.array([30]))
     m.store.close()

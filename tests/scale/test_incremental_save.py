@@ -58,7 +58,36 @@ def arrays(folder: Path) -> dict[str, np.ndarray]:
     n = manifest(folder)["indexes"]["vec:L2:" + "hashing-384-bi"]["n"]
     for p in folder.glob("*rows.f32"):
         out[p.name] = np.fromfile(p, np.float32)[: n * 384]
+    for p in folder.glob("*sparse_indptr.bin"):
+        indptr = np.fromfile(p, np.int64)[: n + 1]
+        out[p.name] = indptr
+        for part, dtype in (("cols", np.uint16), ("vals", np.float32)):
+            q = p.with_name(p.name.replace("indptr", part))
+            out[q.name] = np.fromfile(q, dtype)[: indptr[-1]]
     return out
+
+
+def rows_file(folder: Path, level: str) -> tuple[Path, int]:
+    """A level's file that grows by a fixed width per row — raw float32 rows, or the sparse
+    rows' row pointers — and that width."""
+    raw = list(folder.glob(f"vec_{level}_*rows.f32"))
+    return (raw[0], 384 * 4) if raw else (next(folder.glob(f"vec_{level}_*sparse_indptr.bin")), 8)
+
+
+def dense_rows(folder: Path, level: str, n: int) -> np.ndarray:
+    """A level's first ``n`` rows as float32, from either stored form."""
+    from analogist.retrieve.persist import vector_prefix
+    from analogist.retrieve.sparse_rows import SparseRows
+
+    raw = list(folder.glob(f"vec_{level}_*rows.f32"))
+    if raw:
+        return np.fromfile(raw[0], np.float32).reshape(-1, 384)[:n]
+    return np.asarray(SparseRows.open(folder, vector_prefix(level, "hashing-384-bi"), n, 384))
+
+
+def drop_rows_files(folder: Path, level: str) -> None:
+    for p in [*folder.glob(f"vec_{level}_*rows.f32"), *folder.glob(f"vec_{level}_*sparse_*")]:
+        p.unlink()
 
 
 def build(db: Path, *, steps: list[tuple[int, int]], full: bool = False) -> Path:
@@ -118,8 +147,8 @@ def test_after_a_save_the_tail_is_released_and_the_next_save_is_incremental(tmp_
     second = m.indexes.save()
     assert second is not None and first is not None and not first.exists()
     assert all(e["rows_linked"] for e in vector_entries(second))
-    raw = next(second.glob("vec_L2_*rows.f32"))
-    assert raw.stat().st_nlink == 1 and raw.stat().st_size == 70 * 384 * 4  # old folder gone
+    raw, width = rows_file(second, "L2")
+    assert raw.stat().st_nlink == 1 and raw.stat().st_size == (70 + (width == 8)) * width
     assert answers(m, ["ep_60", "ep_1"]) == fresh_answers(db, ["ep_60", "ep_1"])
     m.store.close()
 
@@ -170,8 +199,9 @@ def test_kill_9_in_the_middle_of_an_incremental_save(tmp_path):
     db = tmp_path / "m.db"
     kill_when(CHILD, db, "appended")
     live = Path(os.path.realpath(db.parent / "m.db.idx" / "current"))
-    raw = next(live.glob("vec_L2_*rows.f32"))
-    assert raw.stat().st_size == 90 * 384 * 4  # the dead save's rows sit past the live 60
+    raw, width = rows_file(live, "L2")
+    extra = width == 8  # sparse rows' pointers: one more than the rows
+    assert raw.stat().st_size == (90 + extra) * width  # the dead save's rows past the live 60
     m = open_memory(db)
     assert tails(m) == {"fp": 30, "mac": 30, "L2": 30}  # the live snapshot, caught up
     probes = ["ep_75", "ep_2"]
@@ -179,7 +209,7 @@ def test_kill_9_in_the_middle_of_an_incremental_save(tmp_path):
     m.add(lines(13, 90, 5))
     folder = m.indexes.save()
     assert folder is not None and all(e["rows_linked"] for e in vector_entries(folder))
-    assert next(folder.glob("vec_L2_*rows.f32")).stat().st_size == 95 * 384 * 4
+    assert rows_file(folder, "L2")[0].stat().st_size == (95 + extra) * width
     m.store.close()
     m = open_memory(db)
     assert tails(m) == {"fp": 0, "mac": 0, "L2": 0}
@@ -193,10 +223,11 @@ def test_a_format_1_snapshot_opens_and_the_next_save_upgrades_it(tmp_path, kind)
     man = manifest(live)  # rewrite it as the previous format wrote it: rows as .npy
     for key, entry in man["indexes"].items():
         if key.startswith("vec:"):
-            raw = next(live.glob(f"vec_{key.split(':')[1]}_*rows.f32"))
-            rows = np.fromfile(raw, np.float32).reshape(-1, 384)[: entry["n"]]
-            np.save(str(raw)[: -len("rows.f32")] + "rows.npy", rows)
-            raw.unlink()
+            level = key.split(":")[1]
+            rows = dense_rows(live, level, entry["n"])
+            prefix = next(live.glob(f"vec_{level}_*ids.npy")).name[: -len("ids.npy")]
+            np.save(live / f"{prefix}rows.npy", rows)
+            drop_rows_files(live, level)
             for field in ("rows", "rows_linked", "hnsw_extended", "lists", "lists_extended"):
                 entry.pop(field, None)
     man["format"] = 1
@@ -208,5 +239,34 @@ def test_a_format_1_snapshot_opens_and_the_next_save_upgrades_it(tmp_path, kind)
     assert folder is not None and manifest(folder)["format"] == 2
     for e in vector_entries(folder):
         assert not e["rows_linked"] and extended(e, kind) == (kind == "lists" or HNSW)
+    assert answers(m, ["ep_55", "ep_5"]) == fresh_answers(db, ["ep_55", "ep_5"])
+    m.store.close()
+
+
+def test_a_lists_snapshot_with_dense_rows_opens_and_the_next_save_makes_them_sparse(tmp_path):
+    """Snapshots written before sparse rows kept a lists level's rows as ``rows.f32``: such a
+    snapshot opens as it is, and the next save writes the rows sparse and extends the lists."""
+    db = tmp_path / "m.db"
+    live = build(db, steps=[(0, 50)])
+    prefixes = {}
+    for key, entry in manifest(live)["indexes"].items():
+        if key.startswith("vec:"):
+            level = key.split(":")[1]
+            rows = dense_rows(live, level, entry["n"])
+            prefix = next(live.glob(f"vec_{level}_*ids.npy")).name[: -len("ids.npy")]
+            drop_rows_files(live, level)
+            rows.tofile(live / f"{prefix}rows.f32")
+            prefixes[level] = prefix
+    m = open_memory(db)
+    assert tails(m) == {"fp": 0, "mac": 0, "L2": 0}  # opened, not rebuilt
+    assert isinstance(m.indexes.vectors("L2").base, np.memmap | np.ndarray)
+    m.add(lines(11, 50, 10))
+    folder = m.indexes.save()
+    assert folder is not None
+    for e in vector_entries(folder):
+        assert e["rows"] == "sparse" and not e["rows_linked"] and e["lists_extended"]
+    for prefix in prefixes.values():
+        assert not (folder / f"{prefix}rows.f32").exists()
+        assert (folder / f"{prefix}sparse_indptr.bin").stat().st_size == 61 * 8
     assert answers(m, ["ep_55", "ep_5"]) == fresh_answers(db, ["ep_55", "ep_5"])
     m.store.close()

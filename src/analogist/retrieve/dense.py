@@ -17,6 +17,7 @@ import numpy as np
 from analogist.retrieve.ann import Hnsw, expansion_search
 from analogist.retrieve.frozen import IdTable
 from analogist.retrieve.random_access import prefetch
+from analogist.retrieve.sparse_rows import SparseRows
 from analogist.store.pg_vectors import MAX_EF_SEARCH
 
 if TYPE_CHECKING:
@@ -62,7 +63,8 @@ class VectorIndex:
     Args:
         dim: vector dimension (fixed by the embedder).
         block: rows per tail block.
-        base: rows already persisted (n0, dim).
+        base: rows already persisted (n0, dim): a float32 matrix, or a snapshot's sparse rows
+            (:class:`~analogist.retrieve.sparse_rows.SparseRows`, read as the same dense rows).
         ids: the ids of the base rows (an :class:`IdTable`).
         ann: an HNSW graph or per-dimension lists over the base rows, or None.
         row_file: the file ``base`` maps (raw float32 rows from offset 0), opened for reading:
@@ -73,14 +75,16 @@ class VectorIndex:
         self,
         dim: int,
         block: int = 32768,
-        base: np.ndarray | None = None,
+        base: np.ndarray | SparseRows | None = None,
         ids: IdTable | None = None,
         ann: Candidates | None = None,
         row_file: BinaryIO | None = None,
     ):
         self.dim = dim
         self.block = block
-        self.base = base if base is not None else np.zeros((0, dim), dtype=np.float32)
+        self.base: np.ndarray | SparseRows = (
+            base if base is not None else np.zeros((0, dim), dtype=np.float32)
+        )
         self.ids = ids if ids is not None else IdTable()
         self.ann = ann
         self.row_file = row_file
@@ -108,7 +112,7 @@ class VectorIndex:
     def matrix(self) -> np.ndarray:
         """All rows as one (n, dim) array (a copy; for snapshots and tests)."""
         tail = len(self.ids) - len(self.base)
-        prefetch(self.base)
+        _prefetch(self.base)
         parts = [np.asarray(self.base)] + self._blocks
         return (
             np.concatenate(parts)[: len(self.base) + tail]
@@ -125,7 +129,21 @@ class VectorIndex:
                 out.append(blk[:rows])
         return out
 
-    def _row(self, i: int) -> tuple[np.ndarray, int]:
+    def rows_at(self, positions: np.ndarray) -> np.ndarray:
+        """The rows at ``positions`` (ascending), base or tail, (len, dim) float32."""
+        positions = np.asarray(positions, np.int64)
+        n0 = len(self.base)
+        out = np.empty((len(positions), self.dim), np.float32)
+        low = positions < n0
+        out[low] = self.base_rows(positions[low])
+        blocks, rows = np.divmod(positions[~low] - n0, self.block)
+        tail = out[~low]
+        for b in np.unique(blocks).tolist():
+            tail[blocks == b] = self._blocks[b][rows[blocks == b]]
+        out[~low] = tail
+        return out
+
+    def _row(self, i: int) -> tuple[np.ndarray | SparseRows, int]:
         n0 = len(self.base)
         if i < n0:
             return self.base, i
@@ -196,7 +214,7 @@ class VectorIndex:
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Cosine of ``query`` with every stored row, in insertion order (exact)."""
         q = np.asarray(query, dtype=np.float32).reshape(self.dim)
-        prefetch(self.base)  # mapped random-access: ask for every row in large reads first
+        _prefetch(self.base)  # mapped random-access: ask for every row in large reads first
         return np.concatenate([np.asarray(self.base @ q, dtype=np.float32), self._tail_scores(q)])
 
     def search(
@@ -228,6 +246,11 @@ class VectorIndex:
             cand, scores = cand[keep], scores[keep]
         top = top_indices(scores, k)
         return [(self.ids[int(cand[i])], float(scores[i])) for i in top]
+
+
+def _prefetch(base: np.ndarray | SparseRows) -> None:
+    if isinstance(base, np.ndarray):  # sparse rows prefetch their own arrays when scanned
+        prefetch(base)
 
 
 class ServerVectorIndex:

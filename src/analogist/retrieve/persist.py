@@ -18,13 +18,14 @@ import fcntl
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from analogist.retrieve import sparse_rows
 from analogist.retrieve.ann import Hnsw, exact_forced
 from analogist.retrieve.ann import available as ann_available
 from analogist.retrieve.dense import VectorIndex
@@ -39,7 +40,13 @@ from analogist.retrieve.frozen import (
 from analogist.retrieve.mac import MacIndex
 from analogist.retrieve.postings import Postings
 from analogist.retrieve.random_access import advise_random, prefetch
-from analogist.retrieve.vector_lists import VectorLists, use_lists, vector_index_choice
+from analogist.retrieve.sparse_rows import SparseRows
+from analogist.retrieve.vector_lists import (
+    SAMPLE_ROWS,
+    VectorLists,
+    use_lists,
+    vector_index_choice,
+)
 from analogist.retrieve.wl import FingerprintIndex
 
 #: Snapshot format written; ``READABLE`` lists those opened (1: vector rows as ``.npy``).
@@ -143,12 +150,13 @@ def vector_prefix(level: str, embedder: str) -> str:
 def save_vectors(
     d: Path, idx: VectorIndex, level: str, embedder: str, base_from: Path | None
 ) -> dict:
-    """Rows (raw float32, ``rows.f32``), ids and what finds a search's candidates: per-dimension
-    lists for sparse rows (:mod:`analogist.retrieve.vector_lists`, exact), else, when usearch
-    is available, an HNSW graph (``ANALOGIST_VECTOR_INDEX`` overrides the choice).
+    """Rows, ids and what finds a search's candidates: per-dimension lists for sparse rows
+    (:mod:`analogist.retrieve.vector_lists`, exact), with the rows themselves kept sparse
+    (:mod:`analogist.retrieve.sparse_rows`); else raw float32 rows (``rows.f32``) and, when
+    usearch is available, an HNSW graph (``ANALOGIST_VECTOR_INDEX`` overrides the choice).
 
     With ``base_from`` — the live snapshot folder whose files ``idx.base`` was opened from —
-    the save is incremental: the rows file is hard-linked from there and only the tail is
+    the save is incremental: the rows' files are hard-linked from there and only the tail is
     appended after the base's rows (a reader of the older snapshot maps just its own rows, so
     it never sees them), and the lists or graph are read back from there and only the tail is
     added (a level keeps the kind its snapshot has until a full save decides again).
@@ -156,8 +164,30 @@ def save_vectors(
     """
     prefix = vector_prefix(level, embedder)
     _save_ids(d, prefix, idx.ids)
-    n0, n, width = len(idx.base), len(idx), idx.dim * 4
+    n0, n = len(idx.base), len(idx)
+    fields = {
+        "rows": "f32",
+        "rows_linked": False,
+        "hnsw": False,
+        "hnsw_extended": False,
+        "lists": False,
+        "lists_extended": False,
+    }
+    choice = vector_index_choice()
+    old_graph = (base_from or d) / f"{prefix}hnsw.usearch"
+    extend_lists = base_from is not None and n0 and VectorLists.exists(base_from, prefix)
+    extend_graph = base_from is not None and n0 and old_graph.exists()
+    if n and (
+        (extend_lists and choice != "hnsw")
+        or (not (extend_graph and choice != "lists") and use_lists(_sample(idx)))
+    ):
+        fields["rows"] = "sparse"
+        lists = _save_sparse(d, prefix, idx, base_from if extend_lists else None, fields)
+        lists.save(d, prefix)
+        fields["lists"] = True
+        return fields
     raw, old_raw = d / f"{prefix}rows.f32", (base_from or d) / f"{prefix}rows.f32"
+    width = idx.dim * 4
     linked = (
         base_from is not None
         and old_raw.exists()
@@ -168,49 +198,68 @@ def save_vectors(
         if linked:
             f.truncate(n0 * width)  # drop what a crashed save may have appended
             f.seek(n0 * width)
+            blocks: Iterable[np.ndarray] = idx.tail_blocks()
         else:
-            prefetch(idx.base)
-            np.ascontiguousarray(idx.base, np.float32).tofile(f)
-        for block in idx.tail_blocks():
+            blocks = _row_blocks(idx)
+        for block in blocks:
             block.tofile(f)
         f.flush()
         os.fsync(f.fileno())
-    fields = {
-        "rows": "f32",
-        "rows_linked": linked,
-        "hnsw": False,
-        "hnsw_extended": False,
-        "lists": False,
-        "lists_extended": False,
-    }
-    if n == 0:
-        return fields
-    choice = vector_index_choice()
-    old_graph = (base_from or d) / f"{prefix}hnsw.usearch"
-    extend_lists = base_from is not None and n0 and VectorLists.exists(base_from, prefix)
-    extend_graph = base_from is not None and n0 and old_graph.exists()
-    lists, rows = None, _map_rows(raw, n, idx.dim, "r")
-    if extend_lists and choice != "hnsw":
-        assert base_from is not None
-        lists = VectorLists.open(base_from, prefix, n0).extended(idx.tail_blocks(), n - n0)
-        fields["lists_extended"] = True
-    elif not (extend_graph and choice != "lists") and use_lists(rows):
-        lists = VectorLists.build(rows)
-    if lists is not None:
-        lists.save(d, prefix)
-        fields["lists"] = True
-        return fields
-    if ann_available() is not None:
+    fields["rows_linked"] = linked
+    if n == 0 or ann_available() is not None:
         return fields
     graph = None
-    if extend_graph:
+    if extend_graph and choice != "lists":
         graph = Hnsw.extend(old_graph, idx.tail_blocks(), n0)
         fields["hnsw_extended"] = graph is not None
     if graph is None:
-        graph = Hnsw.build(rows, level=level)
+        graph = Hnsw.build(_map_rows(raw, n, idx.dim, "r"), level=level)
     graph.save(d / f"{prefix}hnsw.usearch")
     fields["hnsw"] = True
     return fields
+
+
+def _save_sparse(
+    d: Path, prefix: str, idx: VectorIndex, lists_from: Path | None, fields: dict
+) -> VectorLists:
+    """Write ``idx``'s rows in sparse form (hard-linked and extended when ``lists_from``, the
+    live snapshot, holds them sparse too) and return the per-dimension lists over them:
+    ``lists_from``'s extended by the tail, or built over every row."""
+    n0, n = len(idx.base), len(idx)
+    extend = None
+    base = idx.base
+    if (
+        lists_from is not None
+        and isinstance(base, SparseRows)
+        and sparse_rows.exists(lists_from, prefix)
+    ):
+        extend = (lists_from, base)
+    tail = idx.tail_blocks()
+    fields["rows_linked"] = sparse_rows.write(
+        d, prefix, idx.dim, tail if extend is not None else _row_blocks(idx), extend
+    )
+    if lists_from is not None:
+        fields["lists_extended"] = True
+        return VectorLists.open(lists_from, prefix, n0).extended(tail, n - n0)
+    parts = [idx.base, *tail] if n0 else tail
+    return VectorLists.from_blocks(parts, n, idx.dim)
+
+
+def _row_blocks(idx: VectorIndex, step: int = 65536) -> Iterator[np.ndarray]:
+    """Every row of ``idx`` (base, then tail), dense float32, in blocks of at most ``step``."""
+    base = idx.base
+    for a in range(0, len(base), step):
+        part = base[a : a + step]
+        if isinstance(base, np.ndarray):
+            prefetch(part)
+        yield np.ascontiguousarray(part, np.float32)
+    yield from idx.tail_blocks()
+
+
+def _sample(idx: VectorIndex) -> np.ndarray:
+    """Evenly spaced rows of ``idx`` (every one up to ``SAMPLE_ROWS``), to measure density."""
+    step = max(1, len(idx) // SAMPLE_ROWS)
+    return idx.rows_at(np.arange(0, len(idx), step)[:SAMPLE_ROWS])
 
 
 def _link(src: Path, dst: Path) -> bool:
@@ -232,14 +281,18 @@ def load_vectors(
     d: Path, level: str, embedder: str, dim: int, with_ann: bool, n: int
 ) -> VectorIndex:
     """``level``'s vector index opened from snapshot ``d`` (its first ``n`` rows: a later
-    snapshot may have appended to the same rows file)."""
+    snapshot may have appended to the same rows files)."""
     prefix = vector_prefix(level, embedder)
     raw = d / f"{prefix}rows.f32"
-    if raw.exists():
+    rows: np.ndarray | SparseRows
+    if sparse_rows.exists(d, prefix):
+        rows = SparseRows.open(d, prefix, n, dim)
+    elif raw.exists():
         rows = _map_rows(raw, n, dim, "c")
     else:  # format 1: one .npy per index
         rows = np.load(d / f"{prefix}rows.npy", mmap_mode="c")
-    advise_random(rows)  # an exact scan prefetches them all
+    if isinstance(rows, np.ndarray):
+        advise_random(rows)  # an exact scan prefetches them all
     graph = d / f"{prefix}hnsw.usearch"
     ann: VectorLists | Hnsw | None = None
     if with_ann and not exact_forced() and VectorLists.exists(d, prefix):
@@ -247,7 +300,8 @@ def load_vectors(
     elif with_ann and graph.exists() and ann_available() is None:
         ann = Hnsw.open(graph, level)
     row_file = None
-    if raw.exists() and n:  # a search re-scores its few candidates by pread (base_rows)
+    if isinstance(rows, np.ndarray) and raw.exists() and n:
+        # a search re-scores its few candidates by pread (base_rows)
         row_file = open(raw, "rb", buffering=0)  # noqa: SIM115 - closed with the index
         if hasattr(os, "posix_fadvise"):
             os.posix_fadvise(row_file.fileno(), 0, 0, os.POSIX_FADV_RANDOM)

@@ -25,7 +25,11 @@ import numpy as np
 from analogist.config import env_choice
 from analogist.retrieve.dense import top_indices
 from analogist.retrieve.random_access import advise_random, prefetch
+from analogist.retrieve.sparse_rows import SparseRows
 from analogist.retrieve.work_arrays import work_array
+
+#: Rows as a build reads them: a float32 matrix or a snapshot's sparse rows (read dense).
+Rows = np.ndarray | SparseRows
 
 #: ``ANALOGIST_VECTOR_INDEX``: ``auto`` (lists for sparse rows, an HNSW graph for dense ones),
 #: ``lists`` or ``hnsw`` for every level. Read when a snapshot is saved.
@@ -66,7 +70,7 @@ def use_lists(matrix: np.ndarray) -> bool:
     return density(matrix) <= SPARSE_MAX_DENSITY
 
 
-def _parts(blocks: Sequence[np.ndarray], first: int) -> Iterator[tuple[np.ndarray, int]]:
+def _parts(blocks: Sequence[Rows], first: int) -> Iterator[tuple[np.ndarray, int]]:
     """``blocks`` in float32 parts of at most ``STEP`` rows, with the number of each part's
     first row (counted from ``first``)."""
     for block in blocks:
@@ -77,7 +81,7 @@ def _parts(blocks: Sequence[np.ndarray], first: int) -> Iterator[tuple[np.ndarra
 
 
 def _lists(
-    blocks: Sequence[np.ndarray], first: int, dim: int
+    blocks: Sequence[Rows], first: int, dim: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(offsets, docs, vals) of ``blocks``' non-zero values, rows numbered from ``first``. Two
     passes: count per dimension, then place each part's entries straight into arrays of the
@@ -129,6 +133,12 @@ class VectorLists:
     def build(cls, matrix: np.ndarray) -> VectorLists:
         """Lists over every row of ``matrix`` (n, dim)."""
         return cls(len(matrix), *_lists([matrix], 0, matrix.shape[1]))
+
+    @classmethod
+    def from_blocks(cls, blocks: Sequence[Rows], n: int, dim: int) -> VectorLists:
+        """Lists over ``n`` rows given as consecutive blocks (each sliced in steps; a block
+        may be a snapshot's sparse rows, read back dense)."""
+        return cls(n, *_lists(blocks, 0, dim))
 
     def extended(self, blocks: Sequence[np.ndarray], added: int) -> VectorLists:
         """These lists with ``added`` rows (``blocks``) appended as rows ``n``, ``n + 1``, ...
