@@ -125,10 +125,11 @@ def test_a_vector_index_over_sparse_rows_searches_as_over_dense_rows(tmp_path):
     dense = rows(6, 600)
     ids = [f"e{i}" for i in range(600)]
     sr = saved(tmp_path, dense)
-    over_dense = VectorIndex(DIM, base=dense, ids=IdTable(np.array(ids, dtype="S")))
-    over_sparse = VectorIndex(
-        DIM, base=sr, ids=IdTable(np.array(ids, dtype="S")), ann=VectorLists.build(dense)
-    )
+    table = IdTable()
+    for e in ids:
+        table.append(e)
+    over_dense = VectorIndex(DIM, base=dense, ids=table)
+    over_sparse = VectorIndex(DIM, base=sr, ids=table.merged(), ann=VectorLists.build(dense))
     extra = rows(7, 30)
     for idx in (over_dense, over_sparse):
         idx.add([f"x{i}" for i in range(30)], extra)
@@ -141,3 +142,37 @@ def test_a_vector_index_over_sparse_rows_searches_as_over_dense_rows(tmp_path):
         over_sparse.exact = False
     every = np.arange(630)
     assert np.array_equal(over_sparse.rows_at(every), over_dense.rows_at(every))
+
+
+def test_bounded_scores_hold_the_dense_products_within_their_bounds(tmp_path, monkeypatch):
+    monkeypatch.setattr(sparse_rows, "SCAN", 29)  # many steps, some rows empty
+    dense = rows(8, 400)
+    sr = saved(tmp_path, dense)
+    sr[11] = dense[12]  # replaced rows are scored from memory
+    dense[11] = dense[12]
+    for q in (dense[3], 3.0 * dense[7] - dense[9]):
+        score, bound = sr.bounded_scores(q)
+        exact = dense.astype(np.float64) @ q.astype(np.float64)
+        assert np.all(np.abs(score - exact) <= bound)
+        assert np.all(np.abs(score - (dense @ q)) <= bound)
+        assert np.all(bound[np.count_nonzero(dense, axis=1) == 0] == 0)
+
+
+def test_an_exact_search_over_sparse_rows_keeps_ties_and_exclusions_as_the_dense_scan(tmp_path):
+    from analogist.retrieve.frozen import IdTable
+
+    dense = rows(9, 300)
+    dense[100:140] = dense[7]  # forty rows tied with row 7
+    sr = saved(tmp_path, dense)
+    ids = IdTable()
+    for i in range(300):
+        ids.append(f"e{i}")
+    assert ids.positions(frozenset({"e7"})) == [7]
+    want_idx = VectorIndex(DIM, base=dense, ids=ids)
+    got_idx = VectorIndex(DIM, base=sr, ids=ids)
+    got_idx.exact = True
+    ban = frozenset({"e7", "e101", "e150"})
+    for k in (1, 10, 45, 299, 400):
+        assert got_idx.search(dense[7], k, exclude=ban) == want_idx.search(dense[7], k, ban)
+    none = frozenset(f"e{i}" for i in range(300))
+    assert got_idx.search(dense[7], 5, exclude=none) == []

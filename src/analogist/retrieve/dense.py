@@ -224,19 +224,48 @@ class VectorIndex:
         if not len(self.ids):
             return []
         banned = self.ids.positions(exclude)
+        if self.mode == "exact" and isinstance(self.base, SparseRows) and len(self.base):
+            return self._exact_sparse(query, k, banned)
         if self.mode == "exact":
             scores = self.scores(query)
             if banned:
                 scores[banned] = -np.inf
             top = top_indices(scores, min(k, len(self.ids) - len(banned)))
             return [(self.ids[i], float(scores[i])) for i in top]
-        q = np.asarray(query, dtype=np.float32).reshape(self.dim)
-        n0 = len(self.base)
         assert self.ann is not None
+        q = np.asarray(query, dtype=np.float32).reshape(self.dim)
         base_part = np.union1d(  # a replaced row is scored afresh, so ask for that many more
             self.ann.candidates(q, k + len(banned) + len(self.replaced)),
             np.fromiter(self.replaced, np.int64, len(self.replaced)),
         )
+        return self._rescored(q, base_part, k, banned)
+
+    def _exact_sparse(
+        self, query: np.ndarray, k: int, banned: list[int]
+    ) -> list[tuple[str, float]]:
+        """An exact scan over sparse base rows that answers as the scan of the dense rows:
+        scored from their non-zero values with an error bound, only the rows that can still
+        be among the ``k`` best re-scored as dense rows (see ``SparseRows.bounded_scores``)."""
+        assert isinstance(self.base, SparseRows)
+        q = np.asarray(query, dtype=np.float32).reshape(self.dim)
+        score, bound = self.base.bounded_scores(q)
+        lower = score - bound
+        out = [b for b in banned if b < len(lower)]
+        lower[out] = -np.inf
+        keep = min(k, len(lower) - len(out))
+        if keep <= 0:
+            base_part = np.zeros(0, np.int64)
+        else:
+            kth = np.partition(lower, len(lower) - keep)[len(lower) - keep]
+            base_part = np.flatnonzero(score + bound >= kth)
+        return self._rescored(q, base_part, k, banned)
+
+    def _rescored(
+        self, q: np.ndarray, base_part: np.ndarray, k: int, banned: list[int]
+    ) -> list[tuple[str, float]]:
+        """The ``k`` best of the base rows ``base_part`` (ascending) and every tail row, scored
+        exactly, skipping ``banned``."""
+        n0 = len(self.base)
         scores = np.concatenate(
             [np.asarray(self.base_rows(base_part) @ q, np.float32), self._tail_scores(q)]
         )
