@@ -212,10 +212,16 @@ class VectorIndex:
         return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
     def scores(self, query: np.ndarray) -> np.ndarray:
-        """Cosine of ``query`` with every stored row, in insertion order (exact)."""
+        """Cosine of ``query`` with every stored row, in insertion order (exact; a snapshot's
+        sparse rows are summed from their non-zero values, within float32 rounding of the
+        dense product — see ``SparseRows.bounded_scores``)."""
         q = np.asarray(query, dtype=np.float32).reshape(self.dim)
-        _prefetch(self.base)  # mapped random-access: ask for every row in large reads first
-        return np.concatenate([np.asarray(self.base @ q, dtype=np.float32), self._tail_scores(q)])
+        if isinstance(self.base, SparseRows):
+            base = self.base.bounded_scores(q)[0].astype(np.float32)
+        else:
+            _prefetch(self.base)  # mapped random-access: ask for every row in large reads first
+            base = np.asarray(self.base @ q, dtype=np.float32)
+        return np.concatenate([base, self._tail_scores(q)])
 
     def search(
         self, query: np.ndarray, k: int, exclude: frozenset[str] = frozenset()

@@ -9,9 +9,10 @@ incremental save hard-links them from the live snapshot and appends the new rows
 for ``rows.f32``; ``n`` comes from the manifest, so a reader of an older snapshot reads just its
 own rows.
 
-Whatever reads rows gets the same float32 rows as before: :meth:`SparseRows.__getitem__` and
-:meth:`SparseRows.__matmul__` rebuild dense rows (in blocks), and a product of rebuilt rows is
-the product of the dense rows bit for bit (tested), so scores and tie order do not change. A
+Whatever reads rows gets the same float32 rows as before: :meth:`SparseRows.__getitem__`
+rebuilds dense rows, and a product of rebuilt rows is the product of the dense rows bit for bit
+(tested), so re-scored candidates keep their scores and tie order; a scan of every row sums
+the non-zero values instead (:meth:`SparseRows.bounded_scores`, with a bound on the rounding). A
 row replaced after the snapshot was opened is held in memory (as the copy-on-write map of
 ``rows.f32`` held it) until the next full save writes it.
 """
@@ -30,7 +31,7 @@ import numpy as np
 from analogist.errors import StoreError
 from analogist.retrieve.random_access import advise_random, prefetch
 
-#: Rows rebuilt per block by a scan (:meth:`SparseRows.__matmul__`): ~12 MB at 384 columns.
+#: Rows rebuilt per block (:meth:`SparseRows.blocks`): ~12 MB at 384 columns.
 BLOCK = 8192
 
 #: Rows per step of :meth:`SparseRows.bounded_scores` (bounds its temporary arrays).
@@ -194,19 +195,10 @@ class SparseRows:
         for a in range(0, self.n, step):
             yield self.span(a, a + step)
 
-    def __matmul__(self, query: np.ndarray) -> np.ndarray:
-        """Every row's dot product with ``query`` (the dense rows' products, bit for bit)."""
-        q = np.asarray(query, np.float32)
-        if not self.n:
-            return np.zeros(0, np.float32)
-        prefetch(self.cols)
-        prefetch(self.vals)
-        return np.concatenate([block @ q for block in self.blocks()])
-
     def bounded_scores(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every row's dot product with ``query`` from its non-zero values only, and a bound
-        on how far the float32 product of the dense row (what :meth:`__matmul__` and
-        re-scoring compute) can be from it (both float64). Float32 products and sums of at
+        on how far the float32 product of the dense row (what re-scoring computes) can be
+        from it (both float64). Float32 products and sums of at
         most ``dim`` terms are each within ``dim * 2**-24`` of the true value relative to the
         sum of the terms' magnitudes, which is summed alongside; the bound takes twice both
         errors. An exact search keeps the rows whose upper bound reaches the k-th best lower
