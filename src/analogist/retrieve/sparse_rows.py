@@ -207,6 +207,8 @@ class SparseRows:
         L0 rows instead of rebuilding 384 M values."""
         q = np.asarray(query, np.float32).reshape(self.dim)
         scores, magnitude = np.zeros(self.n, np.float32), np.zeros(self.n, np.float32)
+        for array in (self.indptr, self.cols, self.vals):
+            prefetch(array)  # read end to end: ask for it in large reads first
         for a in range(0, self.n, SCAN):
             b = min(self.n, a + SCAN)
             ptr = np.asarray(self.indptr[a : b + 1])
