@@ -267,16 +267,20 @@ def ingest(
     per_item: int = 500,
     growth: tuple[float, ...] = (),
     full_rebuild: bool = False,
+    save_every: int = 1_000_000,
 ) -> dict:
     """Child 1: ingest ``n`` pre-encoded signatures — the first ``per_item`` one call each (the
-    per-item path an agent takes), the rest in batches — then write the snapshot. With
+    per-item path an agent takes), the rest in batches — then write the snapshot. Every
+    ``save_every`` episodes before the end an incremental snapshot is saved, which releases
+    the in-memory tail (the indexes of 1M episodes take ~6.5 GB of RAM while unsaved, so a
+    10M ingest would not fit otherwise); those saves are timed apart from the ingest. With
     ``growth`` (e.g. 0.01, 0.1): add that share of ``n`` more and time the incremental save
     after each; with ``full_rebuild`` then time a full rebuild (``save(full=True)``) of the final
     memory (else compare with the first save, itself a full build)."""
     memory = Memory(db, embedder=make_embedder(embedder_name))
     idx = memory.indexes
     idx.fingerprints(), idx.mac(), [idx.vectors(lv) for lv in ("L0", "L2", "L3")]
-    rng, spent, cpu = random.Random(seed), 0.0, 0.0
+    rng, spent, cpu, interim = random.Random(seed), 0.0, 0.0, []
     per_item = min(per_item, n // 10)
     lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(per_item)]
     t0 = time.perf_counter()
@@ -296,6 +300,21 @@ def ingest(
             progress(
                 f"ingest {done:,}/{n:,}: {added / spent:,.0f}/s wall, {added / cpu:,.0f}/CPU-s, "
                 f"peak RSS {rss_mb()[1]:,.0f} MB"
+            )
+        if save_every and done < n and done // save_every > start // save_every:
+            t0, c0 = time.perf_counter(), time.process_time()
+            memory.indexes.save()
+            interim.append(
+                {
+                    "at": done,
+                    "save_s": time.perf_counter() - t0,
+                    "save_cpu_s": time.process_time() - c0,
+                    "rss_mb": rss_mb()[0],
+                }
+            )
+            progress(
+                f"interim save at {done:,}: {interim[-1]['save_s']:,.1f} s wall, "
+                f"RSS after {interim[-1]['rss_mb']:,.0f} MB"
             )
     progress(f"first save of {n:,} started")
     t0, c0 = time.perf_counter(), time.process_time()
@@ -337,6 +356,7 @@ def ingest(
         full_s, full_cpu_s = time.perf_counter() - t0, time.process_time() - c0
     memory.store.close()
     return {
+        "interim_saves": interim,
         "grown_to": grown,
         "growth_saves": saves,
         "full_rebuild_s": full_s,
@@ -482,6 +502,7 @@ def run_size(
     stages: tuple[str, ...] = ("ingest", "query"),
     full_rebuild: bool = False,
     batch: int = 5000,
+    save_every: int = 1_000_000,
 ) -> dict:
     """Ingest and query in two child processes (RSS is each stage's own)."""
     tmp = keep or tempfile.mkdtemp(prefix="analogist-bench-")
@@ -508,6 +529,8 @@ def run_size(
             growth,
             "--batch",
             str(batch),
+            "--save-every",
+            str(save_every),
             *(["--full-rebuild"] if full_rebuild else []),
         ]
         with load:  # the child's progress lines and errors go straight to our stderr
@@ -561,6 +584,13 @@ def main() -> None:
         help="episodes per Memory.add call (default 5000; the size itself: one bulk add, "
         "as `analogist add FILE` does)",
     )
+    ap.add_argument(
+        "--save-every",
+        type=int,
+        default=1_000_000,
+        help="save an incremental snapshot every N episodes of a larger ingest, releasing the "
+        "in-memory indexes (default 1,000,000; 0: only at the end); timed apart from the ingest",
+    )
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep", help="keep the database and snapshot in this folder (one size)")
     ap.add_argument(
@@ -582,6 +612,7 @@ def main() -> None:
             growth=growth,
             full_rebuild=args.full_rebuild,
             batch=args.batch,
+            save_every=args.save_every,
         )
         print(json.dumps(got))
         return
@@ -609,6 +640,7 @@ def main() -> None:
                 stages,
                 args.full_rebuild,
                 args.batch,
+                args.save_every,
             )
         )
         if not args.json:
@@ -626,6 +658,11 @@ def report(r: dict) -> None:
         f"(ingest peak RSS {r['ingest_peak_rss_mb']:,.0f} MB); disk: db {r['db_mb']:,.0f} MB + "
         f"indexes {r['idx_mb']:,.0f} MB = {r['disk_kb_per_episode']:.1f} KB/episode"
     )
+    for sv in r.get("interim_saves", []):
+        print(
+            f"  interim snapshot at {sv['at']:,}: {sv['save_s']:.1f} s wall "
+            f"({sv['save_cpu_s']:.1f} CPU-s, not in the ingest rate), RSS after {sv['rss_mb']:,.0f} MB"
+        )
     load = ", ".join(
         f"{stage} {r[f'load_{stage}'][0]:.1f}/{r[f'load_{stage}'][1]:.1f}"
         for stage in ("ingest", "query")
