@@ -46,7 +46,7 @@ _PAST_DIM = (
     "database"
 )
 
-#: The three files, by part: suffix and dtype (``cols`` is uint16 up to 65,536 columns).
+#: The three files, by part: row pointers (int64), columns (:func:`col_dtype`), values (float32).
 FILES = ("indptr", "cols", "vals")
 
 
@@ -178,6 +178,8 @@ class SparseRows:
     def __getitem__(self, key: Any) -> np.ndarray:
         if isinstance(key, slice):
             a, b, step = key.indices(self.n)
+            if step < 1:
+                raise IndexError("sparse rows are sliced in ascending order only")
             rows = self.span(a, b)
             return rows if step == 1 else rows[::step]
         if isinstance(key, (int, np.integer)):
