@@ -70,6 +70,12 @@ from analogist.store.postgres import is_postgres_url
 
 LEVELS = ("L0", "L2", "L3")
 
+#: Rows a save folds into each index from the database before it writes a snapshot and goes on
+#: (:meth:`Indexes.save`): an index's unsaved rows live in RAM (~1.6 GB per 250,000 with the
+#: three vector levels' dense tail blocks), so catching up a large memory from its database in
+#: one go — a cold ``analogist add`` of millions of lines, then a save — would need all of them.
+CATCH_UP_STEP = 250_000
+
 
 class Indexes:
     """Lazily built S0/S1/S2/M/S3 indexes over one store.
@@ -110,6 +116,8 @@ class Indexes:
         self._server: dict[tuple[str, str], ServerVectorIndex] = {}
         self.rebuilt: list[str] = []
         self._covered: dict[str, int] = {}
+        self._fold_budget: dict[str, int] | None = None  # rows each index may still fold now
+        self._behind: set[str] = set()  # indexes a budgeted fold stopped short of the database
         self._source: dict[str, Path] = {}  # the snapshot folder each index's base was opened from
         self._state: IndexState | None = None
         self.embedder = embedder
@@ -265,6 +273,11 @@ class Indexes:
             return self._fold_rows(key, idx, rowid)
 
     def _fold_rows(self, key: str, idx: Any, rowid: int) -> int:
+        """Fold source rows past ``rowid`` in chunks; stop after a chunk once this index's
+        share of ``_fold_budget`` (set by :meth:`save`) is spent."""
+        if self._fold_budget is not None and self._fold_budget.get(key, CATCH_UP_STEP) <= 0:
+            self._behind.add(key)
+            return rowid
         if key == "fp":
             for rows in self.store.fingerprints_after(rowid):
                 for _rid, eid, wl_hash, version, feats in rows:
@@ -273,6 +286,8 @@ class Indexes:
                     elif eid not in idx.ids:
                         idx.add(eid, wl_hash, feats)
                 rowid = rows[-1][0]
+                if self._spend(key, len(rows)):
+                    break
         elif key == "mac":
             vocab, comm = self.store.vocabulary, self.commutative
             for sigs in self.store.signatures_after(rowid):
@@ -280,6 +295,8 @@ class Indexes:
                     if eid not in idx.ids:
                         idx.add(eid, mac_features(parse_signature(raw, vocab), comm))
                 rowid = sigs[-1][0]
+                if self._spend(key, len(sigs)):
+                    break
         else:
             _, level, name = key.split(":", 2)
             for last, ids, mat in self.store.vectors_after(rowid, level, name):
@@ -287,7 +304,20 @@ class Indexes:
                 if fresh:
                     idx.add([ids[i] for i in fresh], mat[fresh])
                 rowid = last
+                if self._spend(key, len(ids)):
+                    break
         return rowid
+
+    def _spend(self, key: str, rows: int) -> bool:
+        """Count ``rows`` folded into ``key``; True when its budget is spent (it is then left
+        behind the database until the next round of :meth:`save`)."""
+        if self._fold_budget is None:
+            return False
+        left = self._fold_budget.get(key, CATCH_UP_STEP) - rows
+        self._fold_budget[key] = left
+        if left <= 0:
+            self._behind.add(key)
+        return left <= 0
 
     def catch_up(self) -> None:
         """Bring every built index up to the database: appends are folded in; a delete or
@@ -323,11 +353,36 @@ class Indexes:
         and a graph for each vector level. Afterwards the
         indexes are reopened from the new snapshot, so the in-memory tail is released and the
         next save is incremental again. Saves beside one database take turns (a file lock).
+
+        Rows the indexes have not seen yet (a cold ``analogist add``, another process's
+        writes) are folded in at most :data:`CATCH_UP_STEP` per index at a time, with an
+        incremental snapshot written after each step, so a save holds at most that many rows
+        per index in RAM however far behind the database it starts. Should a step fail, the
+        indexes are dropped (reopened and caught up when next used).
         """
         if self.root is None:
             return None
-        self.fingerprints(), self.mac(), [self.vectors(lv) for lv in LEVELS]
-        self.catch_up()
+        try:
+            while True:  # catch up at most CATCH_UP_STEP rows per index, save, go on
+                self._fold_budget, self._behind = {}, set()
+                self.fingerprints(), self.mac(), [self.vectors(lv) for lv in LEVELS]
+                self.catch_up()
+                if not self._behind:
+                    break
+                if self._write_snapshot(full=False) is None:  # nothing can be saved here:
+                    self._fold_budget = None  # catch up in one go, as without a budget
+                    self.catch_up()
+                    break
+        except BaseException:
+            self.invalidate()  # some indexes may stop short of the database: reopened when used
+            raise
+        finally:
+            self._fold_budget = None
+        return self._write_snapshot(full)
+
+    def _write_snapshot(self, full: bool) -> Path | None:
+        """Write the indexes as they are as a new live snapshot and reopen them from it."""
+        assert self.root is not None
         if (
             self._state is None
             or self._fp is None
