@@ -24,19 +24,21 @@ def small_chunks(m: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(m.store, name, lambda *a, _r=read, **k: _r(*a, **{**k, "size": CHUNK}))
 
 
-def cold(db: Path, n: int) -> None:
-    """``n`` episodes added by a process that built no index (as ``analogist add`` does)."""
+def behind(db: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> Memory:
+    """A memory opened on ``n`` episodes that a process which built no index added (as
+    ``analogist add`` does), with a save step of ``STEP`` rows read ``CHUNK`` at a time."""
+    monkeypatch.setattr(indexes_module, "CATCH_UP_STEP", STEP)
     m = open_memory(db, persist=False)
     m.add(lines(21, 0, n))
     m.store.close()
+    m = open_memory(db)
+    small_chunks(m, monkeypatch)
+    return m
 
 
 def test_a_save_far_behind_folds_in_steps_and_answers_as_one_go(tmp_path, monkeypatch):
-    monkeypatch.setattr(indexes_module, "CATCH_UP_STEP", STEP)
     db = tmp_path / "m.db"
-    cold(db, 130)
-    m = open_memory(db)
-    small_chunks(m, monkeypatch)
+    m = behind(db, 130, monkeypatch)
     seen: list[dict[str, int]] = []
     write = m.indexes._write_snapshot
 
@@ -64,11 +66,8 @@ def test_a_save_far_behind_folds_in_steps_and_answers_as_one_go(tmp_path, monkey
 
 
 def test_a_failing_step_drops_the_indexes_and_nothing_is_missed(tmp_path, monkeypatch):
-    monkeypatch.setattr(indexes_module, "CATCH_UP_STEP", STEP)
     db = tmp_path / "m.db"
-    cold(db, 100)
-    m = open_memory(db)
-    small_chunks(m, monkeypatch)
+    m = behind(db, 100, monkeypatch)
     write, calls = m.indexes._write_snapshot, []
 
     def fail_second(full: bool) -> Path | None:
