@@ -17,7 +17,7 @@ import numpy as np
 from analogist.retrieve.ann import Hnsw, expansion_search
 from analogist.retrieve.frozen import IdTable
 from analogist.retrieve.random_access import prefetch
-from analogist.retrieve.sparse_rows import SparseRows
+from analogist.retrieve.sparse_rows import SparseRows, damaged
 from analogist.store.pg_vectors import MAX_EF_SEARCH
 
 if TYPE_CHECKING:
@@ -165,13 +165,7 @@ class VectorIndex:
                 continue
             raw = os.pread(fd, width, at * width)
             if len(raw) != width:  # the snapshot names rows the file no longer holds
-                from analogist.errors import StoreError
-
-                raise StoreError(
-                    f"{self.row_file.name}: row {at} is past the end of the rows file; "
-                    "the snapshot is damaged — delete the index folder beside the database "
-                    "and it is rebuilt from the database"
-                )
+                raise damaged(f"{self.row_file.name}: row {at} is past the end of the rows file")
             out[j] = np.frombuffer(raw, np.float32)
         return out
 

@@ -117,7 +117,6 @@ class Indexes:
         self.rebuilt: list[str] = []
         self._covered: dict[str, int] = {}
         self._fold_budget: dict[str, int] | None = None  # rows each index may still fold now
-        self._behind: set[str] = set()  # indexes a budgeted fold stopped short of the database
         self._source: dict[str, Path] = {}  # the snapshot folder each index's base was opened from
         self._state: IndexState | None = None
         self.embedder = embedder
@@ -276,7 +275,6 @@ class Indexes:
         """Fold source rows past ``rowid`` in chunks; stop after a chunk once this index's
         share of ``_fold_budget`` (set by :meth:`save`) is spent."""
         if self._fold_budget is not None and self._fold_budget.get(key, CATCH_UP_STEP) <= 0:
-            self._behind.add(key)
             return rowid
         if key == "fp":
             for rows in self.store.fingerprints_after(rowid):
@@ -313,10 +311,7 @@ class Indexes:
         behind the database until the next round of :meth:`save`)."""
         if self._fold_budget is None:
             return False
-        left = self._fold_budget.get(key, CATCH_UP_STEP) - rows
-        self._fold_budget[key] = left
-        if left <= 0:
-            self._behind.add(key)
+        left = self._fold_budget[key] = self._fold_budget.get(key, CATCH_UP_STEP) - rows
         return left <= 0
 
     def catch_up(self) -> None:
@@ -364,11 +359,11 @@ class Indexes:
             return None
         try:
             while True:  # catch up at most CATCH_UP_STEP rows per index, save, go on
-                self._fold_budget, self._behind = {}, set()
+                self._fold_budget = {}
                 self.fingerprints(), self.mac(), [self.vectors(lv) for lv in LEVELS]
                 self.catch_up()
-                if not self._behind:
-                    break
+                if all(left > 0 for left in self._fold_budget.values()):
+                    break  # no index spent its step: every one reached the database
                 if self._write_snapshot(full=False) is None:  # nothing can be saved here:
                     self._fold_budget = None  # catch up in one go, as without a budget
                     self.catch_up()

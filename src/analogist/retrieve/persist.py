@@ -44,6 +44,7 @@ from analogist.retrieve.sparse_rows import SparseRows
 from analogist.retrieve.vector_lists import (
     SAMPLE_ROWS,
     VectorLists,
+    row_parts,
     use_lists,
     vector_index_choice,
 )
@@ -241,19 +242,14 @@ def _save_sparse(
     if lists_from is not None:
         fields["lists_extended"] = True
         return VectorLists.open(lists_from, prefix, n0).extended(tail, n - n0)
-    parts = [idx.base, *tail] if n0 else tail
-    return VectorLists.from_blocks(parts, n, idx.dim)
+    return VectorLists.from_blocks([idx.base, *tail], n, idx.dim)
 
 
-def _row_blocks(idx: VectorIndex, step: int = 65536) -> Iterator[np.ndarray]:
-    """Every row of ``idx`` (base, then tail), dense float32, in blocks of at most ``step``."""
-    base = idx.base
-    for a in range(0, len(base), step):
-        part = base[a : a + step]
-        if isinstance(base, np.ndarray):
-            prefetch(part)
-        yield np.ascontiguousarray(part, np.float32)
-    yield from idx.tail_blocks()
+def _row_blocks(idx: VectorIndex) -> Iterator[np.ndarray]:
+    """Every row of ``idx`` (base, then tail), dense float32, in parts of bounded size."""
+    if isinstance(idx.base, np.ndarray):
+        prefetch(idx.base)  # read end to end: ask for it in large reads first
+    return (part for part, _ in row_parts([idx.base, *idx.tail_blocks()], 0))
 
 
 def _sample(idx: VectorIndex) -> np.ndarray:

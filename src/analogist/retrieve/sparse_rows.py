@@ -40,11 +40,16 @@ SCAN = 65536
 #: Rows read with ``pread`` at most (a search re-scores tens); more are read from the maps.
 PREAD_MAX = 4096
 
-_PAST_DIM = (
-    "a snapshot's sparse vector rows name a column past the vector's dimension; the snapshot "
-    "is damaged — delete the index folder beside the database and it is rebuilt from the "
-    "database"
-)
+
+def damaged(what: str) -> StoreError:
+    """The one-line error for a snapshot file that does not hold what it must, with the fix."""
+    return StoreError(
+        f"{what}; the snapshot is damaged — delete the index folder beside the database and "
+        "it is rebuilt from the database"
+    )
+
+
+_PAST_DIM = "a snapshot's sparse vector rows name a column past the vector's dimension"
 
 #: The three files, by part: row pointers (int64), columns (:func:`col_dtype`), values (float32).
 FILES = ("indptr", "cols", "vals")
@@ -119,7 +124,7 @@ class SparseRows:
             at += np.repeat(starts, lengths)
             cols = np.asarray(self.cols[at], np.int64)
             if int(cols.max()) >= self.dim:
-                raise StoreError(_PAST_DIM)
+                raise damaged(_PAST_DIM)
             out[which, cols] = self.vals[at]
         if self.replaced:
             for j, i in enumerate(rows.tolist()):
@@ -156,14 +161,12 @@ class SparseRows:
             cols = os.pread(fds["cols"], width * (b - a), width * a) if b >= a else b""
             vals = os.pread(fds["vals"], 4 * (b - a), 4 * a) if b >= a else b""
             if b < a or len(cols) != width * (b - a) or len(vals) != 4 * (b - a):
-                raise StoreError(
-                    f"{self.files['indptr'].name}: row {i} is past the end of the sparse rows "
-                    "files; the snapshot is damaged — delete the index folder beside the "
-                    "database and it is rebuilt from the database"
+                raise damaged(
+                    f"{self.files['indptr'].name}: row {i} is past the end of the sparse rows files"
                 )
             at = np.frombuffer(cols, self.cols.dtype).astype(np.int64)
             if len(at) and int(at.max()) >= self.dim:
-                raise StoreError(_PAST_DIM)
+                raise damaged(_PAST_DIM)
             out[j, at] = np.frombuffer(vals, np.float32)
         return out
 
@@ -219,7 +222,7 @@ class SparseRows:
                 continue
             cols = self.cols[lo:hi]
             if int(cols.max()) >= self.dim:
-                raise StoreError(_PAST_DIM)
+                raise damaged(_PAST_DIM)
             prod = q[cols] * self.vals[lo:hi]
             empty = ptr[1:] == ptr[:-1]
             starts = np.minimum(ptr[:-1] - lo, hi - lo - 1)  # an empty row's start is zeroed
@@ -253,10 +256,9 @@ class SparseRows:
             or sizes["cols"] < width * nnz
             or sizes["vals"] < 4 * nnz
         ):
-            raise StoreError(
+            raise damaged(
                 f"{paths['indptr']}: the snapshot's sparse vector rows are shorter than its "
-                "manifest says; it is damaged — delete the index folder beside the database "
-                "and it is rebuilt from the database"
+                "manifest says"
             )
         cols, vals = _map(paths["cols"], col_dtype(dim), nnz), _map(paths["vals"], np.float32, nnz)
         for array in (indptr, cols, vals):

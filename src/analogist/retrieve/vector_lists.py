@@ -70,7 +70,7 @@ def use_lists(matrix: np.ndarray) -> bool:
     return density(matrix) <= SPARSE_MAX_DENSITY
 
 
-def _parts(blocks: Sequence[Rows], first: int) -> Iterator[tuple[np.ndarray, int]]:
+def row_parts(blocks: Sequence[Rows], first: int) -> Iterator[tuple[np.ndarray, int]]:
     """``blocks`` in float32 parts of at most ``STEP`` rows, with the number of each part's
     first row (counted from ``first``)."""
     for block in blocks:
@@ -88,14 +88,14 @@ def _lists(
     final size, so a build holds the lists plus one part (a single sort of every entry needed
     ~4x the lists' size: 1.3 GB at 1M L0 rows, ~13 GB at 10M)."""
     counts = np.zeros(dim, np.int64)
-    for part, _ in _parts(blocks, first):
+    for part, _ in row_parts(blocks, first):
         counts += np.count_nonzero(part, axis=0)
     offsets = np.zeros(dim + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
     docs = np.empty(int(offsets[-1]), np.int64)
     vals = np.empty(int(offsets[-1]), np.float32)
     filled = offsets[:-1].copy()  # where each dimension's next entry goes
-    for part, start in _parts(blocks, first):
+    for part, start in row_parts(blocks, first):
         r, c = np.nonzero(part)
         order = np.argsort(c, kind="stable")  # by dimension; rows stay ascending inside one
         r, c = r[order], c[order]
