@@ -19,7 +19,8 @@ mapper is FAC. The content vector is richer than bare functor counts but still s
 Scores are cosines of count vectors, computed through an inverted index
 (:class:`~analogist.retrieve.postings.Postings`). As in MAC, the channel keeps the best
 candidate and those scoring within a set fraction of it (MAC used 10%, i.e. 0.9); ``k`` caps
-the list.
+the list. A snapshot's lists are searched by a prefix filter (:mod:`analogist.retrieve.prefix_filter`):
+only the episodes that can still be kept are scored, with the scan's answer.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from analogist.retrieve.base import ChannelUnavailable, Hit, Target, ranked
-from analogist.retrieve.dense import top_indices
 from analogist.retrieve.frozen import IdTable, LayeredPostings
 from analogist.retrieve.postings import Postings
+from analogist.retrieve.prefix_filter import best_candidates, select
 from analogist.retrieve.work_arrays import work_array
 from analogist.signature.fingerprint import SignatureGraph, Structure, signature_graph
 
@@ -122,6 +123,44 @@ class MacIndex:
         )
         return np.divide(dots, den, out=dots)
 
+    def candidates(
+        self,
+        query: Counter,
+        k: int,
+        min_score: float,
+        keep_fraction: float,
+        exclude: frozenset[str] = frozenset(),
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(documents ascending, their cosines) holding every document outside ``exclude``
+        that S1 keeps (:func:`~analogist.retrieve.prefix_filter.select`): a snapshot's documents by
+        the prefix filter, those added since (and an index without a snapshot) by a scan; the cosines
+        are the scan's, bit for bit."""
+        banned = np.array(sorted(self.ids.positions(exclude)), np.int64)
+        p = self.postings
+        qnorm = float(np.sqrt(sum(v * v for v in query.values())))
+        found: tuple[np.ndarray, np.ndarray] | None = None
+        if isinstance(p, LayeredPostings):
+            n0 = p.base.n_docs
+            found = best_candidates(
+                p.base, query, qnorm, k, min_score, keep_fraction, banned[banned < n0]
+            )
+            if found is not None and p.tail.n_docs:  # documents added since: scanned
+                tail = p.tail.accumulate(query, "dot")
+                tail /= np.multiply(p.tail.norms, np.float32(qnorm))
+                found = (
+                    np.concatenate([found[0], np.arange(n0, p.n_docs, dtype=np.int64)]),
+                    np.concatenate([found[1], tail]),
+                )
+        if found is None:
+            scores = self.cosine(query)
+            docs = np.arange(len(scores), dtype=np.int64)
+        else:
+            docs, scores = found
+        if len(banned):
+            keep = ~np.isin(docs, banned)
+            docs, scores = docs[keep], scores[keep]
+        return docs, scores
+
 
 @dataclass(frozen=True)
 class MacChannel:
@@ -146,13 +185,9 @@ class MacChannel:
         if len(index) == 0:
             raise ChannelUnavailable("no signed episodes are stored yet")
         query = mac_features(target.signature, self.source.commutative)
-        scores = index.cosine(query)
-        banned = index.ids.positions(exclude)
-        scores[banned] = -1.0
-        best = float(scores.max())
-        if best <= 0:
-            return []
-        floor = max(self.min_score, self.keep_fraction * best)
-        docs = np.flatnonzero(scores >= np.float32(floor) - np.float32(1e-6))
-        top = docs[top_indices(scores[docs], k)]
-        return ranked(self.name, [(index.ids[d], round(float(scores[d]), 6), {}) for d in top], k)
+        docs, scores = index.candidates(query, k, self.min_score, self.keep_fraction, exclude)
+        top = select(docs, scores, k, self.min_score, self.keep_fraction)
+        hits: list[tuple[str, float, dict]] = [
+            (index.ids[int(docs[i])], round(float(scores[i]), 6), {}) for i in top
+        ]
+        return ranked(self.name, hits, k)
