@@ -36,6 +36,7 @@ import numpy as np
 from analogist.retrieve.dense import top_indices
 from analogist.retrieve.frozen import FrozenPostings
 from analogist.retrieve.postings import _add_dense
+from analogist.retrieve.random_access import prefetch
 
 #: Bounds are computed in float64 from float32 data, in another order than the exact score:
 #: compare with this much room (cosines lie in [0, 1]; the rounding is ~1e-6).
@@ -73,6 +74,19 @@ class _Lists:
         self.docs, self.weights = np.asarray(p.docs), np.asarray(p.weights)
         self.norms, self.hot = np.asarray(p.norms), np.asarray(p.hot)
 
+    def column(self, f: _Feature) -> np.ndarray:
+        """``f``'s dense column, asked for whole first (as the scan reads it): gathers at
+        scattered places of a cold, random-access mapping would fault in page by page."""
+        col = self.hot[f.hot]
+        prefetch(col)
+        return col
+
+    def entries(self, f: _Feature) -> tuple[np.ndarray, np.ndarray]:
+        """``f``'s list (documents, weights), asked for whole first, as :meth:`column`."""
+        docs, weights = self.docs[f.start : f.end], self.weights[f.start : f.end]
+        prefetch(docs), prefetch(weights)
+        return docs, weights
+
 
 def _features(p: FrozenPostings, query: Mapping[str, float]) -> list[_Feature]:
     """The query's non-zero features that have a list, in the query's order."""
@@ -99,7 +113,7 @@ def _cosines(lists: _Lists, feats: list[_Feature], qnorm: float, docs: np.ndarra
     acc = np.zeros(len(docs), np.float32)
     for f in feats:
         if f.hot is not None:
-            _add_dense(acc, lists.hot[f.hot][docs], f.weight, "dot")
+            _add_dense(acc, lists.column(f)[docs], f.weight, "dot")
         elif len(docs):
             found, at = _positions(lists, f, docs)
             acc[found] += lists.weights[at[found]] * np.float32(f.weight)
@@ -110,7 +124,7 @@ def _cosines(lists: _Lists, feats: list[_Feature], qnorm: float, docs: np.ndarra
 def _positions(lists: _Lists, f: _Feature, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which of ``docs`` are in ``f``'s list, and each one's entry (binary search)."""
     a = f.start
-    listed = lists.docs[a : f.end]
+    listed = lists.entries(f)[0]
     pos = np.searchsorted(listed, docs)
     found = pos < len(listed)
     found[found] = listed[pos[found]] == docs[found]
@@ -206,7 +220,7 @@ def _sample(lists: _Lists, feats: list[_Feature], banned: np.ndarray) -> np.ndar
     for f in sorted(feats, key=lambda f: f.df):
         if parts and total + f.df > SAMPLE:
             break
-        parts.append(lists.docs[f.start : min(f.end, f.start + SAMPLE)])
+        parts.append(lists.entries(f)[0][:SAMPLE])
         total += f.df
     docs = np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.zeros(0, np.int64)
     return docs[~np.isin(docs, banned)] if len(banned) else docs
@@ -219,8 +233,9 @@ def _rare_products(
     the query over those features and its sum of their squared weights (float64)."""
     if not rare:
         return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
-    docs = np.concatenate([lists.docs[f.start : f.end] for f in rare])
-    w = np.concatenate([lists.weights[f.start : f.end] for f in rare])
+    parts = [lists.entries(f) for f in rare]
+    docs = np.concatenate([d for d, _ in parts])
+    w = np.concatenate([w for _, w in parts])
     prod = w * np.repeat(np.array([f.weight for f in rare], np.float32), [f.df for f in rare])
     w = w.astype(np.float64)
     prod, sq = prod.astype(np.float64), w * w
@@ -248,7 +263,7 @@ def _run_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
 def _weights(lists: _Lists, f: _Feature, docs: np.ndarray) -> np.ndarray:
     """Feature ``f``'s weight in each of ``docs`` (0 where absent), float64."""
     if f.hot is not None:
-        return lists.hot[f.hot][docs].astype(np.float64)
+        return lists.column(f)[docs].astype(np.float64)
     found, at = _positions(lists, f, docs)
     out = np.zeros(len(docs))
     out[found] = lists.weights[at[found]]
