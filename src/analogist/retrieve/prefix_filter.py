@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analogist.retrieve.dense import top_indices
-from analogist.retrieve.frozen import FrozenPostings
+from analogist.retrieve.frozen import FrozenPostings, run_starts
 from analogist.retrieve.postings import _add_dense
 from analogist.retrieve.random_access import prefetch
 
@@ -220,7 +220,7 @@ def _sample(lists: _Lists, feats: list[_Feature], banned: np.ndarray) -> np.ndar
     for f in sorted(feats, key=lambda f: f.df):
         if parts and total + f.df > SAMPLE:
             break
-        parts.append(lists.entries(f)[0][:SAMPLE])
+        parts.append(lists.docs[f.start : min(f.end, f.start + SAMPLE)])  # a few KB: no prefetch
         total += f.df
     docs = np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.zeros(0, np.int64)
     return docs[~np.isin(docs, banned)] if len(banned) else docs
@@ -241,20 +241,16 @@ def _rare_products(
     prod, sq = prod.astype(np.float64), w * w
     if len(rare) > 1:  # ascending runs, merged; then one total per document
         order = np.argsort(docs, kind="stable")
-        docs = docs[order]
-        first = np.empty(len(docs), np.bool_)
-        first[0] = True
-        np.not_equal(docs[1:], docs[:-1], out=first[1:])
-        starts = np.flatnonzero(first)
-        docs, prod, sq = docs[starts], _run_sums(prod[order], starts), _run_sums(sq[order], starts)
+        docs, offsets = run_starts(docs[order])
+        prod, sq = _run_sums(prod[order], offsets), _run_sums(sq[order], offsets)
     return docs.astype(np.int64), prod, sq
 
 
-def _run_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """The sums of ``values`` over the runs beginning at ``starts`` (float64 running totals:
-    several times faster than ``np.add.reduceat`` here, and exact enough for a bound)."""
+def _run_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The sums of ``values`` over the runs ``offsets[i]:offsets[i + 1]`` (float64 running
+    totals: several times faster than ``np.add.reduceat`` here, and exact enough for a bound)."""
     totals = np.cumsum(values)
-    ends = np.append(starts[1:], len(values)) - 1
+    ends = offsets[1:] - 1
     out = totals[ends]
     out[1:] -= totals[ends[:-1]]
     return out
