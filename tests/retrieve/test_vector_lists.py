@@ -266,3 +266,20 @@ def test_lists_built_part_by_part_equal_lists_built_at_once(monkeypatch):
     for lists in (parts, grown):
         assert np.array_equal(lists.offsets, whole.offsets)
         assert np.array_equal(lists.docs, whole.docs) and np.array_equal(lists.vals, whole.vals)
+
+
+@pytest.mark.parametrize("block", [1, 7, 256, 1000])
+def test_a_search_block_by_block_scores_every_row_as_one_pass(monkeypatch, block):
+    """Past ``BLOCK_ROWS`` rows the lists are added a block of rows at a time: the same sums,
+    bit for bit (each row gets its dimensions in the same order), and the same top k."""
+    import analogist.retrieve.vector_lists as vl
+
+    rng = np.random.default_rng(4)
+    rows = sparse_rows(rng, 2500)
+    lists = VectorLists.build(rows)
+    queries = list(sparse_rows(rng, 20)) + [rows[3], rows[2499], np.zeros(64, np.float32)]
+    whole = [(lists.scores(q), lists.candidates(q, 10)) for q in queries]
+    monkeypatch.setattr(vl, "BLOCK_ROWS", block)
+    for q, (scores, top) in zip(queries, whole, strict=True):
+        assert np.array_equal(lists.scores(q), scores)
+        assert np.array_equal(lists.candidates(q, 10), top)

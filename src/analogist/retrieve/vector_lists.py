@@ -43,6 +43,10 @@ SPARSE_MAX_DENSITY = 1 / 8
 #: Rows read per step when the lists are built or extended (bounds the memory of a build).
 STEP = 65536
 
+#: Rows a search adds into at a time (a 4 MB stretch of its float32 accumulator): with more
+#: rows, each list is taken a block of rows at a time so that its scattered adds stay in cache.
+BLOCK_ROWS = 1 << 20
+
 #: How many rows ``use_lists`` looks at to measure density.
 SAMPLE_ROWS = 65536
 
@@ -196,17 +200,36 @@ class VectorLists:
 
     def _accumulate(self, query: np.ndarray, acc: np.ndarray) -> np.ndarray:
         q = np.asarray(query, dtype=np.float32).ravel()
-        for d in np.flatnonzero(q[: self.dim]):
+        spans = []
+        for d in np.flatnonzero(q[: self.dim]).tolist():
             a, b = int(self.offsets[d]), int(self.offsets[d + 1])
             if b > a:
-                docs, vals = self.docs[a:b], self.vals[a:b]
                 if not self._prefetched[d]:  # once per dimension, not per query
-                    prefetch(docs)
-                    prefetch(vals)
+                    prefetch(self.docs[a:b])
+                    prefetch(self.vals[a:b])
                     self._prefetched[d] = True
-                part = np.multiply(vals, q[d], out=work_array("lists_part", b - a, np.float32))
-                np.add.at(acc, docs, part)
+                spans.append((d, a, b))
+        if self.n <= BLOCK_ROWS:
+            for d, a, b in spans:
+                self._add(acc, q[d], a, b)
+            return acc
+        # Past BLOCK_ROWS rows the adds of one list land all over an accumulator larger than
+        # the cache; taking the rows a block at a time keeps each pass's writes inside one
+        # stretch of it. Each row still gets its dimensions' products in the same order.
+        edges = np.arange(BLOCK_ROWS, self.n, BLOCK_ROWS)
+        cuts = [np.searchsorted(self.docs[a:b], edges) + a for _, a, b in spans]
+        for blk in range(len(edges) + 1):
+            for (d, a, b), cut in zip(spans, cuts, strict=True):
+                lo = a if blk == 0 else int(cut[blk - 1])
+                hi = b if blk == len(edges) else int(cut[blk])
+                if hi > lo:
+                    self._add(acc, q[d], lo, hi)
         return acc
+
+    def _add(self, acc: np.ndarray, weight: np.float32, a: int, b: int) -> None:
+        """Add ``weight`` times entries ``a:b`` of the lists to their rows in ``acc``."""
+        part = np.multiply(self.vals[a:b], weight, out=work_array("lists_part", b - a, np.float32))
+        np.add.at(acc, self.docs[a:b], part)
 
     def candidates(self, query: np.ndarray, k: int) -> np.ndarray:
         """Row numbers of the ``k`` rows with the largest dot product with ``query``, best
