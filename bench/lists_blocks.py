@@ -27,8 +27,12 @@ from analogist.retrieve.vector_lists import VectorLists
 BLOCKS = (1 << 18, 1 << 19, 1 << 20, 1 << 21)
 
 
-def tiled(folder: Path, level: str, times: int) -> tuple[VectorLists, np.ndarray]:
-    """The level's lists ``times`` as long, and the snapshot's row count."""
+#: A snapshot level's lists as read: (offsets, docs, vals, row count).
+Source = tuple[np.ndarray, np.ndarray, np.ndarray, int]
+
+
+def tiled(folder: Path, level: str, times: int) -> tuple[VectorLists, Source]:
+    """The level's lists ``times`` as long, and the lists as read."""
     (prefix,) = {p.name.split("lists_")[0] for p in folder.glob(f"vec_{level}_*lists_docs.npy")}
     off, docs, vals = (
         np.load(folder / f"{prefix}lists_{name}.npy") for name in ("offsets", "docs", "vals")
@@ -48,7 +52,7 @@ def tiled(folder: Path, level: str, times: int) -> tuple[VectorLists, np.ndarray
     return lists, (off, docs, vals, n)
 
 
-def queries(source: tuple, count: int, seed: int) -> np.ndarray:
+def queries(source: Source, count: int, seed: int) -> np.ndarray:
     """``count`` random rows of the snapshot, rebuilt from its lists."""
     off, docs, vals, n = source
     rows = np.random.default_rng(seed).choice(n, count, replace=False)
