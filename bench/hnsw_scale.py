@@ -4,7 +4,8 @@ graph over the same seeded episodes ``bench/retrieval.py`` ingests.
 ``bench/retrieval.py`` measures everything end to end, but on a shared 2-core machine its
 snapshot write (three HNSW graphs of n rows, one thread each) is what does not fit in an
 afternoon at 1M. This script isolates one graph: it generates the same ``n`` episodes (same
-generator and seed, so the same texts), embeds one level with the hashing embedder, builds the
+generator and seed, so the same texts), embeds one level with the hashing embedder (``--embedder
+minilm``: the dense rows a real embedder gives; ``--cache`` keeps them between runs), builds the
 graph exactly as a snapshot save does (``Hnsw.build``), saves it and opens it memory-mapped as
 a reopened memory does, then times ``VectorIndex.search`` (HNSW candidates re-scored exactly)
 against exact search and the numpy floor (``rows @ q`` + ``argpartition``) on fresh queries,
@@ -33,7 +34,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ef_sweep import ef_point  # noqa: E402
 from retrieval import LoadSampler, generate, percentiles, rss_split_mb  # noqa: E402
 
-from analogist.models.embedding import HashingEmbedder  # noqa: E402
+from analogist.models.embedders import get_embedder  # noqa: E402
+from analogist.models.embedding import Embedder  # noqa: E402
 from analogist.retrieve.ann import GRAPH_DTYPE, Hnsw, build_threads, expansion_search  # noqa: E402
 from analogist.retrieve.dense import VectorIndex  # noqa: E402
 from analogist.retrieve.frozen import IdTable  # noqa: E402
@@ -44,13 +46,36 @@ def level_texts(n: int, level: str, seed: int, prefix: str) -> list[str]:
     return [generate(rng, f"{prefix}_{i}")["levels"][level] for i in range(n)]
 
 
-def run(n: int, level: str, queries: int, seed: int, folder: str, efs: list[int]) -> dict:
-    emb, out = HashingEmbedder(), dict[str, object](size=n, level=level, dtype=GRAPH_DTYPE)
-    t0 = time.perf_counter()
+def embedded(emb: Embedder, n: int, level: str, seed: int, cache: str | None) -> np.ndarray:
+    """The ``n`` rows of ``level`` (read from ``cache`` when it holds them for these settings,
+    written there otherwise: MiniLM encodes ~100 texts per CPU-second here)."""
+    key = f"{emb.name}-{level}-{seed}-{n}"
+    if cache and Path(cache).exists():
+        with np.load(cache) as f:
+            if str(f["key"]) == key:
+                return np.asarray(f["rows"])
     texts = level_texts(n, level, seed, "ep")
     rows = np.concatenate([emb.embed(texts[a : a + 20000]) for a in range(0, n, 20000)])
+    if cache:
+        np.savez(cache, key=np.array(key), rows=rows)
+    return rows
+
+
+def run(
+    n: int,
+    level: str,
+    queries: int,
+    seed: int,
+    folder: str,
+    efs: list[int],
+    embedder: str = "hashing",
+    cache: str | None = None,
+) -> dict:
+    emb = get_embedder(embedder)
+    out = dict[str, object](size=n, level=level, dtype=GRAPH_DTYPE, embedder=emb.name)
+    t0 = time.perf_counter()
+    rows = embedded(emb, n, level, seed, cache)
     out["generate_embed_s"] = time.perf_counter() - t0
-    del texts
     t0 = time.perf_counter()
     graph = Hnsw.build(rows)
     build_s = time.perf_counter() - t0
@@ -61,7 +86,7 @@ def run(n: int, level: str, queries: int, seed: int, folder: str, efs: list[int]
     del graph
     out["graph_mb"] = os.path.getsize(path) / 2**20
     idx = VectorIndex(
-        emb.dim,
+        rows.shape[1],
         base=rows,
         ids=IdTable.build([f"ep_{i}" for i in range(n)]),
         ann=Hnsw.open(path, level),
@@ -109,16 +134,20 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dir", help="where the graph file goes (default: a temporary folder)")
     ap.add_argument("--ef", default="", help="also search with these ef_search values (CPU p50)")
+    ap.add_argument("--embedder", default="hashing", help="hashing (default) or minilm")
+    ap.add_argument("--cache", help="an .npz file keeping the embedded rows between runs")
     args = ap.parse_args()
     folder = args.dir or tempfile.mkdtemp(prefix="analogist-hnsw-")
     with LoadSampler() as load:
         efs = [int(e) for e in args.ef.split(",") if e]
-        r = run(args.size, args.level, args.queries, args.seed, folder, efs)
+        r = run(
+            args.size, args.level, args.queries, args.seed, folder, efs, args.embedder, args.cache
+        )
     r["load_mean_max"] = load.summary()
     print(json.dumps(r))
     floor = r["floor_ms"]
     print(
-        f"{r['size']:,} {r['level']} vectors, graph {r['dtype']} ({r['graph_mb']:,.0f} MB): build "
+        f"{r['size']:,} {r['level']} vectors ({r['embedder']}), graph {r['dtype']} ({r['graph_mb']:,.0f} MB): build "
         f"{r['build_s']:.0f} s = {r['build_rows_per_s']:,.0f} rows/s on {r['build_threads']} "
         f"thread(s); ef_search {r['ef_search']}; HNSW p50 {r['hnsw_ms'][0]:.2f} ms "
         f"({r['hnsw_ms'][0] / floor:.2f} x floor), exact p50 {r['exact_ms'][0]:.2f} ms "
