@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from analogist.retrieve.dense import VectorIndex, top_indices
+from analogist.retrieve.dense import VectorIndex, kth_largest, top_indices
 from analogist.retrieve.postings import Postings
 from analogist.retrieve.provenance import DerivativeIndex
 from analogist.retrieve.wl import FingerprintIndex
@@ -100,6 +100,36 @@ def test_vector_index_grows_replaces_and_excludes():
 def test_top_indices_breaks_ties_by_position():
     assert top_indices(np.array([0.5, 0.9, 0.5, 0.9]), 3).tolist() == [1, 3, 0]
     assert top_indices(np.array([]), 3).tolist() == []
+
+
+def reference_top(scores: np.ndarray, k: int) -> list[int]:
+    """The k best indices by a full stable sort: score descending, then index ascending."""
+    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:k]
+
+
+@pytest.mark.parametrize("zeros", [0.0, 0.5, 0.97, 1.0])
+def test_kth_largest_and_top_indices_agree_with_a_full_sort(zeros):
+    """The k-th largest taken above zero, at zero or below it is np.partition's, on arrays
+    that are mostly zeros (a sparse search's scores), with negatives, -inf and ties."""
+    rng = np.random.default_rng(int(zeros * 100))
+    for n in (1, 7, 300, 2000):
+        vals = rng.integers(-6, 7, n).astype(np.float32) / 3
+        vals[rng.random(n) < zeros] = 0
+        vals[rng.random(n) < 0.05] = -np.inf
+        if n > 1:
+            vals[0] = -0.0
+        for k in sorted(k for k in {1, 2, 10, n // 2, n - 1, n} if 0 < k <= n):
+            want = np.partition(vals, n - k)[n - k]
+            got = kth_largest(vals, k)
+            assert got == want and got.dtype == vals.dtype, (n, k)
+            assert top_indices(vals, k).tolist() == reference_top(vals, k)
+
+
+def test_kth_largest_leaves_nans_to_numpy():
+    vals = np.array([np.nan, 1.0, -1.0, np.nan], np.float32)
+    for k in (1, 2, 3, 4):
+        got, want = kth_largest(vals, k), np.partition(vals, 4 - k)[4 - k]
+        assert got == want or (np.isnan(got) and np.isnan(want))
 
 
 def test_derivatives_are_followed_transitively():

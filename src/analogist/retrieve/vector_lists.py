@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from analogist.config import env_choice
-from analogist.retrieve.dense import top_indices
+from analogist.retrieve.dense import kth_largest, top_indices
 from analogist.retrieve.random_access import advise_random, prefetch
 from analogist.retrieve.sparse_rows import SparseRows
 from analogist.retrieve.work_arrays import work_array
@@ -257,7 +257,7 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     if n < 64 * max(k, 1):
         return top_indices(scores, k)
     sample = scores[::16]
-    bound = np.partition(sample, len(sample) - k)[len(sample) - k]
+    bound = kth_largest(sample, k)
     mask = np.greater_equal(scores, bound, out=work_array("top_k_mask", n, np.bool_))
     above = np.flatnonzero(mask)  # ascending; holds the k best (at least k >= bound)
     return above[top_indices(scores[above], k)]
