@@ -708,10 +708,13 @@ def report(r: dict) -> None:
         f"{r['rss_file_mb']:,.0f}; peak {r['peak_rss_mb']:,.0f})"
     )
     floor = r["floor_ms"]
+    scaled = (
+        f", measured on {r['floor_rows_measured']:,} rows and scaled"
+        if r.get("floor_scaled")
+        else ""
+    )
     print(
-        f"  numpy floor (L2 rows @ q + argpartition, in RAM"
-        f"{', measured on ' + format(r['floor_rows_measured'], ',') + ' rows and scaled' if r.get('floor_scaled') else ''}"
-        f"): {floor:.2f} ms; vectors: "
+        f"  numpy floor (L2 rows @ q + argpartition, in RAM{scaled}): {floor:.2f} ms; vectors: "
         f"{r['vector_mode']} ({r.get('vector_search', '')})"
     )
     print(f"  {'channel':<9}{'p50 ms':>9}{'p95 ms':>9}{'/floor':>8}{'CPU p50':>9}{'hits/q':>8}")

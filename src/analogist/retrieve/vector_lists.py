@@ -209,21 +209,17 @@ class VectorLists:
                     prefetch(self.vals[a:b])
                     self._prefetched[d] = True
                 spans.append((d, a, b))
-        if self.n <= BLOCK_ROWS:
-            for d, a, b in spans:
-                self._add(acc, q[d], a, b)
-            return acc
         # Past BLOCK_ROWS rows the adds of one list land all over an accumulator larger than
         # the cache; taking the rows a block at a time keeps each pass's writes inside one
         # stretch of it. Each row still gets its dimensions' products in the same order.
-        edges = np.arange(BLOCK_ROWS, self.n, BLOCK_ROWS)
-        cuts = [np.searchsorted(self.docs[a:b], edges) + a for _, a, b in spans]
+        edges = np.arange(BLOCK_ROWS, self.n, BLOCK_ROWS)  # empty up to BLOCK_ROWS: one pass
+        cuts = [
+            (d, [a, *(np.searchsorted(self.docs[a:b], edges) + a).tolist(), b]) for d, a, b in spans
+        ]
         for blk in range(len(edges) + 1):
-            for (d, a, b), cut in zip(spans, cuts, strict=True):
-                lo = a if blk == 0 else int(cut[blk - 1])
-                hi = b if blk == len(edges) else int(cut[blk])
-                if hi > lo:
-                    self._add(acc, q[d], lo, hi)
+            for d, cut in cuts:
+                if cut[blk + 1] > cut[blk]:
+                    self._add(acc, q[d], cut[blk], cut[blk + 1])
         return acc
 
     def _add(self, acc: np.ndarray, weight: np.float32, a: int, b: int) -> None:
