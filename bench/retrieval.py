@@ -273,6 +273,7 @@ def ingest(
     growth: tuple[float, ...] = (),
     full_rebuild: bool = False,
     save_every: int = 1_000_000,
+    resume: bool = False,
 ) -> dict:
     """Child 1: ingest ``n`` pre-encoded signatures — the first ``per_item`` one call each (the
     per-item path an agent takes), the rest in batches — then write the snapshot. Every
@@ -281,18 +282,29 @@ def ingest(
     10M ingest would not fit otherwise); those saves are timed apart from the ingest. With
     ``growth`` (e.g. 0.01, 0.1): add that share of ``n`` more and time the incremental save
     after each; with ``full_rebuild`` then time a full rebuild (``save(full=True)``) of the final
-    memory (else compare with the first save, itself a full build)."""
+    memory (else compare with the first save, itself a full build). With ``resume`` the memory
+    at ``db`` (kept by an earlier run with the same seed that was stopped) is continued from
+    the episodes it holds: the generator is run past them unrecorded, so the episodes added
+    are those the whole run would have added, and there is no per-item path."""
     memory = Memory(db, embedder=make_embedder(embedder_name))
     idx = memory.indexes
     idx.fingerprints(), idx.mac(), [idx.vectors(lv) for lv in ("L0", "L2", "L3")]
     rng, spent, cpu, interim = random.Random(seed), 0.0, 0.0, []
-    per_item = min(per_item, n // 10)
+    held = memory.store.count() if resume else 0
+    if held >= n:
+        raise SystemExit(f"--resume: the kept memory already holds {held:,} episodes (>= {n:,})")
+    for i in range(held):
+        generate(rng, f"ep_{i}")
+    if held:
+        progress(f"resuming at {held:,} episodes (generator advanced past them)")
+    per_item = 0 if held else min(per_item, n // 10)
     lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(per_item)]
     t0 = time.perf_counter()
     for line in lines:
         assert not memory.add([line]).rejected
     per_item_s = time.perf_counter() - t0
-    for start in range(per_item, n, batch):
+    first = max(per_item, held)
+    for start in range(first, n, batch):
         lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(start, min(n, start + batch))]
         t0, c0 = time.perf_counter(), time.process_time()
         report = memory.add(lines)
@@ -301,7 +313,7 @@ def ingest(
         assert not report.rejected, report.rejected[:2]
         done = min(n, start + batch)
         if done // 100_000 > start // 100_000 or done == n:
-            added = done - per_item
+            added = done - first
             progress(
                 f"ingest {done:,}/{n:,}: {added / spent:,.0f}/s wall, {added / cpu:,.0f}/CPU-s, "
                 f"peak RSS {rss_mb()[1]:,.0f} MB"
@@ -366,8 +378,9 @@ def ingest(
         "growth_saves": saves,
         "full_rebuild_s": full_s,
         "full_rebuild_cpu_s": full_cpu_s,
-        "ingest_per_s": (n - per_item) / spent,
-        "ingest_per_cpu_s": (n - per_item) / cpu,
+        "ingest_per_s": (n - first) / spent,
+        "ingest_per_cpu_s": (n - first) / cpu,
+        "resumed_at": held,
         "ingest_s": spent,
         "per_item_per_s": per_item / per_item_s if per_item else float("nan"),
         "per_item_n": per_item,
@@ -513,6 +526,7 @@ def run_size(
     full_rebuild: bool = False,
     batch: int = 5000,
     save_every: int = 1_000_000,
+    resume: bool = False,
 ) -> dict:
     """Ingest and query in two child processes (RSS is each stage's own)."""
     tmp = keep or tempfile.mkdtemp(prefix="analogist-bench-")
@@ -542,6 +556,7 @@ def run_size(
             "--save-every",
             str(save_every),
             *(["--full-rebuild"] if full_rebuild else []),
+            *(["--resume"] if resume else []),
         ]
         with load:  # the child's progress lines and errors go straight to our stderr
             proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
@@ -601,6 +616,12 @@ def main() -> None:
         help="save an incremental snapshot every N episodes of a larger ingest, releasing the "
         "in-memory indexes (default 1,000,000; 0: only at the end); timed apart from the ingest",
     )
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --keep and one size: continue the kept memory of a stopped run (same seed) "
+        "from the episodes it holds instead of starting empty",
+    )
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep", help="keep the database and snapshot in this folder (one size)")
     ap.add_argument(
@@ -623,6 +644,7 @@ def main() -> None:
             full_rebuild=args.full_rebuild,
             batch=args.batch,
             save_every=args.save_every,
+            resume=args.resume,
         )
         print(json.dumps(got))
         return
@@ -630,6 +652,8 @@ def main() -> None:
         print(json.dumps(query(args.query, args.one_size, args.queries, args.embedder, args.seed)))
         return
     sizes = [2000, 10000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    if args.resume and (not args.keep or len(sizes) != 1 or args.db):
+        raise SystemExit("--resume needs --keep and one size in --sizes (SQLite only)")
     queries = 50 if args.quick else args.queries
     results = []
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
@@ -651,6 +675,7 @@ def main() -> None:
                 args.full_rebuild,
                 args.batch,
                 args.save_every,
+                args.resume,
             )
         )
         if not args.json:
@@ -678,10 +703,15 @@ def report(r: dict) -> None:
         for stage in ("ingest", "query")
         if f"load_{stage}" in r
     )
-    print(
-        f"  batched ingest {r['ingest_per_s']:,.0f}/s vs per-item path (one add() call per "
+    per_item = (
+        f"resumed at {r['resumed_at']:,} (the figures are for the episodes added after)"
+        if r.get("resumed_at")
+        else f"batched ingest {r['ingest_per_s']:,.0f}/s vs per-item path (one add() call per "
         f"episode, first {r['per_item_n']:,}) {r['per_item_per_s']:,.0f}/s = "
-        f"{r['ingest_per_s'] / r['per_item_per_s']:.1f}x; HNSW graph dtype {GRAPH_DTYPE}, build "
+        f"{r['ingest_per_s'] / r['per_item_per_s']:.1f}x"
+    )
+    print(
+        f"  {per_item}; HNSW graph dtype {GRAPH_DTYPE}, build "
         f"threads {build_threads()}; "
         f"load average (mean/max) {load} on {os.cpu_count()} cores"
     )
