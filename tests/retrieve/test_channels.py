@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import gc
 
 import pytest
 
@@ -113,6 +114,21 @@ def test_chain_length_survives_cycles():
     assert _chain_length([("a", "b"), ("b", "c"), ("c", "a")]) == 2
     assert _chain_length([("a", "b"), ("x", "a"), ("b", "c")]) == 3
     assert _chain_length([]) == 0
+
+
+def test_chain_length_makes_no_reference_cycles():
+    # A bulk add pauses the garbage collector: a cycle per signature (the recursive closure
+    # this once was) piled up until it ran, and made that collection slow.
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(20):
+            assert _chain_length([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]) == 3
+        assert gc.collect() == 0
+    finally:
+        if was:
+            gc.enable()
 
 
 def test_parametric_proposals_are_labelled_and_see_only_the_target(memory, sig):

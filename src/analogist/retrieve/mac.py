@@ -48,11 +48,18 @@ def _chain_length(links: Iterable[tuple[object, object]]) -> int:
     succ: dict[object, list[object]] = defaultdict(list)
     for a, b in links:
         succ[a].append(b)
+    return max((_depth(succ, n, frozenset({n})) for n in list(succ)), default=0)
 
-    def depth(node: object, on_path: frozenset) -> int:
-        return max((1 + depth(n, on_path | {n}) for n in succ[node] if n not in on_path), default=0)
 
-    return max((depth(n, frozenset({n})) for n in list(succ)), default=0)
+def _depth(succ: dict[object, list[object]], node: object, on_path: frozenset) -> int:
+    """Links on the longest simple path from ``node`` avoiding ``on_path``. A module function,
+    not a closure: a recursive closure refers to itself through its cell, and that reference
+    cycle per signature stayed until the garbage collector ran (paused in a bulk add)."""
+    best = 0
+    for n in succ.get(node, ()):
+        if n not in on_path:
+            best = max(best, 1 + _depth(succ, n, on_path | {n}))
+    return best
 
 
 def graph_mac_features(graph: SignatureGraph) -> Counter:

@@ -54,8 +54,8 @@ def encode_rows(vectors: Sequence[np.ndarray]) -> list[bytes]:
             out[where[d]] = mat[d].tobytes()
         if not sparse.any():
             continue
-        part = mat[sparse]
-        rows, cols = np.nonzero(part)
+        part = mat if sparse.all() else mat[sparse]  # (the usual case needs no copy)
+        rows, cols = np.divmod(np.flatnonzero(part), dim)
         rec = np.empty(len(rows), dtype=RECORD)
         rec["i"], rec["v"] = cols, part[rows, cols]
         buf = rec.tobytes()
