@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from analogist.errors import ConfigError
+from analogist.retrieve import vector_lists
 from analogist.retrieve.dense import VectorIndex, top_indices
 from analogist.retrieve.frozen import IdTable
 from analogist.retrieve.sparse_rows import SparseRows
@@ -115,10 +116,69 @@ def test_extending_lists_equals_building_them_over_every_row():
     rows = sparse_rows(rng, 900)
     grown = VectorLists.build(rows[:600]).extended([rows[600:700], rows[700:]], 300)
     whole = VectorLists.build(rows)
-    assert grown.n == whole.n == 900
-    for a, b in ((grown.offsets, whole.offsets), (grown.docs, whole.docs)):
+    assert grown.n == whole.n == 900 and len(grown.segments) == 2
+    one, all_rows = grown.merged(), whole.merged()
+    for a, b in ((one.offsets, all_rows.offsets), (one.docs, all_rows.docs)):
         assert np.array_equal(a, b)
-    assert np.array_equal(grown.vals, whole.vals)
+    assert np.array_equal(one.vals, all_rows.vals)
+    assert grown.extended([], 0) is grown  # nothing added: no empty segment
+
+
+@pytest.mark.parametrize("block_rows", [7, 1 << 20])
+def test_segments_score_bit_for_bit_what_one_segment_scores(monkeypatch, block_rows):
+    # Each extension appends a segment; past MAX_SEGMENTS the adjacent pair with the fewest
+    # rows merges. Every row gets its dimensions' products in the same order either way.
+    monkeypatch.setattr(vector_lists, "MAX_SEGMENTS", 3)
+    monkeypatch.setattr(vector_lists, "BLOCK_ROWS", block_rows)
+    rng = np.random.default_rng(8)
+    rows = sparse_rows(rng, 1000)
+    whole = VectorLists.build(rows)
+    grown = VectorLists.build(rows[:400])
+    cuts = [400, 430, 600, 610, 611, 800, 1000]
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        grown = grown.extended([rows[a:b]], b - a)
+        assert len(grown.segments) <= 3
+        assert [s.first for s in grown.segments][0] == 0 and grown.segments[-1].end == b
+    assert [(s.first, s.end) for s in grown.segments] == [(0, 400), (400, 611), (611, 1000)]
+    for q in list(sparse_rows(rng, 20)) + list(rows[:5]):
+        assert np.array_equal(grown.scores(q), whole.scores(q))  # bit for bit
+        assert np.array_equal(grown.candidates(q, 10), whole.candidates(q, 10))
+
+
+def test_a_save_links_the_segments_it_did_not_change_and_writes_only_the_new_one(tmp_path):
+    rng = np.random.default_rng(9)
+    rows = sparse_rows(rng, 700)
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir(), second.mkdir()
+    VectorLists.build(rows[:500]).save(first, "p_")
+    opened = VectorLists.open(first, "p_", 500)
+    opened.extended([rows[500:]], 200).save(second, "p_")
+    for name in ("offsets", "docs", "vals"):
+        old, new = first / f"p_lists_{name}.npy", second / f"p_lists_{name}.npy"
+        assert new.stat().st_ino == old.stat().st_ino  # the same file, not a copy
+        assert (second / f"p_lists1_{name}.npy").exists()
+    back = VectorLists.open(second, "p_", 700)
+    assert [(s.first, s.end) for s in back.segments] == [(0, 500), (500, 700)]
+    for q in sparse_rows(rng, 10):
+        assert np.array_equal(back.scores(q), VectorLists.build(rows).scores(q))
+
+
+def test_segments_that_do_not_fit_together_are_refused(tmp_path):
+    rng = np.random.default_rng(10)
+    rows = sparse_rows(rng, 300)
+    VectorLists.build(rows[:200]).extended([rows[200:]], 100).save(tmp_path, "p_")
+    assert len(VectorLists.open(tmp_path, "p_", 300).segments) == 2
+    with pytest.raises(ValueError, match=r"lists do not fit together or cover other rows"):
+        VectorLists.open(tmp_path, "p_", 250)  # the second segment names rows past 250
+    np.save(tmp_path / "p_lists_segments.npy", np.array([0, 150], np.int64))
+    with pytest.raises(ValueError, match=r"lists do not fit together or cover other rows"):
+        VectorLists.open(tmp_path, "p_", 300)  # rows 150-199 would be in both segments
+    np.save(tmp_path / "p_lists_segments.npy", np.array([0, 200, 100], np.int64))
+    with pytest.raises(ValueError, match=r"lists do not fit together or cover other rows"):
+        VectorLists.open(tmp_path, "p_", 300)  # out of order, and no third segment's files
+    (tmp_path / "p_lists_segments.npy").write_bytes(b"not npy")
+    with pytest.raises(ValueError, match=r"lists do not fit together or cover other rows"):
+        VectorLists.open(tmp_path, "p_", 300)
 
 
 def test_saved_lists_open_memory_mapped_and_broken_ones_are_refused(tmp_path):
@@ -263,9 +323,10 @@ def test_lists_built_part_by_part_equal_lists_built_at_once(monkeypatch):
     monkeypatch.setattr(vl, "STEP", 7)  # many parts, each placed into the final arrays
     parts = VectorLists.build(rows)
     grown = VectorLists.build(rows[:123]).extended([rows[123:300], rows[300:]], 377)
-    for lists in (parts, grown):
-        assert np.array_equal(lists.offsets, whole.offsets)
-        assert np.array_equal(lists.docs, whole.docs) and np.array_equal(lists.vals, whole.vals)
+    want = whole.merged()
+    for lists in (parts.merged(), grown.merged()):
+        assert np.array_equal(lists.offsets, want.offsets)
+        assert np.array_equal(lists.docs, want.docs) and np.array_equal(lists.vals, want.vals)
 
 
 @pytest.mark.parametrize("block", [1, 7, 256, 1000])

@@ -53,9 +53,17 @@ def vector_entries(folder: Path) -> list[dict]:
 
 
 def arrays(folder: Path) -> dict[str, np.ndarray]:
-    """Every array of a snapshot (rows files cut to the rows the manifest names)."""
-    out = {p.name: np.load(p) for p in folder.glob("*.npy")}
+    """Every array of a snapshot (rows files cut to the rows the manifest names; a level's
+    per-dimension lists as one segment, however many the save kept them in)."""
+    from analogist.retrieve.vector_lists import VectorLists
+
+    out = {p.name: np.load(p) for p in folder.glob("*.npy") if "lists" not in p.name}
     n = manifest(folder)["indexes"]["vec:L2:" + "hashing-384-bi"]["n"]
+    for p in folder.glob("*lists_offsets.npy"):
+        prefix = p.name.removesuffix("lists_offsets.npy")
+        one = VectorLists.open(folder, prefix, n).merged()
+        for name in ("offsets", "docs", "vals"):
+            out[f"{prefix}lists_{name}.npy"] = np.asarray(getattr(one, name))
     for p in folder.glob("*rows.f32"):
         out[p.name] = np.fromfile(p, np.float32)[: n * 384]
     for p in folder.glob("*sparse_indptr.bin"):
@@ -108,8 +116,10 @@ def test_an_incremental_save_equals_a_full_rebuild(tmp_path, kind):
         assert e["rows_linked"] and e["n"] == 140
         assert extended(e, kind) == (kind == "lists" or HNSW)
         assert e["lists"] == (kind == "lists") and e["hnsw"] == (kind == "hnsw" and HNSW)
+        assert e.get("lists_segments") == (2 if kind == "lists" else None)  # the old one linked
     for e in vector_entries(full):
         assert not e["rows_linked"] and not e["hnsw_extended"] and not e["lists_extended"]
+        assert e.get("lists_segments") == (1 if kind == "lists" else None)
     got, want = arrays(inc), arrays(full)
     assert sorted(got) == sorted(want)
     for name, a in want.items():

@@ -184,7 +184,15 @@ class Indexes:
         for lv in LEVELS:
             entry = snap[1]["indexes"].get(f"vec:{lv}:{self.embedder.name}") if snap else None
             if entry and entry.get("lists"):
-                kinds.append(f"{lv} per-dimension lists (exact)")
+                parts = int(entry.get("lists_segments", 1))
+                kinds.append(
+                    f"{lv} per-dimension lists (exact"
+                    + (
+                        f"; {parts} segments, as incremental saves added them)"
+                        if parts > 1
+                        else ")"
+                    )
+                )
             elif entry and entry.get("hnsw") and no_graph is None:
                 kinds.append(f"{lv} HNSW graph (usearch, ef_search {expansion_search(lv)})")
             elif entry and entry.get("hnsw"):

@@ -39,7 +39,7 @@ from analogist.retrieve.frozen import (
 )
 from analogist.retrieve.mac import MacIndex
 from analogist.retrieve.postings import Postings
-from analogist.retrieve.random_access import advise_random, prefetch
+from analogist.retrieve.random_access import advise_random, hard_link, prefetch
 from analogist.retrieve.sparse_rows import SparseRows
 from analogist.retrieve.vector_lists import (
     SAMPLE_ROWS,
@@ -186,6 +186,7 @@ def save_vectors(
         lists = _save_sparse(d, prefix, idx, base_from if extend_lists else None, fields)
         lists.save(d, prefix)
         fields["lists"] = True
+        fields["lists_segments"] = len(lists.segments)
         return fields
     raw, old_raw = d / f"{prefix}rows.f32", (base_from or d) / f"{prefix}rows.f32"
     width = idx.dim * 4
@@ -193,7 +194,7 @@ def save_vectors(
         base_from is not None
         and old_raw.exists()
         and old_raw.stat().st_size >= n0 * width
-        and _link(old_raw, raw)
+        and hard_link(old_raw, raw)
     )
     with open(raw, "r+b" if linked else "wb") as f:
         if linked:
@@ -256,15 +257,6 @@ def _sample(idx: VectorIndex) -> np.ndarray:
     """Evenly spaced rows of ``idx`` (every one up to ``SAMPLE_ROWS``), to measure density."""
     step = max(1, len(idx) // SAMPLE_ROWS)
     return idx.rows_at(np.arange(0, len(idx), step)[:SAMPLE_ROWS])
-
-
-def _link(src: Path, dst: Path) -> bool:
-    """Hard-link ``src`` to ``dst``; False where the file system cannot (then it is rewritten)."""
-    try:
-        os.link(src, dst)
-    except OSError:
-        return False
-    return True
 
 
 def _map_rows(path: Path, n: int, dim: int, mode: str) -> np.ndarray:

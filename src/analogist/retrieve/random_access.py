@@ -121,3 +121,13 @@ def _libc() -> Any:
     libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     libc.madvise.restype = ctypes.c_int
     return libc
+
+
+def hard_link(src: Path, dst: Path) -> bool:
+    """Hard-link snapshot file ``src`` to ``dst`` (a save reusing a file it does not change);
+    False where the file system cannot, and then the caller writes the file."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        return False
+    return True
