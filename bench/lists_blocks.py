@@ -9,8 +9,12 @@ rounds in one process. Prints CPU p50/p95 per setting, its ratio to the one-pass
 the same round, and whether every answer equals the baseline's (it must: each row gets its
 dimensions' products in the same order). Arrays are in RAM, so page faults are not measured.
 
+With ``--segments 4,8`` the same lists are also split into that many segments of equal row
+ranges (what incremental saves leave, ``MAX_SEGMENTS``) and searched at the default
+``BLOCK_ROWS``, to show what each segment costs a search (the answers must not change either).
+
 Usage: ``python bench/lists_blocks.py SNAPSHOT_DIR [--level L2] [--times 10] [--queries 40]
-[--rounds 2]``.
+[--rounds 2] [--segments 4,8]``.
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ from pathlib import Path
 import numpy as np
 
 import analogist.retrieve.vector_lists as vl
-from analogist.retrieve.vector_lists import VectorLists
+from analogist.retrieve.vector_lists import Segment, VectorLists
 
 BLOCKS = (1 << 18, 1 << 19, 1 << 20, 1 << 21)
+DEFAULT_BLOCK = vl.BLOCK_ROWS
 
 
 #: A snapshot level's lists as read: (offsets, docs, vals, row count).
@@ -47,9 +52,30 @@ def tiled(folder: Path, level: str, times: int) -> tuple[VectorLists, Source]:
         for t in range(times):
             new_docs[c + t * (b - a) : c + (t + 1) * (b - a)] = docs[a:b] + t * n
             new_vals[c + t * (b - a) : c + (t + 1) * (b - a)] = vals[a:b]
-    lists = VectorLists(n * times, new_off, new_docs, new_vals)
-    lists._prefetched[:] = True  # in RAM: nothing to fault in
+    lists = VectorLists(n * times, [Segment(0, n * times, new_off, new_docs, new_vals)])
+    lists.segments[0].prefetched[:] = True  # in RAM: nothing to fault in
     return lists, (off, docs, vals, n)
+
+
+def split(lists: VectorLists, parts: int) -> VectorLists:
+    """The same one-segment lists as ``parts`` segments of equal row ranges."""
+    (whole,) = lists.segments
+    bounds = np.linspace(0, lists.n, parts + 1).astype(np.int64)
+    segments = []
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        offsets, docs, vals = [0], [], []
+        for d in range(lists.dim):
+            a, b = int(whole.offsets[d]), int(whole.offsets[d + 1])
+            i, j = (np.searchsorted(whole.docs[a:b], [lo, hi]) + a).tolist()
+            docs.append(whole.docs[i:j])
+            vals.append(whole.vals[i:j])
+            offsets.append(offsets[-1] + j - i)
+        seg = Segment(
+            lo, hi, np.array(offsets, np.int64), np.concatenate(docs), np.concatenate(vals)
+        )
+        seg.prefetched[:] = True
+        segments.append(seg)
+    return VectorLists(lists.n, segments)
 
 
 def queries(source: Source, count: int, seed: int) -> np.ndarray:
@@ -85,11 +111,13 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=40)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--segments", default="", help="also split the lists into these many segments")
     args = ap.parse_args()
     lists, source = tiled(args.snapshot, args.level, args.times)
+    split_into = {int(p): split(lists, int(p)) for p in args.segments.split(",") if p}
     qs = queries(source, args.queries, args.seed)
     print(
-        f"{args.level} lists x{args.times}: {lists.n:,} rows, {len(lists.docs):,} postings, "
+        f"{args.level} lists x{args.times}: {lists.n:,} rows, {len(lists.segments[0].docs):,} postings, "
         f"{args.queries} queries (mean {np.count_nonzero(qs, axis=1).mean():.1f} dimensions)"
     )
     one_pass = lists.n + 1
@@ -106,6 +134,15 @@ def main() -> None:
                 f"round {r + 1}  block {block:>9,} p50 {np.median(got) * 1e3:7.2f} ms  "
                 f"p95 {np.percentile(got, 95) * 1e3:7.2f} ms  "
                 f"x{np.median(base) / np.median(got):.2f} vs one pass  same answers: {same}"
+            )
+        default, want = timed(lists, qs, DEFAULT_BLOCK)
+        for parts, segmented in split_into.items():
+            got, answers = timed(segmented, qs, DEFAULT_BLOCK)
+            same = all(np.array_equal(a, b) for a, b in zip(answers, want, strict=True))
+            print(
+                f"round {r + 1}  {parts} segments     p50 {np.median(got) * 1e3:7.2f} ms  "
+                f"p95 {np.percentile(got, 95) * 1e3:7.2f} ms  x{np.median(default) / np.median(got):.2f}"
+                f" vs one segment (p50 {np.median(default) * 1e3:.2f} ms)  same answers: {same}"
             )
 
 
