@@ -57,6 +57,27 @@ def test_layered_postings_equal_one_index_over_base_and_tail():
     assert np.allclose(again.accumulate(q, "min"), whole.accumulate(q, "min"))
 
 
+@pytest.mark.parametrize("split", [0, 1, 250, 499, 500])
+def test_freezing_base_and_tail_gives_the_arrays_of_freezing_everything_at_once(split):
+    # The tail's entries go in at the end of their keys' runs in the base, and its new keys
+    # among the base's: array for array (dtypes too) what one index over every document gives.
+    _, docs = random_postings(500, 7)
+    for f in docs[400:]:  # keys only the tail has
+        f[f"new{len(f) % 5}"] = 3
+    whole, base = Postings(), Postings()
+    for f in docs:
+        whole.add(f)
+    for f in docs[:split]:
+        base.add(f)
+    layered = LayeredPostings(LayeredPostings(tail=base).freeze())
+    for f in docs[split:]:
+        layered.add(f)
+    got, want = layered.freeze(), LayeredPostings(tail=whole).freeze()
+    for name in frozen.FrozenPostings.ARRAYS:
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+
+
 def test_id_table_lookup_and_tail():
     table = IdTable.build([f"ep_{i}" for i in range(50)])
     assert table.get("ep_17") == 17 and table[17] == "ep_17" and "ep_99" not in table
