@@ -129,21 +129,23 @@ def main() -> None:
         )
         for block in BLOCKS:
             got, answers = timed(lists, qs, block)
-            same = all(np.array_equal(a, b) for a, b in zip(answers, want, strict=True))
-            print(
-                f"round {r + 1}  block {block:>9,} p50 {np.median(got) * 1e3:7.2f} ms  "
-                f"p95 {np.percentile(got, 95) * 1e3:7.2f} ms  "
-                f"x{np.median(base) / np.median(got):.2f} vs one pass  same answers: {same}"
-            )
+            row(f"round {r + 1}  block {block:>9,}", got, base, "one pass", answers, want)
         default, want = timed(lists, qs, DEFAULT_BLOCK)
         for parts, segmented in split_into.items():
             got, answers = timed(segmented, qs, DEFAULT_BLOCK)
-            same = all(np.array_equal(a, b) for a, b in zip(answers, want, strict=True))
-            print(
-                f"round {r + 1}  {parts} segments     p50 {np.median(got) * 1e3:7.2f} ms  "
-                f"p95 {np.percentile(got, 95) * 1e3:7.2f} ms  x{np.median(default) / np.median(got):.2f}"
-                f" vs one segment (p50 {np.median(default) * 1e3:.2f} ms)  same answers: {same}"
-            )
+            vs = f"one segment (p50 {np.median(default) * 1e3:.2f} ms)"
+            row(f"round {r + 1}  {parts} segments    ", got, default, vs, answers, want)
+
+
+def row(
+    label: str, got: list[float], base: list[float], vs: str, answers: list, want: list
+) -> None:
+    """One setting's p50/p95, its ratio to ``base`` and whether its answers are ``want``."""
+    same = all(np.array_equal(a, b) for a, b in zip(answers, want, strict=True))
+    print(
+        f"{label} p50 {np.median(got) * 1e3:7.2f} ms  p95 {np.percentile(got, 95) * 1e3:7.2f} ms  "
+        f"x{np.median(base) / np.median(got):.2f} vs {vs}  same answers: {same}"
+    )
 
 
 if __name__ == "__main__":
