@@ -1,6 +1,7 @@
 """A save that starts far behind the database (a cold bulk add) folds the missing rows in
 steps of ``CATCH_UP_STEP`` per index with a snapshot after each, so it never holds more than a
-step in RAM, and ends where a save in one go ends; a failing step drops the indexes."""
+step in RAM, and ends where a save in one go ends; a failing step drops the indexes. Rows the
+indexes already hold (added in this process) do not count against a step."""
 
 from __future__ import annotations
 
@@ -82,4 +83,28 @@ def test_a_failing_step_drops_the_indexes_and_nothing_is_missed(tmp_path, monkey
     assert m.indexes._fp is None and m.indexes._mac is None and not m.indexes._vectors
     probes = ["ep_5", "ep_99"]
     assert answers(m, probes) == fresh_answers(db, probes)  # reopened and caught up in full
+    m.store.close()
+
+
+def test_rows_added_in_this_process_take_no_step_and_one_snapshot_is_written(tmp_path, monkeypatch):
+    # The catch-up at save reads them back from the database and skips them; counted as
+    # folded, a million in-process adds made a save write four snapshots at 250k a step.
+    monkeypatch.setattr(indexes_module, "CATCH_UP_STEP", STEP)
+    db = tmp_path / "m.db"
+    m = open_memory(db)
+    m.add(lines(21, 0, 30))
+    assert m.indexes.save() is not None
+    small_chunks(m, monkeypatch)
+    m.indexes.fingerprints(), m.indexes.mac(), [m.indexes.vectors(lv) for lv in ("L0", "L2", "L3")]
+    m.add(lines(21, 30, 3 * STEP + 5))  # folded into the built indexes as they are added
+    writes, write = [], m.indexes._write_snapshot
+    monkeypatch.setattr(
+        m.indexes, "_write_snapshot", lambda full: writes.append(full) or write(full)
+    )
+    folder = m.indexes.save()
+    assert folder is not None and writes == [False]  # one snapshot, not one per STEP rows
+    entries = json.loads((folder / "manifest.json").read_text())["indexes"]
+    assert {k: e["n"] for k, e in entries.items()} == {k: 3 * STEP + 35 for k in entries}
+    probes = ["ep_3", "ep_77", "ep_154"]
+    assert answers(m, probes) == fresh_answers(db, probes)
     m.store.close()

@@ -281,27 +281,33 @@ class Indexes:
 
     def _fold_rows(self, key: str, idx: Any, rowid: int) -> int:
         """Fold source rows past ``rowid`` in chunks; stop after a chunk once this index's
-        share of ``_fold_budget`` (set by :meth:`save`) is spent."""
+        share of ``_fold_budget`` (set by :meth:`save`) is spent. Only rows folded in count
+        against it: rows the index holds already (added in this process) take no RAM, and
+        counting them made a save after a million in-process adds write four snapshots."""
         if self._fold_budget is not None and self._fold_budget.get(key, CATCH_UP_STEP) <= 0:
             return rowid
         if key == "fp":
             for rows in self.store.fingerprints_after(rowid):
+                folded = 0
                 for _rid, eid, wl_hash, version, feats in rows:
                     if version != idx.version:
                         idx.stale += 1
                     elif eid not in idx.ids:
                         idx.add(eid, wl_hash, feats)
+                        folded += 1
                 rowid = rows[-1][0]
-                if self._spend(key, len(rows)):
+                if self._spend(key, folded):
                     break
         elif key == "mac":
             vocab, comm = self.store.vocabulary, self.commutative
             for sigs in self.store.signatures_after(rowid):
+                folded = 0
                 for _rid, eid, raw in sigs:
                     if eid not in idx.ids:
                         idx.add(eid, mac_features(parse_signature(raw, vocab), comm))
+                        folded += 1
                 rowid = sigs[-1][0]
-                if self._spend(key, len(sigs)):
+                if self._spend(key, folded):
                     break
         else:
             _, level, name = key.split(":", 2)
@@ -310,7 +316,7 @@ class Indexes:
                 if fresh:
                     idx.add([ids[i] for i in fresh], mat[fresh])
                 rowid = last
-                if self._spend(key, len(ids)):
+                if self._spend(key, len(fresh)):
                     break
         return rowid
 
