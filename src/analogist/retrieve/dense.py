@@ -45,14 +45,15 @@ def kth_largest(values: np.ndarray, k: int) -> np.floating:
     """
     above = values[values > 0]
     zeros = int(np.count_nonzero(values == 0))
-    if len(above) + zeros + int(np.count_nonzero(values < 0)) < len(values):  # NaNs: numpy
+    negative = values < 0
+    if len(above) + zeros + int(np.count_nonzero(negative)) < len(values):  # NaNs: numpy
         return np.partition(values, len(values) - k)[len(values) - k]  # orders them last
     if len(above) >= k:
         return np.partition(above, len(above) - k)[len(above) - k]
     rest = k - len(above) - zeros
     if rest <= 0:
         return values.dtype.type(0)
-    below = values[values < 0]
+    below = values[negative]
     return np.partition(below, len(below) - rest)[len(below) - rest]
 
 

@@ -210,7 +210,7 @@ class LayeredPostings:
         pos = np.searchsorted(bkeys, tkeys)
         known = pos < len(bkeys)
         known[known] = bkeys[pos[known]] == tkeys[known]
-        fresh = np.searchsorted(bkeys, tkeys[~known])
+        fresh = pos[~known]
         uniq = np.insert(bkeys, fresh, tkeys[~known]).astype(np.uint64, copy=False)
         counts = np.insert(np.diff(boffsets), fresh, 0)
         counts[np.searchsorted(uniq, tkeys)] += tcounts

@@ -185,14 +185,8 @@ class Indexes:
             entry = snap[1]["indexes"].get(f"vec:{lv}:{self.embedder.name}") if snap else None
             if entry and entry.get("lists"):
                 parts = int(entry.get("lists_segments", 1))
-                kinds.append(
-                    f"{lv} per-dimension lists (exact"
-                    + (
-                        f"; {parts} segments, as incremental saves added them)"
-                        if parts > 1
-                        else ")"
-                    )
-                )
+                more = f"; {parts} segments, as incremental saves added them" if parts > 1 else ""
+                kinds.append(f"{lv} per-dimension lists (exact{more})")
             elif entry and entry.get("hnsw") and no_graph is None:
                 kinds.append(f"{lv} HNSW graph (usearch, ef_search {expansion_search(lv)})")
             elif entry and entry.get("hnsw"):

@@ -255,7 +255,7 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
                 wl_hash, version, feats = d.fingerprint
                 text = feats_json.get(id(feats))
                 if text is None:
-                    plain = feats if type(feats) is dict else dict(feats)
+                    plain = feats if isinstance(feats, dict) else dict(feats)
                     text = feats_json[id(feats)] = json.dumps(plain, sort_keys=True)
                 prints.append((eid, wl_hash, version, text))
         self._write_vectors(verb, keys, values)
