@@ -85,3 +85,37 @@ def test_id_table_lookup_and_tail():
     assert table.positions(["ep_3", "nope", "new"]) == [3, 50]
     merged = table.merged()
     assert list(merged) == list(table) and not merged.tail
+
+
+@pytest.mark.parametrize("weak", [False, True])  # real keys; keys that collide on purpose
+def test_id_table_many_lookups_and_the_batch_check(monkeypatch, weak):
+    if weak:  # every id of one length shares a key: found only by comparing the bytes
+        monkeypatch.setattr(frozen, "key64", len)
+    ids = [f"ep_{i}" for i in range(300)]
+    table = IdTable.build(ids)
+    table.append("tail_1")
+    asked = ["ep_299", "nope", "tail_1", "ep_0", "ep_3000", "ep_12"]
+    assert table.get_many(asked) == [table.get(e) for e in asked] == [299, None, 300, 0, None, 12]
+    assert table.first_present(["a", "b", "c"]) is None
+    assert table.first_present(["a", "ep_7", "tail_1"]) == "ep_7"
+    assert table.first_present(["a", "b", "a", "tail_1"]) == "a"  # repeated within the batch
+
+
+def test_a_batch_with_a_present_id_adds_nothing():
+    from collections import Counter
+
+    from analogist.retrieve.mac import MacIndex
+    from analogist.retrieve.wl import FingerprintIndex
+
+    mac = MacIndex()
+    mac.add("a", Counter(x=1))
+    with pytest.raises(ValueError, match="episode a is already in the MAC index"):
+        mac.add_many([("b", Counter(x=1)), ("a", Counter(y=2))])
+    with pytest.raises(ValueError, match="episode c is already in the MAC index"):
+        mac.add_many([("c", Counter(x=1)), ("c", Counter(y=2))])
+    assert list(mac.ids) == ["a"] and mac.postings.n_docs == 1
+    fp = FingerprintIndex("v")
+    fp.add("a", "h1", {"f": 1})
+    with pytest.raises(ValueError, match="episode a is already fingerprinted"):
+        fp.add_many([("b", "h2", {"f": 1}, None), ("a", "h1", {"f": 1}, None)])
+    assert list(fp.ids) == ["a"] and fp.tail_hashes == ["h1"]

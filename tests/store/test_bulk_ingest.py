@@ -169,7 +169,7 @@ def test_the_index_rebuild_threshold_is_exercised(tmp_path, monkeypatch):
     monkeypatch.setattr(store_db.Connection, "execute", spy)
     m = memory(str(tmp_path / "m.db"))
     m.add(lines(100))  # 100 >= stored (0): indexes dropped and rebuilt
-    assert any(s.startswith("DROP INDEX sig_relations_predicate") for s in seen)
+    assert any(s.startswith("DROP INDEX sig_relations_episode") for s in seen)
     seen.clear()
     m.add(lines(70, start=100))  # 70 < stored (100): indexes kept
     assert not any(s.startswith("DROP INDEX") for s in seen)

@@ -230,11 +230,12 @@ def test_asking_for_pgvector_where_the_server_lacks_it_fails_in_one_line(pgvecto
     from analogist.store import postgres
     from analogist.store.pg_migrations import PgMigration
 
-    last = postgres.PG_MIGRATIONS[-1]
-    env.setattr(
-        postgres, "PG_MIGRATIONS", [*postgres.PG_MIGRATIONS[:-1], last._replace(needs="nope")]
-    )
-    assert isinstance(last, PgMigration)
+    steps = [
+        m._replace(needs="nope") if m.name == postgres.VECTOR_MIGRATION else m
+        for m in postgres.PG_MIGRATIONS
+    ]
+    assert steps != postgres.PG_MIGRATIONS and all(isinstance(m, PgMigration) for m in steps)
+    env.setattr(postgres, "PG_MIGRATIONS", steps)
     s = PostgresStore(pgvector_server.url())
     assert s.pgvector is None and "has no 'nope' extension" in str(s.vector_search_missing())
     m = Memory(s, embedder=HashingEmbedder(dim=64))

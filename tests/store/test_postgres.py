@@ -82,6 +82,19 @@ def test_reopen_keeps_data_and_runs_no_migration_twice(open_db, spec_example):
     assert len(s2.vocabulary) == len(s.vocabulary)
 
 
+def test_no_secondary_index_that_no_query_reads(open_db):
+    from analogist.store.postgres import PostgresStore
+
+    s = open_db()
+    if isinstance(s, PostgresStore):
+        rows = s.conn.raw.execute("SELECT indexname FROM pg_indexes").fetchall()
+    else:
+        rows = s.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall()
+    names = {r[0] for r in rows}
+    assert "sig_relations_episode" in names
+    assert not names & {"sig_fingerprint_hash", "sig_relations_predicate"}
+
+
 def test_add_get_list_delete(open_db, spec_example):
     s = open_db()
     ep = parse_episode(spec_example, s.vocabulary)

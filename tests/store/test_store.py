@@ -68,6 +68,21 @@ def test_schema_has_spec_tables_with_their_columns():
     assert names == [m[0] for m in MIGRATIONS]
 
 
+def test_an_older_database_loses_the_two_unused_indexes_and_keeps_its_rows(tmp_path, spec_example):
+    path = tmp_path / "old.db"
+    s = Store(path)  # made into an older analogist's database, its rows written, closed
+    s.conn.execute("DELETE FROM schema_migrations WHERE name = '0006_unused_indexes'")
+    s.conn.execute("CREATE INDEX sig_fingerprint_hash ON sig_fingerprint(wl_hash)")
+    s.conn.execute("CREATE INDEX sig_relations_predicate ON sig_relations(predicate)")
+    s.add_episodes([parse_episode(spec_example, s.vocabulary)])
+    s.close()
+    s = Store(path)
+    names = {r[0] for r in s.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert "sig_relations_episode" in names
+    assert not names & {"sig_fingerprint_hash", "sig_relations_predicate"}
+    assert s.signature_json(spec_example["episode_id"]) == spec_example
+
+
 def test_wal_and_foreign_keys(tmp_path):
     store = Store(tmp_path / "a.db")
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

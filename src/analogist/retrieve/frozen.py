@@ -328,16 +328,32 @@ class IdTable:
         if not ask or not len(self.sorted_keys):
             return out
         keys = keys64(eids[i] for i in ask)
+        n = len(self.sorted_keys)
         at = np.searchsorted(self.sorted_keys, keys)
-        for i, k, j in zip(ask, keys, at):
+        # Only ids whose key is in the base can be there: checked by one gather (new ids, the
+        # usual case when folding an add in, leave the Python loop below empty).
+        maybe = np.flatnonzero(self.sorted_keys[np.minimum(at, n - 1)] == keys)
+        for m in maybe.tolist():
+            i, j, k = ask[m], int(at[m]), keys[m]
             raw = eids[i].encode()
-            while j < len(self.sorted_keys) and self.sorted_keys[j] == k:
+            while j < n and self.sorted_keys[j] == k:
                 doc = int(self.order[j])
                 if self.base[doc] == raw:
                     out[i] = doc
                     break
                 j += 1
         return out
+
+    def first_present(self, eids: Sequence[str]) -> str | None:
+        """The first of ``eids`` already in the table or repeated among them (None if all are
+        new and distinct): the check an index makes before appending a batch."""
+        if len(set(eids)) < len(eids):
+            seen: set[str] = set()
+            for e in eids:
+                if e in seen:
+                    return e
+                seen.add(e)
+        return next((e for e, at in zip(eids, self.get_many(eids)) if at is not None), None)
 
     def __contains__(self, eid: object) -> bool:
         return isinstance(eid, str) and self.get(eid) is not None

@@ -502,21 +502,25 @@ class Indexes:
         vectors when already computed)."""
         if self._fp is not None:
             near: dict[int, Mapping[str, int]] = {}  # by features object: shared per structure
+            prints = []
             for eid, d in derived.items():
                 if d.fingerprint is not None and d.fingerprint[1] == self._fp.version:
                     feats = d.fingerprint[2]
                     nf = near.get(id(feats))
                     if nf is None:
                         nf = near[id(feats)] = near_features(feats)
-                    self._fp.add(eid, d.fingerprint[0], feats, nf)
+                    prints.append((eid, d.fingerprint[0], feats, nf))
+            self._fp.add_many(prints)
         if self._mac is not None:
             comm = self.commutative
+            vecs = []
             for ep in episodes:
                 if ep.signature is not None:
                     vec = mac.get(ep.id) if mac else None
-                    self._mac.add(
-                        ep.id, vec if vec is not None else mac_features(ep.signature, comm)
+                    vecs.append(
+                        (ep.id, vec if vec is not None else mac_features(ep.signature, comm))
                     )
+            self._mac.add_many(vecs)
         for (level, name), idx in self._vectors.items():
             rows = [
                 (eid, v)

@@ -111,12 +111,16 @@ class MacIndex:
         return len(self.ids)
 
     def add(self, episode_id: str, features: Counter) -> None:
-        if episode_id in self.ids:
-            raise ValueError(
-                f"episode {episode_id} is already in the MAC index; rebuild it instead"
-            )
-        self.postings.add(features)
-        self.ids.append(episode_id)
+        self.add_many([(episode_id, features)])
+
+    def add_many(self, rows: list[tuple[str, Counter]]) -> None:
+        """:meth:`add` for a batch, the ids checked at once (none is added if one is there)."""
+        dup = self.ids.first_present([eid for eid, _ in rows])
+        if dup is not None:
+            raise ValueError(f"episode {dup} is already in the MAC index; rebuild it instead")
+        for eid, features in rows:
+            self.postings.add(features)
+            self.ids.append(eid)
 
     def cosine(self, query: Counter) -> np.ndarray:
         """The cosine of ``query`` with every document (float32, in document order)."""

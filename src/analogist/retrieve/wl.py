@@ -19,7 +19,7 @@ return the same hits. Exact lookups cost ~0.1 ms at any size.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING
@@ -73,12 +73,21 @@ class FingerprintIndex:
         near: Mapping[str, int] | None = None,
     ) -> None:
         """Append one episode (``near``: ``near_features(features)`` when already computed)."""
-        if episode_id in self.ids:
-            raise ValueError(f"episode {episode_id} is already fingerprinted; rebuild the index")
-        doc = self.postings.add(near if near is not None else near_features(features))
-        self.ids.append(episode_id)
-        self.by_hash.setdefault(wl_hash, []).append(doc)
-        self.tail_hashes.append(wl_hash)
+        self.add_many([(episode_id, wl_hash, features, near)])
+
+    def add_many(
+        self, rows: Sequence[tuple[str, str, Mapping[str, int], Mapping[str, int] | None]]
+    ) -> None:
+        """:meth:`add` for a batch of (id, WL hash, features, near), the ids checked at once
+        (none is added if one is there)."""
+        dup = self.ids.first_present([r[0] for r in rows])
+        if dup is not None:
+            raise ValueError(f"episode {dup} is already fingerprinted; rebuild the index")
+        for episode_id, wl_hash, features, near in rows:
+            doc = self.postings.add(near if near is not None else near_features(features))
+            self.ids.append(episode_id)
+            self.by_hash.setdefault(wl_hash, []).append(doc)
+            self.tail_hashes.append(wl_hash)
 
     def exact(self, wl_hash: str) -> Iterator[str]:
         """Ids with exactly this WL hash, in the order they were added, produced lazily: a

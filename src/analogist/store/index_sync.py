@@ -67,7 +67,7 @@ INSERT_TRIGGERS = tuple(f"{t}_{w}" for t in SOURCES for w in ("replace", "insert
 #: Page cache (``PRAGMA cache_size``, negative: KiB) while a bulk append writes, then restored.
 BULK_CACHE_KIB = -65536
 #: Secondary indexes a large load into a small memory drops and builds again afterwards.
-SECONDARY_INDEXES = ("sig_relations_episode", "sig_relations_predicate", "sig_fingerprint_hash")
+SECONDARY_INDEXES = ("sig_relations_episode",)
 
 
 @dataclass(frozen=True)

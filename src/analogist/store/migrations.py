@@ -214,10 +214,26 @@ def _m0005_vector_search(conn: sqlite3.Connection) -> None:
     del conn
 
 
+#: Statements of ``0006_unused_indexes``, shared with PostgreSQL's step of the same name.
+UNUSED_INDEXES_SQL = (
+    "DROP INDEX IF EXISTS sig_relations_predicate",
+    "DROP INDEX IF EXISTS sig_fingerprint_hash",
+)
+
+
+def _m0006_unused_indexes(conn: sqlite3.Connection) -> None:
+    """Drop two secondary indexes no query reads: relation rows by predicate and fingerprints
+    by WL hash are looked up through the persisted S1 and S0 indexes, never in SQL. Both were
+    kept up to date on every insert, the WL hash one at a random leaf: at 1M episodes they cost
+    ~29 µs of a bulk add's ~350 per episode (``docs/performance.md``, ninth session)."""
+    _run(conn, *UNUSED_INDEXES_SQL)
+
+
 MIGRATIONS: list[Migration] = [
     Migration("0001_core", _m0001_core),
     Migration("0002_ledger_and_bench", _m0002_ledger_and_bench),
     Migration("0003_consolidation", _m0003_consolidation),
     Migration("0004_index_state", _m0004_index_state),
     Migration("0005_vector_search", _m0005_vector_search),
+    Migration("0006_unused_indexes", _m0006_unused_indexes),
 ]

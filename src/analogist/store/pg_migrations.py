@@ -6,7 +6,8 @@ Differences from the SQLite schema, all invisible above the store: every table h
 insertion order and keyset reads work as on SQLite; vectors are ``BYTEA`` (the same float32
 bytes); ``episodes_fts`` is a table with a generated ``tsvector`` column and a GIN index instead
 of an FTS5 virtual table; the index-state triggers are PL/pgSQL; ``0005_vector_search`` (only
-where the server has pgvector) adds an in-database vector column. Never edit a migration that has
+where the server has pgvector) adds an in-database vector column. ``0006_unused_indexes`` drops
+the same two indexes as on SQLite. Never edit a migration that has
 shipped; append one (and its SQLite twin) with the same name.
 """
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import NamedTuple
+
+from analogist.store.migrations import UNUSED_INDEXES_SQL
 
 ROWID = "rowid BIGSERIAL NOT NULL UNIQUE"
 ID_ROWID = "id BIGSERIAL PRIMARY KEY, rowid BIGINT GENERATED ALWAYS AS (id) STORED"
@@ -177,4 +180,5 @@ PG_MIGRATIONS: list[PgMigration] = [
     PgMigration("0003_consolidation", _consolidation),
     PgMigration("0004_index_state", _index_state),
     PgMigration("0005_vector_search", _vector_search, needs="vector"),
+    PgMigration("0006_unused_indexes", lambda: list(UNUSED_INDEXES_SQL)),
 ]
