@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import analogist.retrieve.indexes as indexes_module
+import analogist.store.index_sync as index_sync
 from analogist.memory import Memory
 from tests.scale.episodes import lines
 from tests.scale.test_persisted_indexes import answers, fresh_answers, open_memory
@@ -101,8 +102,18 @@ def test_rows_added_in_this_process_take_no_step_and_one_snapshot_is_written(tmp
     monkeypatch.setattr(
         m.indexes, "_write_snapshot", lambda full: writes.append(full) or write(full)
     )
+    read, kept, unheld = [], [], index_sync._unheld  # and the catch-up parses none again
+
+    def spy(rows: list, held: index_sync.Held | None) -> list:
+        read.extend(rows)
+        kept.extend(unheld(rows, held))
+        return unheld(rows, held)
+
+    monkeypatch.setattr(index_sync, "_unheld", spy)
     folder = m.indexes.save()
+    monkeypatch.setattr(index_sync, "_unheld", unheld)
     assert folder is not None and writes == [False]  # one snapshot, not one per STEP rows
+    assert len(read) == 5 * (3 * STEP + 5) and kept == []  # every row past the snapshot, held
     entries = json.loads((folder / "manifest.json").read_text())["indexes"]
     assert {k: e["n"] for k, e in entries.items()} == {k: 3 * STEP + 35 for k in entries}
     probes = ["ep_3", "ep_77", "ep_154"]

@@ -344,6 +344,10 @@ class IdTable:
                 j += 1
         return out
 
+    def held(self, eids: Sequence[str]) -> list[bool]:
+        """For each of ``eids``, is it in the table (:meth:`get_many`)?"""
+        return [at is not None for at in self.get_many(eids)]
+
     def first_present(self, eids: Sequence[str]) -> str | None:
         """The first of ``eids`` already in the table or repeated among them (None if all are
         new and distinct): the check an index makes before appending a batch."""

@@ -280,37 +280,31 @@ class Indexes:
         counting them made a save after a million in-process adds write four snapshots."""
         if self._fold_budget is not None and self._fold_budget.get(key, CATCH_UP_STEP) <= 0:
             return rowid
+        held = idx.ids.held  # rows an index folded in as they were added are not parsed again
         if key == "fp":
-            for rows in self.store.fingerprints_after(rowid):
-                folded = 0
-                for _rid, eid, wl_hash, version, feats in rows:
-                    if version != idx.version:
-                        idx.stale += 1
-                    elif eid not in idx.ids:
-                        idx.add(eid, wl_hash, feats)
-                        folded += 1
-                rowid = rows[-1][0]
-                if self._spend(key, folded):
+            for end, rows in self.store.fingerprints_after(rowid, held=held):
+                rowid = end
+                now = [(e, h, f, None) for e, h, version, f in rows if version == idx.version]
+                idx.stale += len(rows) - len(now)
+                idx.add_many(now)
+                if self._spend(key, len(now)):
                     break
         elif key == "mac":
             vocab, comm = self.store.vocabulary, self.commutative
-            for sigs in self.store.signatures_after(rowid):
-                folded = 0
-                for _rid, eid, raw in sigs:
-                    if eid not in idx.ids:
-                        idx.add(eid, mac_features(parse_signature(raw, vocab), comm))
-                        folded += 1
-                rowid = sigs[-1][0]
-                if self._spend(key, folded):
+            for end, sigs in self.store.signatures_after(rowid, held=held):
+                rowid = end
+                idx.add_many(
+                    [(e, mac_features(parse_signature(raw, vocab), comm)) for e, raw in sigs]
+                )
+                if self._spend(key, len(sigs)):
                     break
         else:
             _, level, name = key.split(":", 2)
-            for last, ids, mat in self.store.vectors_after(rowid, level, name):
-                fresh = [i for i, e in enumerate(ids) if e not in idx.ids]
-                if fresh:
-                    idx.add([ids[i] for i in fresh], mat[fresh])
-                rowid = last
-                if self._spend(key, len(fresh)):
+            for end, ids, mat in self.store.vectors_after(rowid, level, name, held=held):
+                rowid = end
+                if ids:
+                    idx.add(ids, mat)
+                if self._spend(key, len(ids)):
                     break
         return rowid
 

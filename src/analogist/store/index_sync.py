@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -155,35 +155,58 @@ class IndexSync(UsesConnection):
             yield rows
 
     def fingerprints_after(
-        self, rowid: int, size: int = 20000
-    ) -> Iterator[list[tuple[int, str, str, str, dict[str, int]]]]:
-        """Chunks of (rowid, episode_id, wl_hash, wl_version, features) past ``rowid``."""
+        self, rowid: int, size: int = 20000, held: Held | None = None
+    ) -> Iterator[tuple[int, list[tuple[str, str, str, dict[str, int]]]]]:
+        """Chunks of (last rowid read, [(episode_id, wl_hash, wl_version, features)]) past
+        ``rowid``; rows of ids ``held`` says the caller has are left out unparsed."""
         sql = (
             "SELECT rowid, episode_id, wl_hash, wl_version, features_json FROM sig_fingerprint "
             "WHERE rowid > ? ORDER BY rowid LIMIT ?"
         )
         for rows in self._after(sql, (rowid,), size):
-            yield [(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+            keep = _unheld(rows, held)
+            yield rows[-1][0], [(r[1], r[2], r[3], json.loads(r[4])) for r in keep]
 
     def signatures_after(
-        self, rowid: int, size: int = 20000
-    ) -> Iterator[list[tuple[int, str, dict[str, Any]]]]:
-        """Chunks of (rowid, episode_id, signature JSON) past ``rowid``."""
+        self, rowid: int, size: int = 20000, held: Held | None = None
+    ) -> Iterator[tuple[int, list[tuple[str, dict[str, Any]]]]]:
+        """Chunks of (last rowid read, [(episode_id, signature JSON)]) past ``rowid``; rows
+        of ids ``held`` says the caller has are left out unparsed."""
         sql = (
             "SELECT rowid, episode_id, signature_json FROM signatures WHERE rowid > ? "
             "ORDER BY rowid LIMIT ?"
         )
         for rows in self._after(sql, (rowid,), size):
-            yield [(r[0], r[1], json.loads(r[2])) for r in rows]
+            yield rows[-1][0], [(r[1], json.loads(r[2])) for r in _unheld(rows, held)]
 
     def vectors_after(
-        self, rowid: int, level: str, embedder: str, size: int = 20000
+        self,
+        rowid: int,
+        level: str,
+        embedder: str,
+        size: int = 20000,
+        held: Held | None = None,
     ) -> Iterator[tuple[int, list[str], np.ndarray]]:
-        """Chunks of (last rowid, ids, (n, dim) float32 matrix) past ``rowid``."""
+        """Chunks of (last rowid read, ids, (n, dim) float32 matrix) past ``rowid``; rows of
+        ids ``held`` says the caller has are left out undecoded."""
         sql = (
             "SELECT rowid, episode_id, dim, vector FROM sig_vectors WHERE rowid > ? AND "
             "level = ? AND embedder = ? ORDER BY rowid LIMIT ?"
         )
         for rows in self._after(sql, (rowid, level, embedder), size):
-            mat = vector_blob.decode_rows([r[3] for r in rows], rows[0][2])
-            yield rows[-1][0], [r[1] for r in rows], mat
+            keep = _unheld(rows, held)
+            mat = vector_blob.decode_rows([r[3] for r in keep], rows[0][2])
+            yield rows[-1][0], [r[1] for r in keep], mat
+
+
+#: Which of a chunk's episode ids the reader already holds, one bool per id (an index's
+#: ``IdTable.held``): the catch-up of a save skips the rows an index folded in as they were
+#: added instead of parsing them again.
+Held = Callable[[Sequence[str]], Sequence[bool]]
+
+
+def _unheld(rows: list[Any], held: Held | None) -> list[Any]:
+    """``rows`` (episode id second) whose id ``held`` does not claim."""
+    if held is None:
+        return rows
+    return [r for r, h in zip(rows, held([r[1] for r in rows]), strict=True) if not h]

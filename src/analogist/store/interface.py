@@ -30,7 +30,7 @@ from analogist.store.bench import BenchResultRow, ResultKey
 from analogist.store.calls import CallLog
 from analogist.store.consolidation import Change
 from analogist.store.consolidation import RunRow as ConsolidationRunRow
-from analogist.store.index_sync import IndexState
+from analogist.store.index_sync import Held, IndexState
 from analogist.store.runs import LedgerRow, TransferOutcome
 from analogist.store.schemas import SchemaRow
 
@@ -110,13 +110,18 @@ class StoreInterface(Protocol):
     def index_state(self) -> IndexState: ...
     def read_snapshot(self) -> AbstractContextManager[None]: ...
     def fingerprints_after(
-        self, rowid: int, size: int = 20000
-    ) -> Iterator[list[tuple[int, str, str, str, dict[str, int]]]]: ...
+        self, rowid: int, size: int = 20000, held: Held | None = None
+    ) -> Iterator[tuple[int, list[tuple[str, str, str, dict[str, int]]]]]: ...
     def signatures_after(
-        self, rowid: int, size: int = 20000
-    ) -> Iterator[list[tuple[int, str, dict[str, Any]]]]: ...
+        self, rowid: int, size: int = 20000, held: Held | None = None
+    ) -> Iterator[tuple[int, list[tuple[str, dict[str, Any]]]]]: ...
     def vectors_after(
-        self, rowid: int, level: str, embedder: str, size: int = 20000
+        self,
+        rowid: int,
+        level: str,
+        embedder: str,
+        size: int = 20000,
+        held: Held | None = None,
     ) -> Iterator[tuple[int, list[str], np.ndarray]]: ...
 
     # schema library ----------------------------------------------------------------------
