@@ -6,12 +6,13 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import chain
 
 from analogist.episode import Episode
 from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store.db import utcnow
-from analogist.store.signature_rows import relation_rows, signature_row, term_usage
+from analogist.store.signature_rows import relation_rows, signature_row, term_usage, terms_used
 
 _SIG_INSERT = (
     "INSERT INTO signatures (episode_id, kind, signature_json, writer_model, written_at, "
@@ -38,10 +39,7 @@ def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> int:
     sigs = [e.signature for e in eps if e.signature is not None]
     conn.executemany(_SIG_INSERT, [signature_row(s) for s in sigs])
     conn.executemany(_REL_INSERT, [row for s in sigs for row in relation_rows(s)])
-    usage: Counter = Counter()
-    for s in sigs:
-        usage.update(term_usage(s))
-    bump_counts(conn, usage, +1)
+    bump_counts(conn, Counter(chain.from_iterable(terms_used(s) for s in sigs)), +1)
     return len(sigs)
 
 

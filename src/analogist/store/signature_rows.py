@@ -45,16 +45,22 @@ def relation_rows(sig: Signature) -> list[tuple]:
 
 def term_usage(sig: Signature) -> Counter:
     """How often each vocabulary term is used by one signature (relations, chain terms, links)."""
-    c: Counter = Counter(r.predicate for r in sig.relations)
+    return Counter(terms_used(sig))
+
+
+def terms_used(sig: Signature) -> list[str]:
+    """Every use of a vocabulary term by ``sig``, one entry per use: a batch's usage is then
+    one ``Counter`` over all of them (counted in C, not a ``Counter.update`` per signature)."""
+    used = [r.predicate for r in sig.relations]
     for link in sig.causal_chain:
-        c[link.link] += 1
+        used.append(link.link)
         for t in (link.cause, link.effect):
             stack = [t]
             while stack:
                 cur = stack.pop()
-                c[cur.functor] += 1
+                used.append(cur.functor)
                 stack.extend(a for a in cur.args if not isinstance(a, str))
-    return c
+    return used
 
 
 def signature_row(sig: Signature) -> tuple:
