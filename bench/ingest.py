@@ -29,8 +29,17 @@ garbage collector's work is timed too (``gc.callbacks``): ``Memory.add`` pauses 
 add (``analogist/collector.py``), so collections the bench's own code triggers between the
 adds are charged to the bulk path, and the number of full collections is printed.
 
+With ``--onto PATH`` the episodes go into a copy of a saved memory (``PATH`` and its snapshot
+folder ``PATH.idx``, copied into a temporary folder; the original is not touched) instead of an
+empty one: its indexes open from the snapshot (mapped; a tail for what is added), as in an agent
+process that opens a large memory and adds to it, and the B-trees, FTS segments and id tables
+are those of a memory of that size. The per-episode path then adds to the same copy, and the
+floor inserts only the rows the bulk path appended. The ids are ``onto_<i>`` (``one_<i>`` for
+the per-episode path), so they do not meet the ``ep_<i>`` of a memory this bench or
+``bench/retrieval.py`` made.
+
 Usage: ``nice -n 15 python bench/ingest.py [--sizes 10000,100000] [--batch 5000]
-[--per-item 500] [--embedder hashing|random] [--cold] [--json]``.
+[--per-item 500] [--embedder hashing|random] [--cold] [--onto PATH] [--json]``.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ import gc
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -53,7 +63,7 @@ from retrieval import generate, make_embedder  # noqa: E402
 
 from analogist import compiled  # noqa: E402
 from analogist.memory import Memory  # noqa: E402
-from analogist.store.ingest_floor import raw_insert_floor  # noqa: E402
+from analogist.store.ingest_floor import raw_insert_floor, table_tops  # noqa: E402
 
 PHASES = ("read+validate", "derive", "embed", "write", "fold")
 
@@ -117,14 +127,24 @@ def fresh_memory(folder: str, name: str, embedder: str, cold: bool = False) -> M
     return m
 
 
-def batches(n: int, batch: int, seed: int) -> Iterator[list[str]]:
+def batches(n: int, batch: int, seed: int, prefix: str = "ep_") -> Iterator[list[str]]:
     """The ``n`` JSON lines in batches (generated as needed, so 1M lines are never all held)."""
     rng = random.Random(seed)
     for a in range(0, n, batch):
-        yield [json.dumps(generate(rng, f"ep_{i}")) for i in range(a, min(n, a + batch))]
+        yield [json.dumps(generate(rng, f"{prefix}{i}")) for i in range(a, min(n, a + batch))]
 
 
-def bulk(folder: str, n: int, batch: int, embedder: str, seed: int, cold: bool) -> dict:
+def copy_memory(onto: str, folder: str) -> None:
+    """``onto`` and its snapshot folder, copied to ``folder``/bulk.db (the bench never writes
+    to the original)."""
+    if not os.path.isfile(onto):
+        raise SystemExit(f"--onto {onto}: no such database file; pass a memory's .db path")
+    shutil.copyfile(onto, os.path.join(folder, "bulk.db"))
+    if os.path.isdir(onto + ".idx"):
+        shutil.copytree(onto + ".idx", os.path.join(folder, "bulk.db.idx"), symlinks=True)
+
+
+def bulk(folder: str, n: int, batch: int, embedder: str, seed: int, cold: bool, onto: bool) -> dict:
     m = fresh_memory(folder, "bulk.db", embedder, cold)
     clock = Clock()
     m._parse = clock.wrap("read+validate", m._parse)  # type: ignore[method-assign]
@@ -136,7 +156,7 @@ def bulk(folder: str, n: int, batch: int, embedder: str, seed: int, cold: bool) 
     collector = CollectorClock()
     gc.callbacks.append(collector.callback)
     try:
-        for lines in batches(n, batch, seed):
+        for lines in batches(n, batch, seed, "onto_" if onto else "ep_"):
             collector.inside = True
             c0, t0 = time.process_time(), time.perf_counter()
             report = m.add(lines)
@@ -162,9 +182,9 @@ def bulk(folder: str, n: int, batch: int, embedder: str, seed: int, cold: bool) 
     }
 
 
-def per_episode(folder: str, n: int, embedder: str, seed: int, cold: bool) -> dict:
-    lines = next(batches(n, n, seed))
-    m = fresh_memory(folder, "single.db", embedder, cold)
+def per_episode(folder: str, n: int, embedder: str, seed: int, cold: bool, onto: bool) -> dict:
+    lines = next(batches(n, n, seed, "one_" if onto else "ep_"))
+    m = fresh_memory(folder, "bulk.db" if onto else "single.db", embedder, cold)
     c0, t0 = time.process_time(), time.perf_counter()
     for line in lines:
         assert not m.add([line]).rejected
@@ -173,24 +193,32 @@ def per_episode(folder: str, n: int, embedder: str, seed: int, cold: bool) -> di
     return out
 
 
-def floor(folder: str, batch: int) -> dict:
-    """Raw executemany of the bulk run's stored rows into bare copies of its tables."""
+def floor(folder: str, batch: int, after: dict[str, int]) -> dict:
+    """Raw executemany of the rows the bulk run stored (past ``after``) into bare tables."""
     return raw_insert_floor(
-        os.path.join(folder, "bulk.db"), os.path.join(folder, "floor.db"), batch
+        os.path.join(folder, "bulk.db"), os.path.join(folder, "floor.db"), batch, after
     )
 
 
-def run_size(n: int, batch: int, per_item: int, embedder: str, seed: int, cold: bool) -> dict:
+def run_size(
+    n: int, batch: int, per_item: int, embedder: str, seed: int, cold: bool, onto: str | None
+) -> dict:
     with tempfile.TemporaryDirectory(
         prefix="analogist-ingest-", dir=os.environ.get("TMPDIR")
     ) as folder:
-        b = bulk(folder, n, batch, embedder, seed, cold)
-        f = floor(folder, batch)
-        s = per_episode(folder, min(per_item, n), embedder, seed, cold)
+        base: dict[str, int] = {}
+        if onto:
+            copy_memory(onto, folder)
+            base = table_tops(os.path.join(folder, "bulk.db"))
+        b = bulk(folder, n, batch, embedder, seed, cold, bool(onto))
+        f = floor(folder, batch, base)
+        s = per_episode(folder, min(per_item, n), embedder, seed, cold, bool(onto))
         size_mb = os.path.getsize(os.path.join(folder, "bulk.db")) / 2**20
     s["n"] = min(per_item, n)
     return {
         "n": n,
+        "onto": onto,
+        "onto_episodes": base.get("episodes", 0),
         "batch": batch,
         "embedder": embedder,
         "cold": cold,
@@ -209,6 +237,10 @@ def report(r: dict) -> None:
         f"indexes {'not built (cold)' if r['cold'] else 'built (folded into)'}, "
         f"db {r['db_mb']:.0f} MB =="
     )
+    if r.get("onto"):
+        print(
+            f"added onto a copy of {r['onto']} ({r['onto_episodes']:,} episodes, snapshot opened)"
+        )
     print(f"{'path':<14}{'/CPU-s':>10}{'/s wall':>10}{'us/ep CPU':>11}{'x floor (CPU)':>15}")
     fl = f["cpu"] / n
     for name, cpu, wall, k in (
@@ -252,12 +284,13 @@ def main() -> None:
     ap.add_argument("--embedder", choices=("hashing", "random"), default="hashing")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cold", action="store_true", help="no index built before adding")
+    ap.add_argument("--onto", help="add into a copy of this saved memory (.db path)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not args.json:
         print(compiled.status().describe())
     for n in (int(x) for x in args.sizes.split(",")):
-        r = run_size(n, args.batch, args.per_item, args.embedder, args.seed, args.cold)
+        r = run_size(n, args.batch, args.per_item, args.embedder, args.seed, args.cold, args.onto)
         print(json.dumps(r)) if args.json else report(r)
 
 
