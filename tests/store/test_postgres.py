@@ -177,6 +177,19 @@ def test_vectors_fingerprints_and_index_state_round_trip(open_db, spec_example):
         assert s.count() == 1
 
 
+def test_newest_vector_embedders_name_what_the_newest_episode_was_embedded_with(
+    open_db, spec_example
+):
+    s = open_db()
+    assert s.newest_vector_embedders() == []
+    s.add_episodes([parse_episode(spec_example, s.vocabulary)])
+    eid, vec = spec_example["episode_id"], np.ones(4, dtype=np.float32)
+    s.put_derived({eid: Derived(vectors=(("L2", "old", vec), ("L3", "old", vec)))})
+    assert s.newest_vector_embedders() == ["old"]
+    s.put_derived({eid: Derived(vectors=(("L2", "new", vec),))})  # re-embedded: both there
+    assert s.newest_vector_embedders() == ["new", "old"]
+
+
 def test_run_log_and_ledger(open_db):
     s = open_db()
     run = {

@@ -25,9 +25,19 @@ def info_cmd(ctx: click.Context, as_json: bool) -> None:
         "embedder": f"{memory.embedder.name} ({memory.embedder.dim}-d)",
         "vector_search": indexes.vector_search,
         "index_snapshots": str(indexes.root) if indexes.root is not None else None,
+        "stored_vectors": ", ".join(stored)
+        if (stored := store.newest_vector_embedders())
+        else None,
     }
     if as_json:
         echo_json(facts)
         return
     for key, value in facts.items():
         click.echo(f"{key.replace('_', ' ')}: {value if value is not None else 'none'}")
+    if stored and memory.embedder.name not in stored:
+        click.echo(
+            f"note: the newest episode's vectors are for {', '.join(stored)}, not for the "
+            f"embedder in use ({memory.embedder.name}): S2 and M.emb find only vectors of the "
+            "embedder in use; choose it with --embedder or ANALOGIST_EMBEDDER, or re-embed "
+            "with Memory.reindex"
+        )

@@ -50,15 +50,27 @@ class EmbeddingChannel:
             raise ChannelUnavailable(f"the target has no {self.level} text to embed")
         index = self.source.vectors(self.level)
         if index.empty():
-            raise ChannelUnavailable(
-                f"no {self.level} vectors are stored for embedder {self.source.embedder.name!r}"
-                " (add episodes, or Memory.reindex(embedder) after changing embedders)"
-            )
+            raise ChannelUnavailable(no_vectors_reason(self.source, self.level))
         query = self.source.embed([text])[0]
         if not np.any(query):
             raise ChannelUnavailable(f"the target's {self.level} text embeds to a zero vector")
         found = index.search(query, k, exclude)
         return ranked(self.name, [(e, s, {}) for e, s in found if s >= self.min_score], k)
+
+
+def no_vectors_reason(source: Indexes, level: str) -> str:
+    """Why a vector channel has nothing to search: no vectors of the embedder in use, and
+    which embedder the memory's vectors are for when that is another one."""
+    name = source.embedder.name
+    said = f"no {level} vectors are stored for embedder {name!r}"
+    others = [e for e in source.store.newest_vector_embedders() if e != name]
+    if not others:
+        return f"{said} (add episodes, or Memory.reindex(embedder) after changing embedders)"
+    return (
+        f"{said}: this memory's vectors are for {', '.join(map(repr, others))}; open it with "
+        "that embedder (--embedder or ANALOGIST_EMBEDDER), or embed it anew with "
+        "Memory.reindex(embedder)"
+    )
 
 
 def s2_channels() -> tuple[EmbeddingChannel, EmbeddingChannel]:

@@ -56,6 +56,16 @@ class IndexReads(UsesConnection):
         for rows in self._chunks(sql, (level, embedder), size):
             yield [r[0] for r in rows], vector_blob.decode_rows([r[2] for r in rows], rows[0][1])
 
+    def newest_vector_embedders(self) -> list[str]:
+        """The embedders with vectors stored for the newest episode that has any, sorted (by
+        the primary key: two index lookups at any size). Says which embedder a memory was
+        built with when the one in use finds no vectors."""
+        rows = self.conn.execute(
+            "SELECT DISTINCT embedder FROM sig_vectors WHERE episode_id = "
+            "(SELECT episode_id FROM sig_vectors ORDER BY rowid DESC LIMIT 1) ORDER BY embedder"
+        ).fetchall()
+        return [r[0] for r in rows]
+
     def iter_episode_texts(
         self, size: int = 5000
     ) -> Iterator[list[tuple[str, str, dict[str, Any] | None]]]:
