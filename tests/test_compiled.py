@@ -146,10 +146,12 @@ def test_the_source_gives_the_same_result_as_the_running_core() -> None:
 
 def _derived() -> list:
     """What the ingest kernels make of the example memory: each signature parsed and written
-    back, its WL fingerprint row, MAC vector, structure key, and a posting-list cosine."""
+    back, its WL fingerprint row, MAC vector, structure key, a posting-list cosine, and the
+    hashing embedder's token codes of every text."""
     from importlib import resources
 
     from analogist.episode import parse_episode
+    from analogist.models.hashing_codes import token_codes
     from analogist.retrieve.mac import MacIndex, mac_features
     from analogist.retrieve.structure_memo import structure_key
     from analogist.signature import default_vocabulary
@@ -167,6 +169,8 @@ def _derived() -> list:
         wl = WLFingerprint()(sig, vocab).as_row()
         out.append([sig.to_json(), list(wl), sorted(mac.items()), repr(structure_key(sig))])
     out.append([round(float(x), 6) for x in index.cosine(mac)])
+    texts = [json.loads(line).get("text", "") for line in text.splitlines()]
+    out.append(list(token_codes(texts, 384, True, {})) + list(token_codes(texts, 64, False, {})))
     return out
 
 

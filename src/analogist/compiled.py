@@ -44,6 +44,7 @@ INGEST = (
     "retrieve/mac.py",
     "retrieve/structure_memo.py",
     "store/signature_rows.py",
+    "models/hashing_codes.py",
 )
 PURE_ENV = "ANALOGIST_PURE_PYTHON"
 REBUILD = "rebuild it with `make core` (or `pip install -e .`)"

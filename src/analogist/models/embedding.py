@@ -9,16 +9,13 @@ semantic model.
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-_WORD = re.compile(r"[a-z0-9]+")
+from analogist.models.hashing_codes import token_codes
 
 
 @runtime_checkable
@@ -35,23 +32,9 @@ class Embedder(Protocol):
         ...
 
 
-def _bucket(token: str, dim: int) -> int:
-    """The token's signed bucket as one integer: ``j + 1`` for ``+1`` at column ``j``,
-    ``-(j + 1)`` for ``-1`` (the first 8 bytes of its BLAKE2b digest, little-endian: column =
-    value mod ``dim``, sign = the top bit)."""
-    h = hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
-    v = int.from_bytes(h, "little")
-    return v % dim + 1 if (v >> 63) & 1 else -(v % dim + 1)
-
-
 #: Buckets already hashed, per dimension; emptied when it holds ``_BUCKETS_MAX`` tokens.
 _BUCKETS: dict[int, dict[str, int]] = {}
 _BUCKETS_MAX = 1 << 18
-
-
-def _hashed(known: dict[str, int], token: str, dim: int) -> int:
-    c = known[token] = _bucket(token, dim)
-    return c
 
 
 def _buckets(dim: int) -> dict[str, int]:
@@ -83,17 +66,8 @@ class HashingEmbedder:
         # Every token's signed bucket is listed, then all are summed at once (a bincount over
         # row * dim + column): the same counts as adding them one by one, exactly, since they
         # are small integers. Tokens hashed before come from a dictionary.
-        dim, known = self.dim, _buckets(self.dim)
-        codes: list[int] = []
-        lengths: list[int] = []
-        for text in texts:
-            words = _WORD.findall(text.lower())
-            tokens = words + [f"{a}_{b}" for a, b in pairwise(words)] if self.bigrams else words
-            try:
-                codes += [known[t] for t in tokens]
-            except KeyError:
-                codes += [known[t] if t in known else _hashed(known, t, dim) for t in tokens]
-            lengths.append(len(tokens))
+        dim = self.dim
+        codes, lengths = token_codes(texts, dim, self.bigrams, _buckets(dim))
         signed = np.array(codes, dtype=np.int64)
         rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
         flat = rows * dim + np.abs(signed) - 1
