@@ -49,7 +49,7 @@ from analogist.retrieve.frozen import (  # noqa: E402
     postings_triples,
     run_starts,
 )
-from analogist.retrieve.persist import _load_postings  # noqa: E402
+from analogist.retrieve.persist import _load_postings, vector_prefix  # noqa: E402
 from analogist.retrieve.vector_lists import VectorLists  # noqa: E402
 
 
@@ -61,7 +61,7 @@ def lists_part(folder: Path, level: str, added: int, seed: int) -> dict:
     manifest = json.loads((folder / "manifest.json").read_text())["indexes"]
     (key,) = [k for k in manifest if k.startswith(f"vec:{level}:")]
     n = manifest[key]["n"]
-    (prefix,) = {p.name.split("lists_")[0] for p in folder.glob(f"vec_{level}_*lists_offsets.npy")}
+    prefix = vector_prefix(level, key.split(":", 2)[2])
     rng = random.Random(seed)
     tail = HashingEmbedder().embed([generate(rng, f"x{i}")["levels"][level] for i in range(added)])
     out, whole = (Path(tempfile.mkdtemp(dir=folder.parent.parent)) for _ in range(2))

@@ -304,15 +304,19 @@ def _accumulate_segment(seg: Segment, q: np.ndarray, dims: list[int], acc: np.nd
     # stretch of it. Each row still gets its dimensions' products in the same order (a row
     # lies in one segment and one block), so the scores do not depend on the segments.
     edges = np.arange(seg.first + BLOCK_ROWS, seg.end, BLOCK_ROWS)  # often empty: one pass
-    if not len(edges):
-        for d, a, b in spans:
-            _add(seg, acc, q[d], a, b)
-        return
-    cuts = [(d, [a, *(np.searchsorted(seg.docs[a:b], edges) + a).tolist(), b]) for d, a, b in spans]
+    cuts = [(d, _cut(seg.docs, a, b, edges)) for d, a, b in spans]
     for blk in range(len(edges) + 1):
         for d, cut in cuts:
             if cut[blk + 1] > cut[blk]:
                 _add(seg, acc, q[d], cut[blk], cut[blk + 1])
+
+
+def _cut(docs: np.ndarray, a: int, b: int, edges: np.ndarray) -> list[int]:
+    """Where entries ``a:b`` of a list (ascending rows) cross the block ``edges``, with ``a``
+    and ``b`` at the ends (no search when there are no edges)."""
+    if not len(edges):
+        return [a, b]
+    return [a, *(np.searchsorted(docs[a:b], edges) + a).tolist(), b]
 
 
 def _add(seg: Segment, acc: np.ndarray, weight: np.float32, a: int, b: int) -> None:
