@@ -25,9 +25,11 @@ def open_store(ctx: click.Context) -> Store:
     return obj["store"]
 
 
-def open_memory(ctx: click.Context, store: Store | None = None):
+def open_memory(ctx: click.Context, store: Store | None = None, *, save_on_close: bool = True):
     """A Memory on the store with the embedder of ``--embedder`` / ANALOGIST_EMBEDDER / config /
-    auto; when auto had to fall back to the hashing embedder, one note on stderr says so."""
+    auto; when auto had to fall back to the hashing embedder, one note on stderr says so. At the
+    end of the command it is closed (:func:`close_memory`), which may save the index snapshot;
+    ``save_on_close=False`` for a command that only reports (``info``)."""
     import warnings
 
     from analogist.memory import Memory
@@ -38,7 +40,30 @@ def open_memory(ctx: click.Context, store: Store | None = None):
         choice = choose_embedder(ctx.ensure_object(dict).get("embedder"))
     if choice.note:
         click.echo(f"note: {choice.note}", err=True)
-    return Memory(store if store is not None else open_store(ctx), embedder=choice.embedder)
+    memory = Memory(store if store is not None else open_store(ctx), embedder=choice.embedder)
+    if save_on_close:
+        ctx.call_on_close(functools.partial(close_memory, memory))
+    return memory
+
+
+def close_memory(memory: Any) -> None:
+    """End a command's memory: ``Memory.close`` writes the index snapshot when the next open
+    would otherwise fold many episodes in from the database (``Indexes.save_if_worthwhile``),
+    so one-shot processes — an agent's ``add`` then ``search`` — keep opening in a moment.
+    What goes wrong there is a note on stderr, not a traceback: the database is unaffected."""
+    import warnings
+
+    failures: tuple[type[Exception], ...] = (AnalogistError, OSError, *BACKEND_ERRORS)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            memory.close()
+        except failures as e:
+            click.echo(
+                f"note: the index snapshot was not saved: {' '.join(str(e).split())}", err=True
+            )
+    for w in caught:
+        click.echo(f"note: {' '.join(str(w.message).split())}", err=True)
 
 
 def echo_json(data: Any) -> None:

@@ -15,9 +15,11 @@ from analogist.store.postgres import is_postgres_url
 @handle_errors
 def info_cmd(ctx: click.Context, as_json: bool) -> None:
     """Print the memory's database, episode count, embedder and the vector search S2 and
-    M.emb use (pgvector HNSW in the database, the local HNSW graph, or exact)."""
-    memory = open_memory(ctx)
+    M.emb use (pgvector HNSW in the database, the local HNSW graph, or exact), and how many
+    episodes the index snapshot is behind the database (each open folds those in)."""
+    memory = open_memory(ctx, save_on_close=False)  # a report: it writes nothing
     store, indexes = memory.store, memory.indexes
+    behind, _ = indexes.behind()
     facts = {
         "database": store.path,
         "backend": "postgresql" if is_postgres_url(store.path) else "sqlite",
@@ -25,6 +27,7 @@ def info_cmd(ctx: click.Context, as_json: bool) -> None:
         "embedder": f"{memory.embedder.name} ({memory.embedder.dim}-d)",
         "vector_search": indexes.vector_search,
         "index_snapshots": str(indexes.root) if indexes.root is not None else None,
+        "snapshot_behind": behind if indexes.root is not None else None,
         "stored_vectors": ", ".join(stored)
         if (stored := store.newest_vector_embedders())
         else None,

@@ -24,6 +24,9 @@ def add_episode(memory: Memory, episode: dict[str, Any] | str) -> dict:
     report = memory.add([line], all_or_nothing=True)
     if report.rejected:
         raise EpisodeError(report.rejected[0][1])
+    # a server is stopped more often than closed: keep its index snapshot near the database,
+    # so a restart does not fold in everything added since the last save
+    memory.indexes.save_if_worthwhile()
     eid = report.added[0]
     ep = memory.store.get_episode(eid)
     return {"added": eid, "kind": ep.kind, "domain": ep.domain, "signed": ep.signature is not None}

@@ -76,6 +76,14 @@ LEVELS = ("L0", "L2", "L3")
 #: one go — a cold ``analogist add`` of millions of lines, then a save — would need all of them.
 CATCH_UP_STEP = 250_000
 
+#: When :meth:`Indexes.save_if_worthwhile` saves: once the next open would fold in at least
+#: SAVE_MIN episodes from the database and either 5% of the memory or SAVE_AFTER of them. Every
+#: process that opens the memory folds them in again — ~115 µs of CPU each at 1M with every
+#: index, so ~1.2 s at SAVE_AFTER — while saving them costs ~3.6 s once
+#: (``docs/performance.md``, "One-shot processes keep the snapshot current").
+SAVE_MIN = 1_000
+SAVE_AFTER = 10_000
+
 
 class Indexes:
     """Lazily built S0/S1/S2/M/S3 indexes over one store.
@@ -333,12 +341,6 @@ class Indexes:
         self.mark_current()
 
     # persisting ------------------------------------------------------------------------
-    def tail_size(self) -> tuple[int, int]:
-        """(documents not yet in a snapshot, documents in all) over the built indexes."""
-        built = [self._fp, self._mac, *self._vectors.values()]
-        tail = sum(len(i.ids.tail) for i in built if i is not None)
-        return tail, sum(len(i) for i in built if i is not None)
-
     def save(self, *, full: bool = False) -> Path | None:
         """Write every standard index (S0, S1, L0/L2/L3 vectors of this embedder) as a new
         snapshot beside the database and make it the live one; None for an in-memory store.
@@ -444,10 +446,36 @@ class Indexes:
             self._vectors[(level, name)] = new
         self._source = {key: folder for key in entries}
 
-    def save_if_worthwhile(self, min_tail: int = 1000) -> Path | None:
-        """Save when at least ``min_tail`` documents (and 5% of all) are not in a snapshot."""
-        tail, total = self.tail_size()
-        if self.root is None or self.store.read_only or tail < max(min_tail, total // 20):
+    def behind(self) -> tuple[int, int]:
+        """(episodes a process opening this memory now would fold in from the database,
+        episodes in all): the signature rows past the live snapshot's S1 index, or all of them
+        when there is no snapshot this database can use. Read from the database and the
+        snapshot's manifest, so it counts another process's writes and this one's alike."""
+        if self.root is None:
+            return 0, 0
+        state = self.store.index_state()
+        total = state.top_rowid.get("signatures", 0)
+        live = current_snapshot(self.root) if state.generation >= 0 else None
+        entry = live[1]["indexes"].get("mac") if live else None
+        if live is None or entry is None or self._invalid(live[1], state) is not None:
+            return total, total
+        return max(0, total - int(entry["rowid"])), total
+
+    def save_if_worthwhile(self) -> Path | None:
+        """Save when the next open would otherwise fold in at least :data:`SAVE_MIN` episodes
+        from the database and either 5% of the memory or :data:`SAVE_AFTER` of them
+        (:meth:`behind`), so small additions never pay for a rewrite and no open pays for more
+        than ``SAVE_AFTER``. Skipped, with nothing written, when the live snapshot holds vector
+        indexes of another embedder: a snapshot holds one embedder's, and this save would drop
+        those (``analogist index`` with the memory's embedder writes a full one)."""
+        if self.root is None or self.store.read_only:
+            return None
+        behind, total = self.behind()
+        if behind < max(SAVE_MIN, min(total // 20, SAVE_AFTER)):
+            return None
+        live = current_snapshot(self.root)
+        names = {k.split(":", 2)[2] for k in (live[1]["indexes"] if live else ()) if ":" in k}
+        if names - {self.embedder.name}:
             return None
         try:
             return self.save()
