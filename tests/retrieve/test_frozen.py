@@ -78,6 +78,52 @@ def test_freezing_base_and_tail_gives_the_arrays_of_freezing_everything_at_once(
         assert a.dtype == b.dtype and np.array_equal(a, b), name
 
 
+@pytest.mark.parametrize("split", [(300, 300), (300, 380), (0, 0), (1, 499), (400, 500)])
+def test_base_delta_and_tail_equal_one_index(split):
+    # documents [0, a) in the base, [a, b) in the delta (frozen on its own, numbered from 0),
+    # the rest in the tail: every read, and both freezes, as one index over all of them
+    a, b = split
+    whole, docs = random_postings(500, 3)
+    for f in docs[450:]:  # keys only the tail has
+        f[f"late{len(f) % 3}"] = 2
+    whole = Postings()
+    for f in docs:
+        whole.add(f)
+    first, second = Postings(), Postings()
+    for f in docs[:a]:
+        first.add(f)
+    for f in docs[a:b]:
+        second.add(f)
+    layered = LayeredPostings(
+        LayeredPostings(tail=first).freeze(), delta=LayeredPostings(tail=second).freeze()
+    )
+    assert layered.frozen_docs == b
+    for f in docs[b:]:
+        assert layered.add(f) >= b
+    assert layered.n_docs == 500
+    q = {"h0": 1, "h2": 2, "r3": 1, "r100": 2, "late1": 1, "frac": 0.5}
+    for how in ("dot", "min"):
+        assert np.allclose(layered.accumulate(q, how), whole.accumulate(q, how))
+    sample = np.array([0, 1, a - 1, a, b - 1, b, 499]).clip(0, 499)
+    for f in q:
+        assert layered.df(f) == whole.df(f)
+        d, w = layered.column(f)
+        wd, ww = whole.column(f)
+        assert np.array_equal(d, wd) and np.allclose(w, ww), f
+        assert np.allclose(layered.weights_of(f, sample), whole.weights_of(f, sample))
+    assert np.allclose(layered.sums, whole.sums) and np.allclose(layered.norms, whole.norms)
+    got, want = layered.freeze(), LayeredPostings(tail=whole).freeze()
+    for name in frozen.FrozenPostings.ARRAYS:
+        x, y = getattr(got, name), getattr(want, name)
+        assert x.dtype == y.dtype and np.array_equal(x, y), name
+    later = Postings()
+    for f in docs[a:]:
+        later.add(f)
+    got, want = layered.freeze_delta(), LayeredPostings(tail=later).freeze()
+    for name in frozen.FrozenPostings.ARRAYS:
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
 def test_id_table_lookup_and_tail():
     table = IdTable.build([f"ep_{i}" for i in range(50)])
     assert table.get("ep_17") == 17 and table[17] == "ep_17" and "ep_99" not in table

@@ -35,15 +35,20 @@ def corpus(n: int, seed: int) -> list[Counter]:
     return docs
 
 
-def index_of(docs: list[Counter], base: int) -> MacIndex:
-    """The first ``base`` documents frozen (a snapshot's lists), the rest in the tail."""
-    first = Postings()
+def index_of(docs: list[Counter], base: int, delta: int = 0) -> MacIndex:
+    """The first ``base`` documents frozen (a snapshot's lists), the next ``delta`` frozen as
+    its delta layer, the rest in the tail."""
+    first, second = Postings(), Postings()
     for d in docs[:base]:
         first.add(d)
-    postings = LayeredPostings(LayeredPostings(tail=first).freeze())
-    ids = IdTable.build([f"e{i}" for i in range(base)])
+    for d in docs[base : base + delta]:
+        second.add(d)
+    postings = LayeredPostings(
+        LayeredPostings(tail=first).freeze(), delta=LayeredPostings(tail=second).freeze()
+    )
+    ids = IdTable.build([f"e{i}" for i in range(base + delta)])
     index = MacIndex(postings, ids)
-    for i, d in enumerate(docs[base:], base):
+    for i, d in enumerate(docs[base + delta :], base + delta):
         index.add(f"e{i}", d)
     return index
 
@@ -67,18 +72,28 @@ def answer(index: MacIndex, q: Counter, k: int, min_score: float, keep: float, e
     return [(int(docs[i]), scores[i]) for i in top]
 
 
+def reference(index: MacIndex, q: Counter, k: int, min_score: float, keep: float, exclude=()):
+    scores = index.cosine(q)
+    docs = np.arange(len(scores), dtype=np.int64)
+    banned = np.array(sorted(index.ids.positions(frozenset(exclude))), np.int64)
+    ok = ~np.isin(docs, banned)
+    docs, scores = docs[ok], scores[ok]
+    return [(int(docs[i]), scores[i]) for i in select(docs, scores, k, min_score, keep)]
+
+
 @pytest.fixture
 def hot_columns(monkeypatch):
     monkeypatch.setattr(frozen, "HOT_MIN_DOCS", 100)  # dense columns at this size too
 
 
-@pytest.mark.parametrize("tail", [0, 150])
+@pytest.mark.parametrize("delta,tail", [(0, 0), (0, 150), (350, 0), (350, 150)])
 @pytest.mark.parametrize("sample", [4, 512])  # 4: the answer comes from the bounds, not the sample
-def test_the_filter_answers_as_the_scan_bit_for_bit(monkeypatch, hot_columns, tail, sample):
+def test_the_filter_answers_as_the_scan_bit_for_bit(monkeypatch, hot_columns, delta, tail, sample):
     monkeypatch.setattr(prefix_filter, "SAMPLE", sample)
     monkeypatch.setattr(prefix_filter, "REFINE", sample)
     docs = corpus(3000, 0)
-    index = index_of(docs, len(docs) - tail)
+    index = index_of(docs, len(docs) - delta - tail, delta)
+    assert index.postings.delta.n_docs == delta
     assert len(index.postings.base.hot_slots) > 0
     settings = [(10, 0.2, 0.6), (3, 0.2, 0.6), (25, 0.5, 0.9), (10, 0.05, 0.0)]
     got = {}
@@ -92,6 +107,13 @@ def test_the_filter_answers_as_the_scan_bit_for_bit(monkeypatch, hot_columns, ta
             for exclude in ((), ("e0", "e9", "e10", "e2999"))
         ]
     assert got[True] == got[False]  # the same documents, order and float32 scores
+    scan = [  # every document scored at once, as an index without layers is
+        reference(index, q, k, low, keep, exclude)
+        for q in queries(docs, 1)
+        for k, low, keep in settings
+        for exclude in ((), ("e0", "e9", "e10", "e2999"))
+    ]
+    assert got[False] == scan
     assert sum(len(a) for a in got[True]) > 1000
 
 

@@ -100,6 +100,28 @@ def test_snapshot_with_dense_columns_and_a_tail_matches_brute_force(seed, tmp_pa
     check(opened.postings, docs, seed)
 
 
+@pytest.mark.parametrize("seed", [5, 6])
+def test_snapshot_with_a_delta_layer_and_a_tail_matches_brute_force(seed, tmp_path, monkeypatch):
+    monkeypatch.setattr(frozen, "HOT_MIN_DOCS", 30)  # dense columns in the base and the delta
+    docs = generated(800, seed)
+    idx = FingerprintIndex("v")
+    for i, d in enumerate(docs[:600]):
+        idx.add(f"e{i}", f"h{i}", d, near=d)
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    save_fingerprints(first, idx)
+    opened = load_fingerprints(first, "v")
+    for i, d in enumerate(docs[600:670], start=600):
+        opened.add(f"e{i}", f"h{i}", d, near=d)
+    assert save_fingerprints(second, opened, base_from=first)["postings_base_kept"]
+    layered = load_fingerprints(second, "v")
+    assert layered.postings.delta.n_docs == 70 and len(layered.postings.delta.hot_slots) > 0
+    check(layered.postings, docs[:670], seed)
+    for i, d in enumerate(docs[670:], start=670):
+        layered.add(f"e{i}", f"h{i}", d, near=d)
+    check(layered.postings, docs, seed)
+
+
 def test_fractional_weights_and_heavy_queries_use_a_float_sum(tmp_path, monkeypatch):
     monkeypatch.setattr(frozen, "HOT_MIN_DOCS", 50)
     rng = random.Random(9)

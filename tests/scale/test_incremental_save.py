@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from analogist.retrieve.ann import available as ann_available
+from analogist.retrieve.persist import FORMAT
 from tests.scale.episodes import lines
 from tests.scale.killed import kill_when
 from tests.scale.test_persisted_indexes import answers, fresh_answers, open_memory, tails
@@ -135,6 +137,59 @@ def test_an_incremental_save_equals_a_full_rebuild(tmp_path, kind):
         m.store.close()
 
 
+def test_small_saves_keep_the_postings_base_and_write_a_delta_until_it_outgrows_it(tmp_path):
+    """S0's and S1's postings: a save of few new documents hard-links the base's files and
+    writes the new ones as a delta layer; once the delta passes DELTA_SHARE (1/8) of the base,
+    the next save merges the layers. Whichever, the postings read as one full build's."""
+    from analogist.retrieve.persist import load_fingerprints, load_mac
+
+    db, whole = tmp_path / "a.db", tmp_path / "b.db"
+    m = open_memory(db)
+    kept, inode, steps = [], None, [(0, 160), (160, 10), (170, 10), (180, 30)]
+    for step, (start, count) in enumerate(steps):
+        m.add(lines(11, start, count))
+        folder = m.indexes.save()
+        assert folder is not None
+        man = manifest(folder)["indexes"]
+        kept.append(
+            [(man[k]["postings_base_kept"], man[k]["postings_delta"]) for k in ("fp", "mac")]
+        )
+        now = (folder / "fp_docs.npy").stat().st_ino  # the base's file: the same one if kept
+        assert (now == inode) == man["fp"]["postings_base_kept"]
+        inode = now
+        assert (folder / "fp_delta_docs.npy").exists() == man["fp"]["postings_base_kept"]
+        full = build(whole, steps=steps[: step + 1], full=True)
+        version = manifest(folder)["wl_version"]
+        for got, prefix in (
+            (load_fingerprints(folder, version).postings.freeze(), "fp_"),
+            (load_mac(folder).postings.freeze(), "mac_"),
+        ):
+            for name in ("keys", "offsets", "docs", "weights", "sums", "norms"):
+                want = np.load(full / f"{prefix}{name}.npy")
+                assert np.array_equal(getattr(got, name), want), (start, prefix, name)
+        whole.unlink()
+        for extra in tmp_path.glob("b.db*"):
+            shutil.rmtree(extra) if extra.is_dir() else extra.unlink()
+    assert kept == [
+        [(False, 0), (False, 0)],  # the first save: nothing to keep
+        [(True, 10), (True, 10)],
+        [(True, 20), (True, 20)],  # 20 = 160 / 8
+        [(False, 0), (False, 0)],  # 50 would pass it: merged
+    ]
+    assert answers(m, PROBES) == fresh_answers(db, PROBES)
+    m.indexes.invalidate()  # reopened from the merged snapshot
+    m.store.close()
+    m = open_memory(db)
+    m.add(lines(11, 210, 5))
+    m.indexes.save()
+    m.store.close()
+    m = open_memory(db)  # base + delta + nothing in the tail
+    assert tails(m) == {"fp": 0, "mac": 0, "L2": 0}
+    assert m.indexes.fingerprints().postings.delta.n_docs == 5
+    assert answers(m, PROBES + ["ep_212"]) == fresh_answers(db, PROBES + ["ep_212"])
+    m.store.close()
+
+
 def scores(got: dict) -> dict:
     """Ids and scores, but only scores for the vector channels: with HNSW, which of several
     rows with the same cosine fill the last places depends on the graph."""
@@ -246,7 +301,7 @@ def test_a_format_1_snapshot_opens_and_the_next_save_upgrades_it(tmp_path, kind)
     assert tails(m) == {"fp": 0, "mac": 0, "L2": 0}  # opened, not rebuilt
     m.add(lines(11, 50, 10))
     folder = m.indexes.save()
-    assert folder is not None and manifest(folder)["format"] == 2
+    assert folder is not None and manifest(folder)["format"] == FORMAT
     for e in vector_entries(folder):
         assert not e["rows_linked"] and extended(e, kind) == (kind == "lists" or HNSW)
     assert answers(m, ["ep_55", "ep_5"]) == fresh_answers(db, ["ep_55", "ep_5"])

@@ -134,71 +134,113 @@ def postings_triples(p: Postings, doc_offset: int = 0) -> tuple[np.ndarray, np.n
 
 
 class LayeredPostings:
-    """A frozen base and an appendable in-memory tail, queried as one ``Postings``."""
+    """A frozen base, a frozen delta and an appendable in-memory tail, queried as one
+    ``Postings``: documents ``[0, base)`` are the base's, the delta's follow, then the tail's.
 
-    def __init__(self, base: FrozenPostings | None = None, tail: Postings | None = None):
+    The delta holds what incremental saves added since the base was last rewritten: a save
+    writes it (delta and tail frozen together, :meth:`freeze_delta`, O(new)) and keeps the base
+    files, until it outgrows :data:`DELTA_SHARE` of the base and :meth:`freeze` merges all three
+    (O(size)) — so most saves do not rewrite every posting of a large memory."""
+
+    def __init__(
+        self,
+        base: FrozenPostings | None = None,
+        tail: Postings | None = None,
+        delta: FrozenPostings | None = None,
+    ):
         self.base = base or FrozenPostings.empty()
+        self.delta = delta or FrozenPostings.empty()
         self.tail = tail or Postings()
         self._sums: np.ndarray | None = None
         self._norms: np.ndarray | None = None
 
     @property
+    def frozen_docs(self) -> int:
+        """Documents in the base and the delta (the tail's are numbered after them)."""
+        return self.base.n_docs + self.delta.n_docs
+
+    @property
     def n_docs(self) -> int:
-        return self.base.n_docs + self.tail.n_docs
+        return self.frozen_docs + self.tail.n_docs
+
+    def _layers(self) -> list[tuple[FrozenPostings | Postings, int]]:
+        """(layer, its first document) for each non-empty layer, in document order."""
+        out: list[tuple[FrozenPostings | Postings, int]] = [(self.base, 0)]
+        if self.delta.n_docs:
+            out.append((self.delta, self.base.n_docs))
+        if self.tail.n_docs:
+            out.append((self.tail, self.frozen_docs))
+        return out
 
     @property
     def sums(self) -> np.ndarray:
         if self._sums is None or len(self._sums) != self.n_docs:
-            self._sums = np.concatenate([self.base.sums, self.tail.sums])
+            self._sums = np.concatenate([layer.sums for layer, _ in self._layers()])
         return self._sums
 
     @property
     def norms(self) -> np.ndarray:
         if self._norms is None or len(self._norms) != self.n_docs:
-            self._norms = np.concatenate([self.base.norms, self.tail.norms])
+            self._norms = np.concatenate([layer.norms for layer, _ in self._layers()])
         return self._norms
 
     def df(self, feature: str) -> int:
-        return self.base.df(feature) + self.tail.df(feature)
+        return self.base.df(feature) + self.delta.df(feature) + self.tail.df(feature)
 
     def add(self, features: Mapping[str, float]) -> int:
-        return self.base.n_docs + self.tail.add(features)
+        return self.frozen_docs + self.tail.add(features)
 
     def accumulate(self, query: Mapping[str, float], how: str = "dot") -> np.ndarray:
-        if self.tail.n_docs == 0:
+        layers = self._layers()
+        if len(layers) == 1:
             return self.base.accumulate(query, how)
-        return np.concatenate([self.base.accumulate(query, how), self.tail.accumulate(query, how)])
+        return np.concatenate([layer.accumulate(query, how) for layer, _ in layers])
 
     def column(self, feature: str) -> tuple[np.ndarray, np.ndarray]:
-        """(documents, weights) of one feature over base and tail, documents increasing."""
-        d, w = self.base.column(feature)
-        if self.tail.n_docs == 0:
-            return d, w
-        d2, w2 = self.tail.column(feature)
-        if not len(d2):
-            return d, w
-        return np.concatenate([d, d2 + np.int32(self.base.n_docs)]), np.concatenate([w, w2])
+        """(documents, weights) of one feature over every layer, documents increasing."""
+        parts = [(*layer.column(feature), at) for layer, at in self._layers()]
+        parts = [(d, w, at) for d, w, at in parts if len(d) or at == 0]
+        if len(parts) == 1:
+            return parts[0][0], parts[0][1]
+        return (
+            np.concatenate([d + np.int32(at) if at else d for d, _, at in parts]),
+            np.concatenate([w for _, w, _ in parts]),
+        )
 
     def weights_of(self, feature: str, docs: np.ndarray) -> np.ndarray:
         docs = np.asarray(docs)
-        n = self.base.n_docs
         out = np.zeros(len(docs), dtype=np.float32)
-        low = docs < n
-        out[low] = self.base.weights_of(feature, docs[low])
-        out[~low] = self.tail.weights_of(feature, docs[~low] - n)
+        layers = self._layers()
+        for i, (layer, at) in enumerate(layers):
+            end = layers[i + 1][1] if i + 1 < len(layers) else self.n_docs
+            here = (docs >= at) & (docs < end)
+            if here.any():
+                out[here] = layer.weights_of(feature, docs[here] - at)
         return out
 
+    def freeze_delta(self) -> FrozenPostings:
+        """The delta and the tail merged into one frozen layer (documents numbered from the
+        delta's first): what an incremental save writes beside the base it keeps."""
+        return LayeredPostings(self.delta, self.tail).freeze()
+
     def freeze(self) -> FrozenPostings:
-        """Base and tail merged into one frozen index (for a new snapshot). The base's entries
-        are already in (key, doc) order and every tail document comes after them, so only the
-        tail is sorted, and each of its entries goes in at the end of its key's run in the base
-        (found among the base's distinct keys, not its entries): the base's docs and weights are
-        copied once, and no per-entry key array is made (at 10M, ~3 GB of keys made and
-        copied twice, and two more copies of docs and weights, were most of a save)."""
+        """Every layer merged into one frozen index (for a new snapshot). The base's entries
+        are already in (key, doc) order and every later document comes after them, so only the
+        delta and tail are sorted (merged into one layer first), and each of their entries goes
+        in at the end of its key's run in the base (found among the base's distinct keys, not
+        its entries): the base's docs and weights are copied once, and no per-entry key array is
+        made (at 10M, ~3 GB of keys made and copied twice, and two more copies of docs and
+        weights, were most of a save)."""
         base = self.base
-        k2, d2, w2 = postings_triples(self.tail, base.n_docs)
-        order = np.lexsort((d2, k2))
-        k2, d2, w2 = k2[order], d2[order], w2[order]
+        if self.delta.n_docs:
+            extra = self.freeze_delta()
+            k2 = np.repeat(np.asarray(extra.keys), np.diff(np.asarray(extra.offsets)))
+            d2 = np.asarray(extra.docs).astype(np.int32) + np.int32(base.n_docs)
+            w2 = np.asarray(extra.weights)
+        else:
+            k2, d2, w2 = postings_triples(self.tail, base.n_docs)
+            order = np.lexsort((d2, k2))
+            k2, d2, w2 = k2[order], d2[order], w2[order]
         for part in (base.keys, base.offsets, base.docs, base.weights):
             prefetch(part)  # read whole (a new snapshot), though mapped for scattered reads
         bkeys, boffsets = np.asarray(base.keys), np.asarray(base.offsets, dtype=np.int64)
@@ -261,6 +303,12 @@ def run_starts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 #: A feature in at least this share of documents (and this many) is also kept as a dense column.
 HOT_FRACTION, HOT_MIN_DOCS = 1 / 32, 8192
+
+#: An incremental save keeps the base's postings and writes the new ones as a delta layer while
+#: the delta stays within this share of the base's documents; past it, the layers are merged.
+#: Queries read the delta like the base (S1's prefix filter and S0's labels per layer), so it
+#: is kept small; a save of 1% of a memory then writes ~1% instead of every posting.
+DELTA_SHARE = 1 / 8
 
 
 def _byte_sized(w: np.ndarray) -> bool:

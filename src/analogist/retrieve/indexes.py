@@ -397,14 +397,15 @@ class Indexes:
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir()
             entries: dict[str, dict] = {}
-            save_fingerprints(tmp, self._fp)
+            fields = save_fingerprints(tmp, self._fp, None if full else self._kept("fp", live))
             entries["fp"] = {
                 "rowid": self._covered["fp"],
                 "n": len(self._fp),
                 "stale": self._fp.stale,
+                **fields,
             }
-            save_mac(tmp, self._mac)
-            entries["mac"] = {"rowid": self._covered["mac"], "n": len(self._mac)}
+            fields = save_mac(tmp, self._mac, None if full else self._kept("mac", live))
+            entries["mac"] = {"rowid": self._covered["mac"], "n": len(self._mac), **fields}
             for (level, name), idx in self._vectors.items():
                 key = f"vec:{level}:{name}"
                 base_from = None if full else self._reusable(key, idx, live)
@@ -426,6 +427,13 @@ class Indexes:
             )
         self._reopen(folder, entries)
         return folder
+
+    def _kept(self, key: str, live: tuple[Path, dict] | None) -> Path | None:
+        """The live snapshot's folder when index ``key`` (S0 or S1) was opened from it: its
+        postings' base is that snapshot's files, unchanged (only the tail grows in RAM)."""
+        if live is None or self._source.get(key) != live[0]:
+            return None
+        return live[0]
 
     def _reusable(self, key: str, idx: VectorIndex, live: tuple[Path, dict] | None) -> Path | None:
         """The live snapshot's folder when ``idx``'s base is that snapshot's rows, unchanged."""

@@ -151,10 +151,8 @@ class MacIndex:
         qnorm = float(np.sqrt(sum(v * v for v in query.values())))
         found: tuple[np.ndarray, np.ndarray] | None = None
         if isinstance(p, LayeredPostings):
-            n0 = p.base.n_docs
-            found = best_candidates(
-                p.base, query, qnorm, k, min_score, keep_fraction, banned[banned < n0]
-            )
+            found = self._frozen_candidates(p, query, qnorm, k, min_score, keep_fraction, banned)
+            n0 = p.frozen_docs
             if found is not None and p.tail.n_docs:  # documents added since: scanned
                 tail = p.tail.accumulate(query, "dot")
                 tail /= np.multiply(p.tail.norms, np.float32(qnorm))
@@ -171,6 +169,39 @@ class MacIndex:
             keep = ~np.isin(docs, banned)
             docs, scores = docs[keep], scores[keep]
         return docs, scores
+
+    @staticmethod
+    def _frozen_candidates(
+        p: LayeredPostings,
+        query: Counter,
+        qnorm: float,
+        k: int,
+        min_score: float,
+        keep_fraction: float,
+        banned: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """(documents ascending, cosines) of the base's and the delta's candidates, each layer
+        through the prefix filter on its own, or scanned where it does not apply (as the tail
+        is); None for an empty query (the caller's scan). A layer's threshold comes from true
+        scores of its own documents, a lower bound of the whole memory's, so the union holds
+        every document S1 keeps; a scanned layer's cosines are the whole scan's, bit for bit."""
+        if qnorm == 0:
+            return None
+        docs, scores = [], []
+        for layer, at in ((p.base, 0), (p.delta, p.base.n_docs)):
+            if at and not layer.n_docs:
+                continue
+            mine = banned[(banned >= at) & (banned < at + layer.n_docs)] - at
+            got = best_candidates(layer, query, qnorm, k, min_score, keep_fraction, mine)
+            if got is None:
+                dots = layer.accumulate(query, "dot")
+                den = np.multiply(layer.norms, np.float32(qnorm))
+                got = (np.arange(layer.n_docs, dtype=np.int64), np.divide(dots, den, out=dots))
+            docs.append(got[0] + at)
+            scores.append(got[1])
+        if len(docs) == 1:
+            return docs[0], scores[0]
+        return np.concatenate(docs), np.concatenate(scores)
 
 
 @dataclass(frozen=True)

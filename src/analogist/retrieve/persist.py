@@ -30,6 +30,7 @@ from analogist.retrieve.ann import Hnsw, exact_forced
 from analogist.retrieve.ann import available as ann_available
 from analogist.retrieve.dense import VectorIndex
 from analogist.retrieve.frozen import (
+    DELTA_SHARE,
     FrozenPostings,
     IdTable,
     LayeredPostings,
@@ -50,8 +51,9 @@ from analogist.retrieve.vector_lists import (
 )
 from analogist.retrieve.wl import FingerprintIndex
 
-#: Snapshot format written; ``READABLE`` lists those opened (1: vector rows as ``.npy``).
-FORMAT, READABLE = 2, (1, 2)
+#: Snapshot format written; ``READABLE`` lists those opened (1: vector rows as ``.npy``; 3: S0
+#: and S1 postings may have a delta layer, ``*_delta_*.npy``, which a reader of 2 would miss).
+FORMAT, READABLE = 3, (1, 2, 3)
 
 
 def snapshot_root(db_path: str) -> Path | None:
@@ -89,28 +91,62 @@ def _mapped(path: Path, scattered: bool = True) -> np.ndarray:
     return array
 
 
-def _frozen(p: LayeredPostings | Postings) -> FrozenPostings:
-    return (p if isinstance(p, LayeredPostings) else LayeredPostings(tail=p)).freeze()
+def _save_postings(
+    d: Path, prefix: str, p: LayeredPostings | Postings, base_from: Path | None = None
+) -> dict:
+    """Write ``p`` as a base (``{prefix}{array}.npy``) and, when it has one, a delta layer
+    (``{prefix}delta_{array}.npy``). With ``base_from`` — the live snapshot folder ``p``'s base
+    was opened from — and a delta within :data:`DELTA_SHARE` of the base, the base's files are
+    hard-linked from there and only the delta and tail are written, frozen together (O(new));
+    otherwise every layer is merged into a new base (O(size)). Returns the manifest fields."""
+    layered = p if isinstance(p, LayeredPostings) else LayeredPostings(tail=p)
+    fresh = layered.delta.n_docs + layered.tail.n_docs
+    keep = (
+        base_from is not None
+        and layered.base.n_docs
+        and fresh <= DELTA_SHARE * layered.base.n_docs
+        and all(
+            hard_link(base_from / f"{prefix}{n}.npy", d / f"{prefix}{n}.npy")
+            for n in FrozenPostings.ARRAYS
+            if (base_from / f"{prefix}{n}.npy").exists()
+        )
+    )
+    if keep:
+        _write_postings(d, f"{prefix}delta_", layered.freeze_delta())
+        return {"postings_base_kept": True, "postings_delta": fresh}
+    for n in FrozenPostings.ARRAYS:  # a base partly linked before a link failed: written whole
+        (d / f"{prefix}{n}.npy").unlink(missing_ok=True)
+    _write_postings(d, prefix, layered.freeze())
+    return {"postings_base_kept": False, "postings_delta": 0}
 
 
-def _save_postings(d: Path, prefix: str, p: LayeredPostings | Postings) -> None:
-    fp = _frozen(p)
+def _write_postings(d: Path, prefix: str, fp: FrozenPostings) -> None:
     for name in FrozenPostings.ARRAYS:
         np.save(d / f"{prefix}{name}.npy", getattr(fp, name))
 
 
-def _load_postings(d: Path, prefix: str) -> LayeredPostings:
+def _read_postings(d: Path, prefix: str) -> FrozenPostings | None:
+    """The frozen layer saved under ``prefix`` in ``d`` (None when there is none)."""
+    if not (d / f"{prefix}sums.npy").exists():
+        return None
     arrays = {
         n: _mapped(d / f"{prefix}{n}.npy", scattered=n not in _READ_WHOLE)
         for n in FrozenPostings.ARRAYS
         if (d / f"{prefix}{n}.npy").exists()
     }
-    return LayeredPostings(FrozenPostings(**arrays))  # hot columns may be absent (none hot)
+    return FrozenPostings(**arrays)  # hot columns may be absent (none hot)
 
 
-def save_fingerprints(d: Path, idx: FingerprintIndex) -> None:
+def _load_postings(d: Path, prefix: str) -> LayeredPostings:
+    base = _read_postings(d, prefix)
+    if base is None:
+        raise OSError(f"{d / f'{prefix}sums.npy'} is missing")
+    return LayeredPostings(base, delta=_read_postings(d, f"{prefix}delta_"))
+
+
+def save_fingerprints(d: Path, idx: FingerprintIndex, base_from: Path | None = None) -> dict:
     _save_ids(d, "fp_", idx.ids)
-    _save_postings(d, "fp_", idx.postings)
+    fields = _save_postings(d, "fp_", idx.postings, base_from)
     tail_keys = keys64(idx.tail_hashes)
     tail_docs = np.arange(len(idx) - len(idx.tail_hashes), len(idx), dtype=np.int32)
     order = np.lexsort((tail_docs, tail_keys))  # the base is sorted already: merge the tail in
@@ -123,6 +159,7 @@ def save_fingerprints(d: Path, idx: FingerprintIndex) -> None:
     )
     np.save(d / "fp_hash_keys.npy", keys.astype(np.uint64))
     np.save(d / "fp_hash_docs.npy", docs.astype(np.int32))
+    return fields
 
 
 def load_fingerprints(d: Path, version: str) -> FingerprintIndex:
@@ -135,9 +172,9 @@ def load_fingerprints(d: Path, version: str) -> FingerprintIndex:
     )
 
 
-def save_mac(d: Path, idx: MacIndex) -> None:
+def save_mac(d: Path, idx: MacIndex, base_from: Path | None = None) -> dict:
     _save_ids(d, "mac_", idx.ids)
-    _save_postings(d, "mac_", idx.postings)
+    return _save_postings(d, "mac_", idx.postings, base_from)
 
 
 def load_mac(d: Path) -> MacIndex:

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from analogist.retrieve.frozen import LayeredPostings, keys64
+from analogist.retrieve.frozen import FrozenPostings, LayeredPostings, keys64
 from analogist.retrieve.postings import Postings
 from analogist.retrieve.random_access import prefetch
 
@@ -71,48 +71,56 @@ class _Best:
         return max(self.floor, float(self.jac[-1]) - EPS)
 
 
+#: One layer's part of a label's posting list: documents (increasing, numbered within the
+#: layer), weights, the layer's first document, and the layer's dense uint8 column of the label
+#: (every document of the layer, 0 where absent) when it keeps one.
+Part = tuple[np.ndarray, np.ndarray, int, "np.ndarray | None"]
+
+
 class _Label:
     """One query label's posting list as segments of (documents, weights), documents
-    increasing: a frozen base and an in-memory tail are read in place, never concatenated."""
+    increasing: the frozen base, the frozen delta and the in-memory tail are read in place,
+    never concatenated; a layer's dense column, where it has one, is added whole."""
 
-    def __init__(self, parts: list[tuple[np.ndarray, np.ndarray, int]], hot: np.ndarray | None):
+    def __init__(self, parts: list[Part]):
         self.parts = parts
-        self.hot = hot  # the frozen base's dense uint8 column, if it has one
-        self.df = sum(len(d) for d, _, _ in parts)
+        # the base's dense column: with it the label is cheap to add over every document
+        self.hot = parts[0][3] if parts and parts[0][2] == 0 else None
+        self.df = sum(len(d) for d, _, _, _ in parts)
 
     def add_to(self, acc: np.ndarray, q: float, scratch: np.ndarray) -> None:
         """acc[doc] += min(weight, q) for every document of the label (``scratch``: a uint8
         buffer at least as long as the dense column, so no fresh pages are touched)."""
-        for i, (d, w, off) in enumerate(self.parts):
-            if i == 0 and self.hot is not None:
-                nb, col = len(self.hot), self.hot
+        for d, w, off, hot in self.parts:
+            if hot is not None:
+                nb, col, span = len(hot), hot, slice(off, off + len(hot))
                 if q != int(q):
                     col = np.minimum(col, np.float32(q))
                 elif q == 1:  # min(w, 1) of positive counts: 1 where present (a fast compare)
                     col = np.not_equal(col, 0, out=scratch[:nb].view(bool)).view(np.uint8)
                 elif q < 255:  # add whole, then take back the excess where w > q (few)
-                    np.add(acc[:nb], col, out=acc[:nb], casting="unsafe")
+                    np.add(acc[span], col, out=acc[span], casting="unsafe")
                     over = np.flatnonzero(np.greater(col, q, out=scratch[:nb].view(bool)))
-                    acc[over] -= (col[over] - np.uint8(q)).astype(acc.dtype)
+                    acc[over + off] -= (col[over] - np.uint8(q)).astype(acc.dtype)
                     continue
-                np.add(acc[:nb], col, out=acc[:nb], casting="unsafe")
+                np.add(acc[span], col, out=acc[span], casting="unsafe")
             elif len(d):
                 at = d.astype(np.int64) + off if off else d
                 acc[at] += np.minimum(w, q).astype(acc.dtype)
 
     def entries(self) -> tuple[np.ndarray, np.ndarray]:
-        docs = [d.astype(np.int64) + off for d, _, off in self.parts]
-        return np.concatenate(docs), np.concatenate([w for _, w, _ in self.parts])
+        docs = [d.astype(np.int64) + off for d, _, off, _ in self.parts]
+        return np.concatenate(docs), np.concatenate([w for _, w, _, _ in self.parts])
 
     def weights_of(self, docs: np.ndarray) -> np.ndarray:
         """The label's weight in each of ``docs`` (sorted), 0 where absent."""
         out = np.zeros(len(docs))
-        for d, w, off in self.parts:
+        for d, w, off, hot in self.parts:
             if not len(d):
                 continue
-            if off == 0 and self.hot is not None:
-                base = docs < len(self.hot)
-                out[base] = self.hot[docs[base]]
+            if hot is not None:
+                here = (docs >= off) & (docs < off + len(hot))
+                out[here] = hot[docs[here] - off]
                 continue
             at = np.searchsorted(d, docs - off)
             at = np.minimum(at, len(d) - 1)
@@ -124,32 +132,55 @@ class _Label:
 def _labels(p: LayeredPostings | Postings, feats: list[str]) -> list[_Label]:
     """The query labels' posting lists, the frozen base's found by one vectorised search."""
     if not isinstance(p, LayeredPostings):
-        return [_Label([(*p.column(f), 0)], None) for f in feats]
-    base = p.base
-    keys, offsets = np.asarray(base.keys), np.asarray(base.offsets)
-    docs, weights = np.asarray(base.docs), np.asarray(base.weights)
+        return [_Label([(*p.column(f), 0, None)]) for f in feats]
     want = keys64(feats)
-    at = np.searchsorted(keys, want)
-    ok = at < len(keys)
-    ok[ok] = keys[at[ok]] == want[ok]
-    out, n_base, tail = [], base.n_docs, p.tail
-    for f, i, good in zip(feats, at.tolist(), ok.tolist()):
-        hot, parts = None, []
-        if good:
-            a, b = int(offsets[i]), int(offsets[i + 1])
-            d, w = docs[a:b], weights[a:b]
-            prefetch(d), prefetch(w)  # a long list: one read, not a fault per page
-            parts.append((d, w, 0))
-            row = base._hot_row.get(i)
+    base, delta, tail = p.base, p.delta, p.tail
+    found = [_frozen_columns(base, want)]
+    if delta.n_docs:
+        found.append(_frozen_columns(delta, want))
+    out = []
+    for j, f in enumerate(feats):
+        parts: list[Part] = []
+        for layer, (columns, rows), at in zip((base, delta), found, (0, base.n_docs)):
+            column, row = columns[j], rows[j]
+            if column is None:
+                continue
+            hot = None
             if row is not None:
-                prefetch(base.hot[row])  # a dense column read whole
-            hot = None if row is None else np.asarray(base.hot[row])
+                prefetch(layer.hot[row])  # a dense column: read whole
+                hot = np.asarray(layer.hot[row])
+            parts.append((*column, at, hot))
         if tail.n_docs:
             d, w = tail.column(f)
             if len(d):
-                parts.append((d, w, n_base))
-        out.append(_Label(parts, hot))
+                parts.append((d, w, p.frozen_docs, None))
+        out.append(_Label(parts))
     return out
+
+
+def _frozen_columns(
+    layer: FrozenPostings, want: np.ndarray
+) -> tuple[list[tuple[np.ndarray, np.ndarray] | None], list[int | None]]:
+    """Each wanted key's (documents, weights) in ``layer`` (None where absent), found by one
+    vectorised search, and its dense-column row (None where it has none)."""
+    keys, offsets = np.asarray(layer.keys), np.asarray(layer.offsets)
+    docs, weights = np.asarray(layer.docs), np.asarray(layer.weights)
+    at = np.searchsorted(keys, want)
+    ok = at < len(keys)
+    ok[ok] = keys[at[ok]] == want[ok]
+    columns: list[tuple[np.ndarray, np.ndarray] | None] = []
+    rows: list[int | None] = []
+    for i, good in zip(at.tolist(), ok.tolist()):
+        if not good:
+            columns.append(None)
+            rows.append(None)
+            continue
+        a, b = int(offsets[i]), int(offsets[i + 1])
+        d, w = docs[a:b], weights[a:b]
+        prefetch(d), prefetch(w)  # a long list: one read, not a fault per page
+        columns.append((d, w))
+        rows.append(layer._hot_row.get(i))
+    return columns, rows
 
 
 def near_top(
@@ -232,10 +263,7 @@ def _accumulate(labels: list[_Label], qw: np.ndarray, n: int) -> tuple[np.ndarra
     uint8 scratch vector of the same length."""
     small = qw.sum() <= 255 and bool(np.all(qw == np.round(qw)))
     small = small and all(
-        np.all(w == np.round(w))
-        for lab in labels
-        for i, (_, w, _) in enumerate(lab.parts)
-        if not (i == 0 and lab.hot is not None)
+        np.all(w == np.round(w)) for lab in labels for _, w, _, hot in lab.parts if hot is None
     )
     acc, scratch = _workspace(n)
     if not small:
