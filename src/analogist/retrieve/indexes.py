@@ -79,10 +79,10 @@ CATCH_UP_STEP = 250_000
 #: When :meth:`Indexes.save_if_worthwhile` saves: once the next open would fold in at least
 #: SAVE_MIN episodes from the database and either 5% of the memory or SAVE_AFTER of them. Every
 #: process that opens the memory folds them in again — ~115 µs of CPU each at 1M with every
-#: index, so ~1.2 s at SAVE_AFTER — while saving them costs ~3.6 s once
+#: index, so ~0.6 s at SAVE_AFTER — while saving them costs ~1.3–2 s once at 1M
 #: (``docs/performance.md``, "One-shot processes keep the snapshot current").
 SAVE_MIN = 1_000
-SAVE_AFTER = 10_000
+SAVE_AFTER = 5_000
 
 
 class Indexes:
