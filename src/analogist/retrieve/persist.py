@@ -112,7 +112,8 @@ def _save_postings(
         )
     )
     if keep:
-        _write_postings(d, f"{prefix}delta_", layered.freeze_delta())
+        if fresh:  # nothing new since the base: no delta files
+            _write_postings(d, f"{prefix}delta_", layered.freeze_delta())
         return {"postings_base_kept": True, "postings_delta": fresh}
     for n in FrozenPostings.ARRAYS:  # a base partly linked before a link failed: written whole
         (d / f"{prefix}{n}.npy").unlink(missing_ok=True)
