@@ -15,6 +15,9 @@ from analogist.signature.model import Signature
 from analogist.store import BACKEND_ERRORS, Store
 from analogist.store.postgres import open_store as open_backend
 
+#: Where the root command leaves ``map``'s resolver of stored episode ids (``ctx.obj``).
+RESOLVER_KEY = "resolve_episode"
+
 
 def open_store(ctx: click.Context) -> Store:
     """The store named by --db / ANALOGIST_DB / config / default (kept open on ctx.obj)."""

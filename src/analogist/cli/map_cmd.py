@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from analogist.cli.common import echo_json, handle_errors
+from analogist.cli.common import RESOLVER_KEY, echo_json, handle_errors
 from analogist.errors import MappingError
 from analogist.mapping import SMEParams, match, render_result, to_fixture_json
 from analogist.mapping.params import LISP_NAMES
@@ -22,8 +22,6 @@ from analogist.signature.description import (
     PredicateInfo,
     load_predicates,
 )
-
-RESOLVER_KEY = "resolve_episode"
 
 
 def resolve_description(

@@ -10,9 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
-
 from analogist.errors import ModelError
 from analogist.models.llm import Completion, parse_json_text
 
@@ -34,6 +31,11 @@ def schema_errors(instance: Any, schema: Mapping[str, Any], limit: int = MAX_ERR
     Raises:
         ModelError: the schema itself is not a valid JSON Schema.
     """
+    # imported here: ~50 ms that a process which never checks a model's answer (every one-shot
+    # `analogist search` or `add`) should not pay at startup
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
     try:
         validator = Draft202012Validator(schema)
     except SchemaError as e:  # pragma: no cover - schemas are built in code
