@@ -150,3 +150,20 @@ def test_mcp_add_episode_saves_when_worthwhile(tmp_path, small_bounds):
     tools.add_episode(m, lines(7, 4, 1)[0])
     assert live(db) is not None and m.indexes.behind() == (0, 5)
     m.store.close()
+
+
+def test_no_save_while_another_process_writes_one(tmp_path, small_bounds):
+    import fcntl
+
+    db = tmp_path / "m.db"
+    m = open_memory(db)
+    m.add(lines(8, 0, 30))
+    root = Path(f"{db}.idx")
+    root.mkdir()
+    with open(root / ".lock", "a+b") as held:  # what a save holds while it writes
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        m.close()
+        assert live(db) is None
+    m = open_memory(db)
+    m.close()  # the lock is free again
+    assert live(db) is not None

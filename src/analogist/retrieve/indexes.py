@@ -48,6 +48,7 @@ from analogist.retrieve.persist import (
     save_fingerprints,
     save_mac,
     save_vectors,
+    snapshot_busy,
     snapshot_lock,
     snapshot_root,
 )
@@ -474,8 +475,10 @@ class Indexes:
         from the database and either 5% of the memory or :data:`SAVE_AFTER` of them
         (:meth:`behind`), so small additions never pay for a rewrite and no open pays for more
         than ``SAVE_AFTER``. Skipped, with nothing written, when the live snapshot holds vector
-        indexes of another embedder: a snapshot holds one embedder's, and this save would drop
-        those (``analogist index`` with the memory's embedder writes a full one)."""
+        indexes of another embedder — a snapshot holds one embedder's, and this save would drop
+        those (``analogist index`` with the memory's embedder writes a full one) — and while
+        another process is writing a snapshot (several one-shot processes ending at once would
+        otherwise each write one)."""
         if self.root is None or self.store.read_only:
             return None
         behind, total = self.behind()
@@ -483,8 +486,8 @@ class Indexes:
             return None
         live = current_snapshot(self.root)
         names = {k.split(":", 2)[2] for k in (live[1]["indexes"] if live else ()) if ":" in k}
-        if names - {self.embedder.name}:
-            return None
+        if names - {self.embedder.name} or snapshot_busy(self.root):
+            return None  # another process is saving: its snapshot takes most of what is behind
         try:
             return self.save()
         except OSError as e:

@@ -349,6 +349,20 @@ def current_snapshot(root: Path | None) -> tuple[Path, dict[str, Any]] | None:
     return folder, manifest
 
 
+def snapshot_busy(root: Path) -> bool:
+    """True while another save beside this database is writing its snapshot (it holds the
+    lock of :func:`snapshot_lock`); asked without waiting."""
+    try:
+        with open(root / ".lock", "a+b") as f:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+    except BlockingIOError:
+        return True
+    except OSError:  # no folder yet, or not writable: nobody is saving there
+        return False
+    return False
+
+
 @contextmanager
 def snapshot_lock(root: Path) -> Iterator[None]:
     """Held while a snapshot is written: an incremental save appends to a rows file it shares
