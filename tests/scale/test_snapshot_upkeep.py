@@ -167,3 +167,31 @@ def test_no_save_while_another_process_writes_one(tmp_path, small_bounds):
     m = open_memory(db)
     m.close()  # the lock is free again
     assert live(db) is not None
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def target(request, tmp_path, monkeypatch) -> str:
+    """A fresh memory of the parametrised backend (PostgreSQL's snapshots in ``tmp_path``)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "m.db")
+    monkeypatch.setenv("ANALOGIST_INDEX_DIR", str(tmp_path / "indexes"))
+    return str(request.getfixturevalue("pg_server").url())
+
+
+def test_both_backends_count_what_is_behind_and_save_on_close(target, small_bounds):
+    def memory() -> Memory:
+        return Memory(target, embedder=HashingEmbedder())
+
+    m = memory()
+    m.add(lines(9, 0, 4))
+    assert m.indexes.behind() == (4, 4)
+    root = m.indexes.root
+    m.close()  # 4 < SAVE_MIN: nothing written
+    assert root is not None and not (root / "current").exists()
+    m = memory()
+    m.add(lines(9, 4, 1))
+    m.close()
+    assert (root / "current").is_symlink()
+    m = memory()
+    assert m.indexes.behind() == (0, 5)
+    m.store.close()
