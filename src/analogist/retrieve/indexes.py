@@ -438,10 +438,11 @@ class Indexes:
 
     def _reusable(self, key: str, idx: VectorIndex, live: tuple[Path, dict] | None) -> Path | None:
         """The live snapshot's folder when ``idx``'s base is that snapshot's rows, unchanged."""
-        if live is None or self._source.get(key) != live[0] or idx.replaced or not len(idx.base):
+        folder = self._kept(key, live)
+        if folder is None or live is None or idx.replaced or not len(idx.base):
             return None
         entry = live[1]["indexes"].get(key)
-        return live[0] if entry is not None and int(entry["n"]) == len(idx.base) else None
+        return folder if entry is not None and int(entry["n"]) == len(idx.base) else None
 
     def _reopen(self, folder: Path, entries: dict[str, dict]) -> None:
         """Swap every saved index for its memory-mapped form in ``folder`` (an empty tail)."""
@@ -460,15 +461,20 @@ class Indexes:
         episodes in all): the signature rows past the live snapshot's S1 index, or all of them
         when there is no snapshot this database can use. Read from the database and the
         snapshot's manifest, so it counts another process's writes and this one's alike."""
+        behind, total, _ = self._behind()
+        return behind, total
+
+    def _behind(self) -> tuple[int, int, tuple[Path, dict] | None]:
+        """:meth:`behind`, and the live snapshot it was read against (None when none)."""
         if self.root is None:
-            return 0, 0
+            return 0, 0, None
         state = self.store.index_state()
         total = state.top_rowid.get("signatures", 0)
         live = current_snapshot(self.root) if state.generation >= 0 else None
         entry = live[1]["indexes"].get("mac") if live else None
         if live is None or entry is None or self._invalid(live[1], state) is not None:
-            return total, total
-        return max(0, total - int(entry["rowid"])), total
+            return total, total, live
+        return max(0, total - int(entry["rowid"])), total, live
 
     def save_if_worthwhile(self) -> Path | None:
         """Save when the next open would otherwise fold in at least :data:`SAVE_MIN` episodes
@@ -481,10 +487,9 @@ class Indexes:
         otherwise each write one)."""
         if self.root is None or self.store.read_only:
             return None
-        behind, total = self.behind()
+        behind, total, live = self._behind()
         if behind < max(SAVE_MIN, min(total // 20, SAVE_AFTER)):
             return None
-        live = current_snapshot(self.root)
         names = {k.split(":", 2)[2] for k in (live[1]["indexes"] if live else ()) if ":" in k}
         if names - {self.embedder.name} or snapshot_busy(self.root):
             return None  # another process is saving: its snapshot takes most of what is behind
