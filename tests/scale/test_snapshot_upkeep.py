@@ -169,6 +169,52 @@ def test_no_save_while_another_process_writes_one(tmp_path, small_bounds):
     assert live(db) is not None
 
 
+def manifest(db: Path) -> dict:
+    return json.loads((Path(f"{db}.idx") / "current" / "manifest.json").read_text())
+
+
+def test_a_save_that_ends_while_another_process_decides_is_not_repeated(
+    tmp_path, small_bounds, monkeypatch
+):
+    """Process B counts enough behind, then process A saves before B holds the lock: B counts
+    again under the lock and writes nothing. When enough is still behind after A's save, B
+    reopens its indexes from A's snapshot first, so its save keeps the postings' base instead
+    of rewriting every posting (what its indexes, opened from an older snapshot, would do)."""
+    db = tmp_path / "m.db"
+    a = open_memory(db)
+    a.add(lines(9, 0, 200))
+    a.indexes.save()
+    b = open_memory(db)
+    b.search("ep_0", channels=["S0", "S1"], k=3)  # B's indexes open from that snapshot
+    a.add(lines(9, 200, 20))
+    real_lock, saved = indexes_module.snapshot_lock, []
+
+    def a_saves_first(root, wait=True):
+        if not saved:
+            saved.append(None)
+            saved[0] = a.indexes.save()  # A, between B's first count and B's lock
+        return real_lock(root, wait)
+
+    monkeypatch.setattr(indexes_module, "snapshot_lock", a_saves_first)
+    assert b.indexes.save_if_worthwhile() is None
+    assert live(db) == saved[0].name and b.indexes.behind() == (0, 220)
+
+    b2 = open_memory(db)
+    b2.search("ep_0", channels=["S0", "S1"], k=3)  # opened from A's second snapshot
+    a.add(lines(9, 220, 20))
+    saved.clear()
+    monkeypatch.setattr(indexes_module, "snapshot_lock", real_lock)
+    a.indexes.save()  # A saves again; 20 more arrive after it
+    a.add(lines(9, 240, 20))
+    mine = b2.indexes.save_if_worthwhile()
+    assert mine is not None and live(db) == mine.name
+    entries = manifest(db)["indexes"]
+    assert entries["fp"]["postings_base_kept"] and entries["mac"]["postings_base_kept"]
+    assert b2.indexes.behind() == (0, 260)
+    for m in (a, b, b2):
+        m.store.close()
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def target(request, tmp_path, monkeypatch) -> str:
     """A fresh memory of the parametrised backend (PostgreSQL's snapshots in ``tmp_path``)."""

@@ -20,6 +20,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,6 @@ from analogist.retrieve.persist import (
     save_fingerprints,
     save_mac,
     save_vectors,
-    snapshot_busy,
     snapshot_lock,
     snapshot_root,
 )
@@ -127,6 +127,7 @@ class Indexes:
         self._covered: dict[str, int] = {}
         self._fold_budget: dict[str, int] | None = None  # rows each index may still fold now
         self._source: dict[str, Path] = {}  # the snapshot folder each index's base was opened from
+        self._lock_held = False  # save_if_worthwhile holds the snapshot lock through its save
         self._state: IndexState | None = None
         self.embedder = embedder
         self.wl = wl or WLFingerprint()
@@ -392,7 +393,7 @@ class Indexes:
             return None
         state = self._state
         self.root.mkdir(parents=True, exist_ok=True)
-        with snapshot_lock(self.root):
+        with nullcontext() if self._lock_held else snapshot_lock(self.root):
             live = current_snapshot(self.root)
             tmp = self.root / f".tmp-{state.generation}-{os.getpid()}"
             shutil.rmtree(tmp, ignore_errors=True)
@@ -484,17 +485,27 @@ class Indexes:
         indexes of another embedder — a snapshot holds one embedder's, and this save would drop
         those (``analogist index`` with the memory's embedder writes a full one) — and while
         another process is writing a snapshot (several one-shot processes ending at once would
-        otherwise each write one)."""
-        if self.root is None or self.store.read_only:
+        otherwise each write one). The count is taken again once the snapshot lock is held, so
+        a save that ended in between is not repeated; indexes opened from an older snapshot
+        than the live one are reopened from it first, so the save writes a delta, not every
+        posting."""
+        if self.root is None or self.store.read_only or not self._worth_saving()[0]:
             return None
-        behind, total, live = self._behind()
-        if behind < max(SAVE_MIN, min(total // 20, SAVE_AFTER)):
-            return None
-        names = {k.split(":", 2)[2] for k in (live[1]["indexes"] if live else ()) if ":" in k}
-        if names - {self.embedder.name} or snapshot_busy(self.root):
-            return None  # another process is saving: its snapshot takes most of what is behind
         try:
-            return self.save()
+            self.root.mkdir(parents=True, exist_ok=True)
+            with snapshot_lock(self.root, wait=False) as held:
+                if not held:
+                    return None  # another process is saving: its snapshot takes most of it
+                worth, live = self._worth_saving()
+                if not worth:
+                    return None
+                if live is not None and any(f != live[0] for f in self._source.values()):
+                    self.invalidate()
+                self._lock_held = True
+                try:
+                    return self.save()
+                finally:
+                    self._lock_held = False
         except OSError as e:
             warnings.warn(
                 f"analogist: could not write the index snapshot in {self.root} ({e}); "
@@ -503,6 +514,15 @@ class Indexes:
                 stacklevel=2,
             )
             return None
+
+    def _worth_saving(self) -> tuple[bool, tuple[Path, dict] | None]:
+        """(should :meth:`save_if_worthwhile` save now — the count and the embedder check —,
+        the live snapshot it was read against)."""
+        behind, total, live = self._behind()
+        if behind < max(SAVE_MIN, min(total // 20, SAVE_AFTER)):
+            return False, live
+        names = {k.split(":", 2)[2] for k in (live[1]["indexes"] if live else ()) if ":" in k}
+        return not names - {self.embedder.name}, live
 
     def schemas(self) -> SchemaLibrary:
         state = self.store.schemas_state()

@@ -349,28 +349,20 @@ def current_snapshot(root: Path | None) -> tuple[Path, dict[str, Any]] | None:
     return folder, manifest
 
 
-def snapshot_busy(root: Path) -> bool:
-    """True while another save beside this database is writing its snapshot (it holds the
-    lock of :func:`snapshot_lock`); asked without waiting."""
-    try:
-        with open(root / ".lock", "a+b") as f:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-    except BlockingIOError:
-        return True
-    except OSError:  # no folder yet, or not writable: nobody is saving there
-        return False
-    return False
-
-
 @contextmanager
-def snapshot_lock(root: Path) -> Iterator[None]:
+def snapshot_lock(root: Path, wait: bool = True) -> Iterator[bool]:
     """Held while a snapshot is written: an incremental save appends to a rows file it shares
-    with the live snapshot, so two saves beside one database must take turns."""
+    with the live snapshot, so two saves beside one database must take turns. Yields True once
+    held; with ``wait=False`` it yields False at once, holding nothing, while another save
+    holds it."""
     with open(root / ".lock", "a+b") as f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
