@@ -147,6 +147,35 @@ def test_id_table_many_lookups_and_the_batch_check(monkeypatch, weak):
     assert table.first_present(["a", "b", "a", "tail_1"]) == "a"  # repeated within the batch
 
 
+@pytest.mark.parametrize("weak", [False, True])  # real keys; keys that collide on purpose
+def test_an_id_table_with_a_delta_reads_as_one_table(monkeypatch, weak):
+    """Base + delta (what an incremental save writes) + tail: every lookup, the numbering
+    and the merge are those of one table built from all the ids."""
+    if weak:
+        monkeypatch.setattr(frozen, "key64", len)
+    ids = [f"ep_{i}" for i in range(240)] + ["x", "yy"]
+    one = IdTable.build(ids[:200])
+    delta = IdTable.build(ids[200:230])
+    table = IdTable(one.base, one.order, one.sorted_keys, delta)
+    for e in ids[230:]:
+        table.append(e)
+    whole = IdTable.build(ids)
+    assert len(table) == len(whole) == 242 and table.frozen == 230
+    assert list(table) == ids and [table[i] for i in (0, 199, 200, 229, 230, 241)] == [
+        ids[i] for i in (0, 199, 200, 229, 230, 241)
+    ]
+    asked = ["ep_5", "ep_205", "yy", "nope", "ep_229", "ep_2400", "ep_230", "ep_199"]
+    assert table.get_many(asked) == [table.get(e) for e in asked] == whole.get_many(asked)
+    assert table.positions(asked) == whole.positions(asked)
+    assert table.first_present(["a", "ep_210"]) == "ep_210" and "ep_210" in table
+    assert table.fresh() == ids[200:]
+    merged = table.merged()
+    for name in ("base", "order", "sorted_keys"):
+        assert np.array_equal(getattr(merged, name), getattr(whole, name)), name
+    only = IdTable(None, None, None, delta)  # a delta without a base is the base
+    assert only.delta is None and list(only) == ids[200:230] and only.get("ep_201") == 1
+
+
 def test_a_batch_with_a_present_id_adds_nothing():
     from collections import Counter
 

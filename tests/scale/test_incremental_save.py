@@ -145,7 +145,8 @@ def test_small_saves_keep_the_postings_base_and_write_a_delta_until_it_outgrows_
 
     db, whole = tmp_path / "a.db", tmp_path / "b.db"
     m = open_memory(db)
-    kept, inode, steps = [], None, [(0, 160), (160, 10), (170, 10), (180, 30)]
+    kept, inode, ids_before = [], None, None
+    steps = [(0, 160), (160, 10), (170, 10), (180, 30)]
     for step, (start, count) in enumerate(steps):
         m.add(lines(11, start, count))
         folder = m.indexes.save()
@@ -154,11 +155,33 @@ def test_small_saves_keep_the_postings_base_and_write_a_delta_until_it_outgrows_
         kept.append(
             [(man[k]["postings_base_kept"], man[k]["postings_delta"]) for k in ("fp", "mac")]
         )
+        vec = next(k for k in man if k.startswith("vec:L2:"))
+        assert all(  # the id tables follow the same rule (each index's own)
+            (man[k]["ids_base_kept"], man[k]["ids_delta"]) == kept[-1][0]
+            for k in ("fp", "mac", vec)
+        )
         now = (folder / "fp_docs.npy").stat().st_ino  # the base's file: the same one if kept
         assert (now == inode) == man["fp"]["postings_base_kept"]
-        inode = now
+        inode, ids_inode = now, (folder / "fp_ids.npy").stat().st_ino
+        assert (ids_inode == ids_before) == man["fp"]["ids_base_kept"]
+        ids_before = ids_inode
         assert (folder / "fp_delta_docs.npy").exists() == man["fp"]["postings_base_kept"]
+        assert (folder / "mac_delta_ids.npy").exists() == man["mac"]["ids_base_kept"]
         full = build(whole, steps=steps[: step + 1], full=True)
+        for prefix in ("fp_", "mac_"):  # the ids read, and merge, as one full build's
+            ids = (
+                load_fingerprints(folder, manifest(folder)["wl_version"])
+                if prefix == "fp_"
+                else load_mac(folder)
+            ).ids
+            assert list(ids) == list(np.load(full / f"{prefix}ids.npy").astype(str))
+            merged = ids.merged()
+            for name, arr in (
+                ("ids", merged.base),
+                ("ids_order", merged.order),
+                ("ids_keys", merged.sorted_keys),
+            ):
+                assert np.array_equal(arr, np.load(full / f"{prefix}{name}.npy")), (prefix, name)
         version = manifest(folder)["wl_version"]
         for got, prefix in (
             (load_fingerprints(folder, version).postings.freeze(), "fp_"),

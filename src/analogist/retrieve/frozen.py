@@ -322,6 +322,10 @@ class IdTable:
         base: fixed-width utf-8 ids (numpy ``S`` array, possibly memory-mapped).
         order: document numbers sorted by the ids' ``key64`` (parallel to ``sorted_keys``).
         sorted_keys: the ids' keys, sorted.
+        delta: the ids of the documents numbered after the base's, frozen the same way (a
+            table without its own delta or tail): what an incremental save wrote beside a
+            base it kept (:func:`~analogist.retrieve.persist.save_ids`), so a save of a few new
+            episodes does not rewrite every id.
     """
 
     def __init__(
@@ -329,10 +333,19 @@ class IdTable:
         base: np.ndarray | None = None,
         order: np.ndarray | None = None,
         sorted_keys: np.ndarray | None = None,
+        delta: IdTable | None = None,
     ):
-        self.base = base if base is not None else np.zeros(0, dtype="S1")
-        self.order = order if order is not None else np.zeros(0, np.int32)
-        self.sorted_keys = sorted_keys if sorted_keys is not None else np.zeros(0, np.uint64)
+        if delta is not None and not len(delta):
+            delta = None
+        if delta is not None and (base is None or not len(base)):  # the delta is all there is
+            base, order, sorted_keys = delta.base, delta.order, delta.sorted_keys
+            delta = None
+        self.base: np.ndarray = base if base is not None else np.zeros(0, dtype="S1")
+        self.order: np.ndarray = order if order is not None else np.zeros(0, np.int32)
+        self.sorted_keys: np.ndarray = (
+            sorted_keys if sorted_keys is not None else np.zeros(0, np.uint64)
+        )
+        self.delta = delta
         self.tail: list[str] = []
         self._tail_pos: dict[str, int] = {}
 
@@ -344,12 +357,20 @@ class IdTable:
         order = np.argsort(keys, kind="stable").astype(np.int32)
         return cls(np.array([i.encode() for i in ids]), order, keys[order])
 
+    @property
+    def frozen(self) -> int:
+        """Documents in the base and the delta (the rest are the tail's)."""
+        return len(self.base) + (len(self.delta) if self.delta is not None else 0)
+
     def __len__(self) -> int:
-        return len(self.base) + len(self.tail)
+        return self.frozen + len(self.tail)
 
     def __getitem__(self, i: int) -> str:
         n = len(self.base)
-        return self.base[i].decode() if i < n else self.tail[i - n]
+        if i < n:
+            return self.base[i].decode()
+        f = self.frozen
+        return self.tail[i - f] if i >= f else self.delta[i - n]  # type: ignore[index]
 
     def __iter__(self):
         return (self[i] for i in range(len(self)))
@@ -367,10 +388,13 @@ class IdTable:
             if self.base[doc] == raw:
                 return doc
             i += 1
+        if self.delta is not None:
+            at = self.delta.get(eid)
+            return None if at is None else at + len(self.base)
         return None
 
     def get_many(self, eids: Sequence[str]) -> list[int | None]:
-        """:meth:`get` for many ids at once (one vectorised search of the base)."""
+        """:meth:`get` for many ids at once (one vectorised search of each frozen layer)."""
         out = [self._tail_pos.get(e) for e in eids]
         ask = [i for i, hit in enumerate(out) if hit is None]
         if not ask or not len(self.sorted_keys):
@@ -390,6 +414,12 @@ class IdTable:
                     out[i] = doc
                     break
                 j += 1
+        if self.delta is not None:
+            rest = [i for i in ask if out[i] is None]
+            offset = len(self.base)
+            for i, hit in zip(rest, self.delta.get_many([eids[i] for i in rest]), strict=True):
+                if hit is not None:
+                    out[i] = hit + offset
         return out
 
     def held(self, eids: Sequence[str]) -> list[bool]:
@@ -420,19 +450,25 @@ class IdTable:
         self._tail_pos[eid] = doc
         return doc
 
+    def fresh(self) -> list[str]:
+        """The ids past the base (the delta's, then the tail's): what a save that keeps the
+        base writes as the new delta."""
+        return (list(self.delta) if self.delta is not None else []) + self.tail
+
     def merged(self) -> IdTable:
-        """Base and tail as one new table (for a new snapshot): the tail's keys are sorted and
-        merged into the base's (the same table :meth:`build` makes, in O(n))."""
-        if not self.tail:
+        """Every layer as one new table (for a new snapshot): the delta's and tail's keys are
+        sorted and merged into the base's (the same table :meth:`build` makes, in O(n))."""
+        if not self.tail and self.delta is None:
             return self
+        fresh = self.fresh()
         for part in (self.base, self.order, self.sorted_keys):
             prefetch(part)  # read whole, though mapped for scattered reads
-        tail_keys = keys64(self.tail)
-        order = np.argsort(tail_keys, kind="stable")
+        fresh_keys = keys64(fresh)
+        order = np.argsort(fresh_keys, kind="stable")
         docs = np.arange(len(self.base), len(self), dtype=np.int32)
         keys, doc_order = merge_sorted(
-            self.sorted_keys, (self.order,), tail_keys[order], (docs[order],)
+            self.sorted_keys, (self.order,), fresh_keys[order], (docs[order],)
         )
-        tail = np.array([t.encode() for t in self.tail])
+        tail = np.array([t.encode() for t in fresh])
         base = np.concatenate([np.asarray(self.base), tail]) if len(self.base) else tail
         return IdTable(base, doc_order.astype(np.int32), keys.astype(np.uint64))

@@ -52,8 +52,9 @@ from analogist.retrieve.vector_lists import (
 from analogist.retrieve.wl import FingerprintIndex
 
 #: Snapshot format written; ``READABLE`` lists those opened (1: vector rows as ``.npy``; 3: S0
-#: and S1 postings may have a delta layer, ``*_delta_*.npy``, which a reader of 2 would miss).
-FORMAT, READABLE = 3, (1, 2, 3)
+#: and S1 postings may have a delta layer, ``*_delta_*.npy``, which a reader of 2 would miss;
+#: 4: so may every id table, ``*_delta_ids*.npy``).
+FORMAT, READABLE = 4, (1, 2, 3, 4)
 
 
 def snapshot_root(db_path: str) -> Path | None:
@@ -67,15 +68,53 @@ def snapshot_root(db_path: str) -> Path | None:
     return Path(db_path + ".idx")
 
 
-def _save_ids(d: Path, prefix: str, ids: IdTable) -> None:
-    full = ids if not ids.tail else ids.merged()
-    np.save(d / f"{prefix}ids.npy", np.asarray(full.base))
-    np.save(d / f"{prefix}ids_order.npy", np.asarray(full.order))
-    np.save(d / f"{prefix}ids_keys.npy", np.asarray(full.sorted_keys))
+#: The arrays of a saved id table (:class:`~analogist.retrieve.frozen.IdTable`).
+ID_ARRAYS = ("ids", "ids_order", "ids_keys")
+
+
+def save_ids(d: Path, prefix: str, ids: IdTable, base_from: Path | None = None) -> dict:
+    """Write ``ids`` as a base (``{prefix}ids*.npy``) and, when documents follow it, a delta
+    (``{prefix}delta_ids*.npy``). With ``base_from`` — the live snapshot folder the table's
+    base was opened from — and no more new ids than :data:`DELTA_SHARE` of the base, the base's
+    files are hard-linked from there and only the delta and tail are written, as one frozen
+    table (O(new)); otherwise every layer is merged into a new base (O(size)), as the postings
+    are (:func:`_save_postings`). Returns the manifest fields."""
+    fresh = len(ids) - len(ids.base)
+    keep = (
+        base_from is not None
+        and len(ids.base) > 0
+        and fresh <= DELTA_SHARE * len(ids.base)
+        and all(
+            hard_link(base_from / f"{prefix}{n}.npy", d / f"{prefix}{n}.npy") for n in ID_ARRAYS
+        )
+    )
+    if keep:
+        if fresh:
+            _write_ids(d, f"{prefix}delta_", IdTable.build(ids.fresh()))
+        return {"ids_base_kept": True, "ids_delta": fresh}
+    for n in ID_ARRAYS:  # a base partly linked before a link failed: written whole
+        (d / f"{prefix}{n}.npy").unlink(missing_ok=True)
+    _write_ids(d, prefix, ids.merged())
+    return {"ids_base_kept": False, "ids_delta": 0}
+
+
+def _write_ids(d: Path, prefix: str, ids: IdTable) -> None:
+    for name, array in zip(ID_ARRAYS, (ids.base, ids.order, ids.sorted_keys), strict=True):
+        np.save(d / f"{prefix}{name}.npy", np.asarray(array))
+
+
+def _read_ids(d: Path, prefix: str) -> IdTable | None:
+    if not (d / f"{prefix}ids.npy").exists():
+        return None
+    ids, order, keys = (_mapped(d / f"{prefix}{n}.npy") for n in ID_ARRAYS)
+    return IdTable(ids, order, keys)
 
 
 def _load_ids(d: Path, prefix: str) -> IdTable:
-    return IdTable(*(_mapped(d / f"{prefix}{n}.npy") for n in ("ids", "ids_order", "ids_keys")))
+    base = _read_ids(d, prefix)
+    if base is None:
+        raise OSError(f"{d / f'{prefix}ids.npy'} is missing")
+    return IdTable(base.base, base.order, base.sorted_keys, _read_ids(d, f"{prefix}delta_"))
 
 
 #: Postings arrays read whole (every document's sum and norm), so left to the kernel's
@@ -146,8 +185,8 @@ def _load_postings(d: Path, prefix: str) -> LayeredPostings:
 
 
 def save_fingerprints(d: Path, idx: FingerprintIndex, base_from: Path | None = None) -> dict:
-    _save_ids(d, "fp_", idx.ids)
-    fields = _save_postings(d, "fp_", idx.postings, base_from)
+    fields = save_ids(d, "fp_", idx.ids, base_from)
+    fields.update(_save_postings(d, "fp_", idx.postings, base_from))
     tail_keys = keys64(idx.tail_hashes)
     tail_docs = np.arange(len(idx) - len(idx.tail_hashes), len(idx), dtype=np.int32)
     order = np.lexsort((tail_docs, tail_keys))  # the base is sorted already: merge the tail in
@@ -174,8 +213,9 @@ def load_fingerprints(d: Path, version: str) -> FingerprintIndex:
 
 
 def save_mac(d: Path, idx: MacIndex, base_from: Path | None = None) -> dict:
-    _save_ids(d, "mac_", idx.ids)
-    return _save_postings(d, "mac_", idx.postings, base_from)
+    fields = save_ids(d, "mac_", idx.ids, base_from)
+    fields.update(_save_postings(d, "mac_", idx.postings, base_from))
+    return fields
 
 
 def load_mac(d: Path) -> MacIndex:
@@ -202,9 +242,9 @@ def save_vectors(
     Otherwise every row is written and the lists or graph built. Returns the manifest fields.
     """
     prefix = vector_prefix(level, embedder)
-    _save_ids(d, prefix, idx.ids)
     n0, n = len(idx.base), len(idx)
     fields = {
+        **save_ids(d, prefix, idx.ids, base_from),
         "rows": "f32",
         "rows_linked": False,
         "hnsw": False,
