@@ -169,6 +169,9 @@ def test_an_id_table_with_a_delta_reads_as_one_table(monkeypatch, weak):
     assert table.positions(asked) == whole.positions(asked)
     assert table.first_present(["a", "ep_210"]) == "ep_210" and "ep_210" in table
     assert table.fresh() == ids[200:]
+    frozen_fresh, built = table.frozen_fresh(), IdTable.build(ids[200:])
+    for name in ("base", "order", "sorted_keys"):
+        assert np.array_equal(getattr(frozen_fresh, name), getattr(built, name)), name
     merged = table.merged()
     for name in ("base", "order", "sorted_keys"):
         assert np.array_equal(getattr(merged, name), getattr(whole, name)), name

@@ -451,9 +451,19 @@ class IdTable:
         return doc
 
     def fresh(self) -> list[str]:
-        """The ids past the base (the delta's, then the tail's): what a save that keeps the
-        base writes as the new delta."""
+        """The ids past the base: the delta's, then the tail's."""
         return (list(self.delta) if self.delta is not None else []) + self.tail
+
+    def frozen_fresh(self) -> IdTable:
+        """The ids past the base as one frozen table (what a save that keeps the base writes as
+        the new delta): the tail's keys merged into the delta's, so only the tail is hashed."""
+        if self.delta is None:
+            return IdTable.build(self.tail)
+        d = self.delta
+        both = IdTable(d.base, d.order, d.sorted_keys)
+        for e in self.tail:
+            both.append(e)
+        return both.merged()
 
     def merged(self) -> IdTable:
         """Every layer as one new table (for a new snapshot): the delta's and tail's keys are

@@ -90,7 +90,7 @@ def save_ids(d: Path, prefix: str, ids: IdTable, base_from: Path | None = None) 
     )
     if keep:
         if fresh:
-            _write_ids(d, f"{prefix}delta_", IdTable.build(ids.fresh()))
+            _write_ids(d, f"{prefix}delta_", ids.frozen_fresh())
         return {"ids_base_kept": True, "ids_delta": fresh}
     for n in ID_ARRAYS:  # a base partly linked before a link failed: written whole
         (d / f"{prefix}{n}.npy").unlink(missing_ok=True)
