@@ -168,6 +168,11 @@ def test_small_saves_keep_the_postings_base_and_write_a_delta_until_it_outgrows_
         assert (folder / "fp_delta_docs.npy").exists() == man["fp"]["postings_base_kept"]
         assert (folder / "mac_delta_ids.npy").exists() == man["mac"]["ids_base_kept"]
         full = build(whole, steps=steps[: step + 1], full=True)
+        version = manifest(folder)["wl_version"]
+        fp_got, fp_want = load_fingerprints(folder, version), load_fingerprints(full, version)
+        assert (man["fp"]["hashes_base_kept"], man["fp"]["hashes_delta"]) == kept[-1][0]
+        hashes = {h for (h,) in m.store.conn.execute("SELECT wl_hash FROM sig_fingerprint")}
+        assert all(list(fp_got.exact(h)) == list(fp_want.exact(h)) for h in hashes)
         for prefix in ("fp_", "mac_"):  # the ids read, and merge, as one full build's
             ids = (
                 load_fingerprints(folder, manifest(folder)["wl_version"])

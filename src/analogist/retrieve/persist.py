@@ -53,7 +53,7 @@ from analogist.retrieve.wl import FingerprintIndex
 
 #: Snapshot format written; ``READABLE`` lists those opened (1: vector rows as ``.npy``; 3: S0
 #: and S1 postings may have a delta layer, ``*_delta_*.npy``, which a reader of 2 would miss;
-#: 4: so may every id table, ``*_delta_ids*.npy``).
+#: 4: so may every id table, ``*_delta_ids*.npy``, and S0's WL-hash table).
 FORMAT, READABLE = 4, (1, 2, 3, 4)
 
 
@@ -187,28 +187,64 @@ def _load_postings(d: Path, prefix: str) -> LayeredPostings:
 def save_fingerprints(d: Path, idx: FingerprintIndex, base_from: Path | None = None) -> dict:
     fields = save_ids(d, "fp_", idx.ids, base_from)
     fields.update(_save_postings(d, "fp_", idx.postings, base_from))
+    fields.update(_save_hashes(d, idx, base_from))
+    return fields
+
+
+#: The arrays of S0's WL-hash table: keys sorted, and their document numbers.
+HASH_ARRAYS = ("hash_keys", "hash_docs")
+
+
+def _save_hashes(d: Path, idx: FingerprintIndex, base_from: Path | None) -> dict:
+    """S0's WL-hash table, kept like the ids (:func:`save_ids`): with ``base_from`` and few new
+    documents the base's files are hard-linked and the delta's and tail's entries, merged, are
+    written as ``fp_hash_delta_*.npy``; otherwise the layers are merged into a new base."""
     tail_keys = keys64(idx.tail_hashes)
     tail_docs = np.arange(len(idx) - len(idx.tail_hashes), len(idx), dtype=np.int32)
-    order = np.lexsort((tail_docs, tail_keys))  # the base is sorted already: merge the tail in
+    order = np.lexsort((tail_docs, tail_keys))  # the frozen runs are sorted: merge the tail in
+    delta_keys, delta_docs = merge_sorted(
+        np.asarray(idx.hash_delta[0], np.uint64),
+        (np.asarray(idx.hash_delta[1], np.int32),),
+        tail_keys[order],
+        (tail_docs[order],),
+    )
+    base = len(idx.hash_keys)
+    keep = (
+        base_from is not None
+        and base > 0
+        and len(delta_keys) <= DELTA_SHARE * base
+        and all(hard_link(base_from / f"fp_{n}.npy", d / f"fp_{n}.npy") for n in HASH_ARRAYS)
+    )
+    if keep:
+        if len(delta_keys):
+            np.save(d / "fp_hash_delta_keys.npy", delta_keys.astype(np.uint64))
+            np.save(d / "fp_hash_delta_docs.npy", delta_docs.astype(np.int32))
+        return {"hashes_base_kept": True, "hashes_delta": len(delta_keys)}
+    for n in HASH_ARRAYS:  # a base partly linked before a link failed: written whole
+        (d / f"fp_{n}.npy").unlink(missing_ok=True)
     prefetch(idx.hash_keys), prefetch(idx.hash_docs)
     keys, docs = merge_sorted(
         np.asarray(idx.hash_keys, np.uint64),
         (np.asarray(idx.hash_docs, np.int32),),
-        tail_keys[order],
-        (tail_docs[order],),
+        delta_keys,
+        (delta_docs,),
     )
     np.save(d / "fp_hash_keys.npy", keys.astype(np.uint64))
     np.save(d / "fp_hash_docs.npy", docs.astype(np.int32))
-    return fields
+    return {"hashes_base_kept": False, "hashes_delta": 0}
 
 
 def load_fingerprints(d: Path, version: str) -> FingerprintIndex:
+    delta = None
+    if (d / "fp_hash_delta_keys.npy").exists():
+        delta = (_mapped(d / "fp_hash_delta_keys.npy"), _mapped(d / "fp_hash_delta_docs.npy"))
     return FingerprintIndex(
         version,
         _load_postings(d, "fp_"),
         _load_ids(d, "fp_"),
         _mapped(d / "fp_hash_keys.npy"),
         _mapped(d / "fp_hash_docs.npy"),
+        delta,
     )
 
 

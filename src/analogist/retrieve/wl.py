@@ -42,7 +42,9 @@ class FingerprintIndex:
 
     Every part may be a frozen (memory-mapped) base with an in-memory tail
     (:mod:`analogist.retrieve.frozen`): ``hash_keys``/``hash_docs`` are the base's WL-hash keys,
-    sorted, and their document numbers; ``by_hash`` maps a WL hash to the tail's documents.
+    sorted, and their document numbers; ``hash_delta`` the same for the documents an
+    incremental save added after the base (a delta layer, like the postings' and the ids');
+    ``by_hash`` maps a WL hash to the tail's documents.
     """
 
     def __init__(
@@ -52,12 +54,14 @@ class FingerprintIndex:
         ids: IdTable | None = None,
         hash_keys: np.ndarray | None = None,
         hash_docs: np.ndarray | None = None,
+        hash_delta: tuple[np.ndarray, np.ndarray] | None = None,
     ):
         self.version = version
         self.postings = postings if postings is not None else Postings()
         self.ids = ids if ids is not None else IdTable()
         self.hash_keys = hash_keys if hash_keys is not None else np.zeros(0, np.uint64)
         self.hash_docs = hash_docs if hash_docs is not None else np.zeros(0, np.int32)
+        self.hash_delta = hash_delta or (np.zeros(0, np.uint64), np.zeros(0, np.int32))
         self.by_hash: dict[str, list[int]] = {}
         self.tail_hashes: list[str] = []
         self.stale = 0
@@ -93,9 +97,12 @@ class FingerprintIndex:
         """Ids with exactly this WL hash, in the order they were added, produced lazily: a
         common shape can have thousands, and a query reads only the first few."""
         k = np.uint64(key64(wl_hash))
-        a = int(np.searchsorted(self.hash_keys, k))
-        b = int(np.searchsorted(self.hash_keys, k, side="right"))
-        for d in (*np.asarray(self.hash_docs[a:b]).tolist(), *self.by_hash.get(wl_hash, [])):
+        frozen: list[int] = []
+        for keys, docs in ((self.hash_keys, self.hash_docs), self.hash_delta):
+            a = int(np.searchsorted(keys, k))
+            b = int(np.searchsorted(keys, k, side="right"))
+            frozen += np.asarray(docs[a:b]).tolist()
+        for d in (*frozen, *self.by_hash.get(wl_hash, [])):
             yield self.ids[d]
 
     def near_top(
