@@ -77,7 +77,7 @@ def steps(db: str, add: int, saves: int, batch: int, seed: int) -> dict:
         }
         out.append({"episodes": start + (step + 1) * add, "cpu": cpu, "wall": wall, "kept": kept})
     m.store.close()
-    return {"code": str(Path(sys.modules["analogist"].__file__).parent), "saves": out}
+    return {"code": str(Path(str(sys.modules["analogist"].__file__)).parent), "saves": out}
 
 
 def report(res: dict) -> None:
