@@ -124,6 +124,24 @@ def test_base_delta_and_tail_equal_one_index(split):
         assert np.array_equal(getattr(got, name), getattr(want, name)), name
 
 
+@pytest.mark.parametrize("weights", [(1, 7), (1, 300), (0.5, 2)])  # packed; wide; fractional
+def test_postings_triples_lists_every_entry(weights):
+    """The bulk read a save freezes from: every (feature, doc, weight) of the tail, single-
+    document features included, as a per-feature read of ``column`` gives them."""
+    from analogist.retrieve.postings import Postings
+
+    rng, p = np.random.default_rng(3), Postings()
+    for d in range(60):
+        feats = {f"f{int(i)}": float(rng.choice(weights)) for i in rng.integers(0, 90, 6)}
+        feats[f"only_{d}"] = float(weights[d % 2])  # a feature of one document
+        p.add(feats)
+    got = frozen.postings_triples(p, doc_offset=10)
+    names = list(p.columns) + list(p._single)
+    want = [(frozen.key64(f), int(d) + 10, float(w)) for f in names for d, w in zip(*p.column(f))]
+    assert sorted(zip(got[0].tolist(), got[1].tolist(), got[2].tolist())) == sorted(want)
+    assert got[1].dtype == np.int32 and got[2].dtype == np.float32
+
+
 def test_id_table_lookup_and_tail():
     table = IdTable.build([f"ep_{i}" for i in range(50)])
     assert table.get("ep_17") == 17 and table[17] == "ep_17" and "ep_99" not in table

@@ -116,18 +116,30 @@ class FrozenPostings:
 
 
 def postings_triples(p: Postings, doc_offset: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every entry of an in-memory ``Postings`` as (feature key, doc + offset, weight)."""
+    """Every entry of an in-memory ``Postings`` as (feature key, doc + offset, weight), read in
+    bulk: the posting lists' buffers joined once, and the single-document features' packed
+    entries decoded as one array (a call per feature cost ~1 µs each, most of a save's freeze
+    of 10,000 new documents)."""
     keys, docs, weights = [], [], []
-    for f, c in p.columns.items():
-        d, w = p._column(c)
-        keys.append(np.full(len(d), key64(f), dtype=np.uint64))
+    if p.columns:
+        lengths = np.fromiter(map(len, p._docs), np.int64, len(p._docs))
+        by_column = np.empty(len(p._docs), np.uint64)
+        by_column[np.fromiter(p.columns.values(), np.int64, len(p.columns))] = keys64(p.columns)
+        keys.append(np.repeat(by_column, lengths))
+        docs.append(np.frombuffer(b"".join(p._docs), np.int32) + np.int32(doc_offset))
+        weights.append(np.frombuffer(b"".join(p._weights), np.float32))
+    if p._single:
+        values = list(p._single.values())
+        if all(type(v) is int for v in values):  # byte-sized weights: packed doc << 9 | weight
+            packed = np.array(values, np.int64)
+            d, w = packed >> 9, (packed & 511).astype(np.float32)
+        else:
+            entries = [p._single_entry(f) for f in p._single]
+            d = np.array([e[0] for e in entries], np.int64)  # type: ignore[index]
+            w = np.array([e[1] for e in entries], np.float32)  # type: ignore[index]
+        keys.append(keys64(p._single))
         docs.append(d.astype(np.int32) + np.int32(doc_offset))
         weights.append(w)
-    singles = [(f, p._single_entry(f)) for f in p._single]
-    if singles:
-        keys.append(keys64(f for f, _ in singles))
-        docs.append(np.array([e[0] for _, e in singles], np.int32) + np.int32(doc_offset))  # type: ignore[index]
-        weights.append(np.array([e[1] for _, e in singles], np.float32))  # type: ignore[index]
     if not keys:
         return np.zeros(0, np.uint64), np.zeros(0, np.int32), np.zeros(0, np.float32)
     return np.concatenate(keys), np.concatenate(docs), np.concatenate(weights)
