@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 import warnings
 from collections import Counter
@@ -127,7 +128,7 @@ class Indexes:
         self._covered: dict[str, int] = {}
         self._fold_budget: dict[str, int] | None = None  # rows each index may still fold now
         self._source: dict[str, Path] = {}  # the snapshot folder each index's base was opened from
-        self._lock_held = False  # save_if_worthwhile holds the snapshot lock through its save
+        self._lock_owner: int | None = None  # the thread whose save_if_worthwhile holds the lock
         self._state: IndexState | None = None
         self.embedder = embedder
         self.wl = wl or WLFingerprint()
@@ -393,7 +394,8 @@ class Indexes:
             return None
         state = self._state
         self.root.mkdir(parents=True, exist_ok=True)
-        with nullcontext() if self._lock_held else snapshot_lock(self.root):
+        held = self._lock_owner == threading.get_ident()  # by save_if_worthwhile, for its save
+        with nullcontext() if held else snapshot_lock(self.root):
             live = current_snapshot(self.root)
             tmp = self.root / f".tmp-{state.generation}-{os.getpid()}"
             shutil.rmtree(tmp, ignore_errors=True)
@@ -501,11 +503,11 @@ class Indexes:
                     return None
                 if live is not None and any(f != live[0] for f in self._source.values()):
                     self.invalidate()
-                self._lock_held = True
+                self._lock_owner = threading.get_ident()
                 try:
                     return self.save()
                 finally:
-                    self._lock_held = False
+                    self._lock_owner = None
         except OSError as e:
             warnings.warn(
                 f"analogist: could not write the index snapshot in {self.root} ({e}); "
