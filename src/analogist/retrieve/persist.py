@@ -77,8 +77,8 @@ def save_ids(d: Path, prefix: str, ids: IdTable, base_from: Path | None = None) 
     (``{prefix}delta_ids*.npy``). With ``base_from`` — the live snapshot folder the table's
     base was opened from — and no more new ids than :data:`DELTA_SHARE` of the base, the base's
     files are hard-linked from there and only the delta and tail are written, as one frozen
-    table (O(new)); otherwise every layer is merged into a new base (O(size)), as the postings
-    are (:func:`_save_postings`). Returns the manifest fields."""
+    table (in proportion to what follows the base); otherwise every layer is merged into a new
+    base (O(size)), as the postings are (:func:`_save_postings`). Returns the manifest fields."""
     fresh = len(ids) - len(ids.base)
     keep = (
         base_from is not None
