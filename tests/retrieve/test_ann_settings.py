@@ -72,3 +72,25 @@ def test_a_graph_is_built_with_its_levels_connectivity(no_env):
         want = ann.CONNECTIVITY_BY_LEVEL.get(level, ann.CONNECTIVITY)
         assert Hnsw.build(rows, level=level).index.connectivity == want  # type: ignore[attr-defined]
     assert ann.CONNECTIVITY_BY_LEVEL.get("L3", ann.CONNECTIVITY) != ann.CONNECTIVITY
+
+
+@pytest.mark.skipif(ann.available() is not None, reason=f"HNSW unavailable: {ann.available()}")
+def test_near_ties_the_bf16_graph_cannot_order_are_rescored_exactly():
+    """Forty rows whose cosines with the query differ below bf16's resolution, among others
+    far away: the graph alone cannot tell which ten are best, the search (k + RESCORE_EXTRA
+    candidates re-scored from the float32 rows) returns exactly the exact scan's ten."""
+    from analogist.retrieve.dense import VectorIndex
+    from analogist.retrieve.frozen import IdTable
+
+    rng = np.random.default_rng(7)
+    q = rng.normal(size=64).astype(np.float32)
+    q /= np.linalg.norm(q)
+    near = q + rng.normal(scale=1e-3, size=(40, 64)).astype(np.float32)
+    far = rng.normal(size=(460, 64)).astype(np.float32)
+    rows = np.concatenate([near, far])
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    ids = IdTable.build([f"e{i}" for i in range(len(rows))])
+    idx = VectorIndex(64, base=rows, ids=ids, ann=Hnsw.build(rows))
+    want = [ids[int(i)] for i in np.argsort(-(rows @ q), kind="stable")[:10]]
+    assert [e for e, _ in idx.search(q, 10)] == want
+    assert ann.RESCORE_EXTRA >= 30  # all forty near ties are within reach of the re-scoring

@@ -52,6 +52,15 @@ CONNECTIVITY_BY_LEVEL: dict[str, int] = {"L3": 32}
 #: A graph keeps the dtype it was written with (read back from its file).
 GRAPH_DTYPE = "bf16"
 
+#: Candidates asked of the graph beyond the ``k`` a search returns, all re-scored exactly from
+#: the float32 rows: the graph's bf16 copy cannot order rows whose scores agree to ~3 digits,
+#: and dense sentence embeddings of similar texts have many such near ties around the tenth
+#: place. MiniLM L2 rows at 1M: recall@10 0.948 with none (flat from ef 100 to 800), 0.981
+#: with 40 at the default ef 200 (docs/performance.md, eleventh session). On hashing rows it
+#: changed nothing (their misses are rows the walk never reaches), and it costs only the
+#: re-scoring of 40 rows: the walk's ef already exceeds k + 40.
+RESCORE_EXTRA = 40
+
 
 def expansion_search(level: str | None = None, limit: int | None = None) -> int:
     """ef_search for ``level``'s graph. ``ANALOGIST_HNSW_EF`` sets it: one number for every

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 import numpy as np
 
-from analogist.retrieve.ann import Hnsw, expansion_search
+from analogist.retrieve.ann import RESCORE_EXTRA, Hnsw, expansion_search
 from analogist.retrieve.frozen import IdTable
 from analogist.retrieve.random_access import prefetch
 from analogist.retrieve.sparse_rows import SparseRows, damaged
@@ -257,7 +257,7 @@ class VectorIndex:
         assert self.ann is not None
         q = np.asarray(query, dtype=np.float32).reshape(self.dim)
         base_part = np.union1d(  # a replaced row is scored afresh, so ask for that many more
-            self.ann.candidates(q, k + len(banned) + len(self.replaced)),
+            self.ann.candidates(q, k + RESCORE_EXTRA + len(banned) + len(self.replaced)),
             np.fromiter(self.replaced, np.int64, len(self.replaced)),
         )
         return self._rescored(q, base_part, k, banned)
