@@ -33,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -55,6 +57,23 @@ def make_memory(db: Path, size: int, seed: int) -> None:
         m.add([json.dumps(generate(rng, f"ep_{i}")) for i in range(a, min(size, a + 5000))])
     m.indexes.save()
     m.store.close()
+
+
+@contextmanager
+def scratch_memory(prefix: str, onto: str | None, size: int, seed: int) -> Iterator[Path]:
+    """A copy of ``onto`` (a saved memory's .db path; the original is not touched) or a new
+    memory of ``size`` generated episodes, in a temporary folder (under ``TMPDIR``) that is
+    removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=os.environ.get("TMPDIR")))
+    try:
+        db = folder / "bulk.db"
+        if onto:
+            copy_memory(onto, str(folder))
+        else:
+            make_memory(db, size, seed)
+        yield db
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def live(db: Path) -> str:
@@ -141,16 +160,8 @@ def main() -> None:
     ap.add_argument("--src", default=str(ROOT / "src"), help="the analogist code to run")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="analogist-loop-", dir=os.environ.get("TMPDIR")))
-    try:
-        db = folder / "bulk.db"
-        if args.onto:
-            copy_memory(args.onto, str(folder))
-        else:
-            make_memory(db, args.size, args.seed)
+    with scratch_memory("analogist-loop-", args.onto, args.size, args.seed) as db:
         res = loop(db, Path(args.src), args.rounds, args.batch, args.seed + 1, "ep_0")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
     print(json.dumps(res)) if args.json else report(res, Path(args.src))
 
 

@@ -23,17 +23,14 @@ import argparse
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from agent_loop import make_memory  # noqa: E402
-from ingest import copy_memory  # noqa: E402
+from agent_loop import scratch_memory  # noqa: E402
 from retrieval import generate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,13 +107,7 @@ def main() -> None:
     if args.child:
         print(json.dumps(steps(args.child, args.add, args.saves, args.batch, args.seed + 1)))
         return
-    folder = Path(tempfile.mkdtemp(prefix="analogist-saves-", dir=os.environ.get("TMPDIR")))
-    try:
-        db = folder / "bulk.db"
-        if args.onto:
-            copy_memory(args.onto, str(folder))
-        else:
-            make_memory(db, args.size, args.seed)
+    with scratch_memory("analogist-saves-", args.onto, args.size, args.seed) as db:
         cmd = [sys.executable, __file__, "--child", str(db), "--add", str(args.add)]
         cmd += ["--saves", str(args.saves), "--batch", str(args.batch), "--seed", str(args.seed)]
         env = {**os.environ, "PYTHONPATH": args.src, "OMP_NUM_THREADS": "1"}
@@ -124,8 +115,6 @@ def main() -> None:
         if run.returncode != 0:
             raise SystemExit(f"the saves failed (exit {run.returncode}; stderr above)")
         res = json.loads(run.stdout.strip().splitlines()[-1])
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
     print(json.dumps(res)) if args.json else report(res)
 
 
