@@ -4,27 +4,13 @@ saved it."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scale.bench_script import bench_json
 
 
 def test_the_loop_reports_each_round(tmp_path):
-    run = subprocess.run(
-        [sys.executable, "bench/agent_loop.py", "--size", "300", "--rounds", "2"]
-        + ["--batch", "40", "--json"],
-        cwd=ROOT,
-        env={**os.environ, "TMPDIR": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    res = json.loads(run.stdout.splitlines()[-1])
+    res = bench_json("agent_loop.py", ["--size", "300", "--rounds", "2", "--batch", "40"], tmp_path)
     assert [(r["episodes"], r["behind"]) for r in res["rounds"]] == [(340, 40), (380, 80)]
     assert not any(r["add"]["saved"] or r["search"]["saved"] for r in res["rounds"])  # < 1,000
     assert all(r["search"]["cpu"] > 0 for r in res["rounds"])

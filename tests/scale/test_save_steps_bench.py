@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scale.bench_script import bench_json
 
 
 def test_saves_in_a_row_keep_their_bases_until_a_delta_outgrows_them(tmp_path):
-    run = subprocess.run(
-        [sys.executable, "bench/save_steps.py", "--size", "400", "--add", "30", "--saves", "3"]
-        + ["--batch", "30", "--json"],
-        cwd=ROOT,
-        env={**os.environ, "TMPDIR": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    res = json.loads(run.stdout.splitlines()[-1])
+    args = ["--size", "400", "--add", "30", "--saves", "3", "--batch", "30"]
+    res = bench_json("save_steps.py", args, tmp_path)
     assert [s["episodes"] for s in res["saves"]] == [430, 460, 490]
     assert all(s["cpu"] > 0 for s in res["saves"])
     # 30 new of a 400 base: kept; 60 would pass 1/8 of it: merged; then 30 of 460: kept

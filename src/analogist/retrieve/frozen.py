@@ -478,19 +478,20 @@ class IdTable:
         return both.merged()
 
     def merged(self) -> IdTable:
-        """Every layer as one new table (for a new snapshot): the delta's and tail's keys are
-        sorted and merged into the base's (the same table :meth:`build` makes, in O(n))."""
+        """Every layer as one new table (for a new snapshot): the delta and tail, frozen
+        together (:meth:`frozen_fresh`, only the tail hashed), merged into the base's sorted
+        keys (the same table :meth:`build` makes, in O(n))."""
         if not self.tail and self.delta is None:
             return self
-        fresh = self.fresh()
+        fresh = self.frozen_fresh()
         for part in (self.base, self.order, self.sorted_keys):
             prefetch(part)  # read whole, though mapped for scattered reads
-        fresh_keys = keys64(fresh)
-        order = np.argsort(fresh_keys, kind="stable")
-        docs = np.arange(len(self.base), len(self), dtype=np.int32)
         keys, doc_order = merge_sorted(
-            self.sorted_keys, (self.order,), fresh_keys[order], (docs[order],)
+            self.sorted_keys,
+            (self.order,),
+            fresh.sorted_keys,
+            (np.asarray(fresh.order, np.int64) + len(self.base),),
         )
-        tail = np.array([t.encode() for t in fresh])
+        tail = np.asarray(fresh.base)
         base = np.concatenate([np.asarray(self.base), tail]) if len(self.base) else tail
         return IdTable(base, doc_order.astype(np.int32), keys.astype(np.uint64))

@@ -68,6 +68,28 @@ def snapshot_root(db_path: str) -> Path | None:
     return Path(db_path + ".idx")
 
 
+def _keep_base(
+    base_from: Path | None, d: Path, files: list[str], base: int, fresh: int, some: bool = False
+) -> bool:
+    """Does a save keep a layer's base? Yes when ``base_from`` (the live snapshot folder the
+    base was opened from) is given, the base holds entries, the ``fresh`` entries after it stay
+    within :data:`DELTA_SHARE` of its ``base`` and each of its ``files`` hard-links from there
+    into ``d`` (``some``: those of them present there; optional arrays may be absent). When
+    not, the links made are removed again, so that the caller writes the base whole."""
+    keep = (
+        base_from is not None
+        and base > 0
+        and fresh <= DELTA_SHARE * base
+        and all(
+            hard_link(base_from / f, d / f) for f in files if not some or (base_from / f).exists()
+        )
+    )
+    if not keep:
+        for f in files:
+            (d / f).unlink(missing_ok=True)
+    return keep
+
+
 #: The arrays of a saved id table (:class:`~analogist.retrieve.frozen.IdTable`).
 ID_ARRAYS = ("ids", "ids_order", "ids_keys")
 
@@ -80,20 +102,11 @@ def save_ids(d: Path, prefix: str, ids: IdTable, base_from: Path | None = None) 
     table (in proportion to what follows the base); otherwise every layer is merged into a new
     base (O(size)), as the postings are (:func:`_save_postings`). Returns the manifest fields."""
     fresh = len(ids) - len(ids.base)
-    keep = (
-        base_from is not None
-        and len(ids.base) > 0
-        and fresh <= DELTA_SHARE * len(ids.base)
-        and all(
-            hard_link(base_from / f"{prefix}{n}.npy", d / f"{prefix}{n}.npy") for n in ID_ARRAYS
-        )
-    )
-    if keep:
+    files = [f"{prefix}{n}.npy" for n in ID_ARRAYS]
+    if _keep_base(base_from, d, files, len(ids.base), fresh):
         if fresh:
             _write_ids(d, f"{prefix}delta_", ids.frozen_fresh())
         return {"ids_base_kept": True, "ids_delta": fresh}
-    for n in ID_ARRAYS:  # a base partly linked before a link failed: written whole
-        (d / f"{prefix}{n}.npy").unlink(missing_ok=True)
     _write_ids(d, prefix, ids.merged())
     return {"ids_base_kept": False, "ids_delta": 0}
 
@@ -140,22 +153,11 @@ def _save_postings(
     otherwise every layer is merged into a new base (O(size)). Returns the manifest fields."""
     layered = p if isinstance(p, LayeredPostings) else LayeredPostings(tail=p)
     fresh = layered.delta.n_docs + layered.tail.n_docs
-    keep = (
-        base_from is not None
-        and layered.base.n_docs
-        and fresh <= DELTA_SHARE * layered.base.n_docs
-        and all(
-            hard_link(base_from / f"{prefix}{n}.npy", d / f"{prefix}{n}.npy")
-            for n in FrozenPostings.ARRAYS
-            if (base_from / f"{prefix}{n}.npy").exists()
-        )
-    )
-    if keep:
+    files = [f"{prefix}{n}.npy" for n in FrozenPostings.ARRAYS]  # hot columns may be absent
+    if _keep_base(base_from, d, files, layered.base.n_docs, fresh, some=True):
         if fresh:  # nothing new since the base: no delta files
             _write_postings(d, f"{prefix}delta_", layered.freeze_delta())
         return {"postings_base_kept": True, "postings_delta": fresh}
-    for n in FrozenPostings.ARRAYS:  # a base partly linked before a link failed: written whole
-        (d / f"{prefix}{n}.npy").unlink(missing_ok=True)
     _write_postings(d, prefix, layered.freeze())
     return {"postings_base_kept": False, "postings_delta": 0}
 
@@ -208,20 +210,12 @@ def _save_hashes(d: Path, idx: FingerprintIndex, base_from: Path | None) -> dict
         tail_keys[order],
         (tail_docs[order],),
     )
-    base = len(idx.hash_keys)
-    keep = (
-        base_from is not None
-        and base > 0
-        and len(delta_keys) <= DELTA_SHARE * base
-        and all(hard_link(base_from / f"fp_{n}.npy", d / f"fp_{n}.npy") for n in HASH_ARRAYS)
-    )
-    if keep:
+    files = [f"fp_{n}.npy" for n in HASH_ARRAYS]
+    if _keep_base(base_from, d, files, len(idx.hash_keys), len(delta_keys)):
         if len(delta_keys):
             np.save(d / "fp_hash_delta_keys.npy", delta_keys.astype(np.uint64))
             np.save(d / "fp_hash_delta_docs.npy", delta_docs.astype(np.int32))
         return {"hashes_base_kept": True, "hashes_delta": len(delta_keys)}
-    for n in HASH_ARRAYS:  # a base partly linked before a link failed: written whole
-        (d / f"fp_{n}.npy").unlink(missing_ok=True)
     prefetch(idx.hash_keys), prefetch(idx.hash_docs)
     keys, docs = merge_sorted(
         np.asarray(idx.hash_keys, np.uint64),
