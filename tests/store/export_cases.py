@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections import Counter
 from typing import Any
 
 from analogist.memory import Memory
 from analogist.store import CallRecord, Store, TransferOutcome
 from analogist.store.consolidation import MergeTerm, PutLearned, PutSchema
-from analogist.store.transfer_tables import TABLES
+from analogist.store.signature_rows import rows_of_json
+from analogist.store.transfer_tables import RELATIONS_MIGRATION, TABLES, layout
 from tests.retrieve import cases
 
 QUERIES = ("proxy", "ledger", "a cached copy was trusted as the source", "race")
@@ -95,3 +99,34 @@ def searches(
         )
     m.close()
     return out
+
+
+def legacy_export(data: bytes) -> bytes:
+    """``data`` as an analogist before ``0007_relations_column`` exported it: relation rows
+    as records of a ``sig_relations`` table after the signatures, which lack the column."""
+    lines = data.splitlines()
+    header = json.loads(lines[0])
+    records, relations = [], []
+    for raw in lines[1:]:
+        rec = json.loads(raw)
+        if rec["table"] == "signatures":
+            eid, text = rec["row"]["episode_id"], rec["row"].pop("relations_json")
+            for r in rows_of_json(eid, text):
+                names = ("episode_id", "predicate", "arg1_role", "arg2_role", "args_json")
+                row = dict(zip(names + ("in_causal_chain",), r, strict=True))
+                relations.append({"table": "sig_relations", "row": {"rowid": 0, **row}})
+        records.append(rec)
+    for i, rec in enumerate(relations, 1):
+        rec["row"]["rowid"] = i
+    at = max(i for i, r in enumerate(records) if r["table"] == "signatures") + 1
+    records[at:at] = relations
+    body = [json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in records]
+    old = layout([])
+    header["schema"] = [m for m in header["schema"] if m != RELATIONS_MIGRATION]
+    counts = Counter(r["table"] for r in records)
+    header["tables"] = {
+        t: {"rows": counts[t], "columns": list(old[t].names)} for t in old if counts[t]
+    }
+    header["records"] = len(records)
+    header["checksum"] = "sha256:" + hashlib.sha256(b"".join(body)).hexdigest()
+    return json.dumps(header).encode() + b"\n" + b"".join(body)

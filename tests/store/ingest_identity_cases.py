@@ -168,8 +168,11 @@ def stored_digests(lines: list[str], folder: Path) -> dict[str, str]:
     con = sqlite3.connect(path)
     try:
         for table in ("episodes", "signatures", "sig_relations", "sig_vectors", "sig_fingerprint"):
+            # relations_json (0007) is compared as the rows the sig_relations view reads
             cols = [
-                r[1] for r in con.execute(f"PRAGMA table_info({table})") if not r[1].endswith("_at")
+                r[1]
+                for r in con.execute(f"PRAGMA table_info({table})")
+                if not r[1].endswith("_at") and r[1] != "relations_json"
             ]
             rows = con.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY rowid").fetchall()
             if table == "sig_vectors":  # the values, dense float32, whatever form stores them

@@ -4,6 +4,7 @@ files are refused with one line naming the line, leaving the target as it was.""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from pathlib import Path
@@ -15,7 +16,7 @@ from analogist.store import Store
 from analogist.store.transfer import export_memory, export_to, unknown_tables
 from analogist.store.transfer_import import TransferError, import_from, import_memory
 from analogist.store.transfer_tables import BY_NAME, DERIVED, TABLES
-from tests.store.export_cases import dump, fill, searches
+from tests.store.export_cases import dump, fill, legacy_export, searches
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +67,40 @@ def test_sqlite_round_trip_is_lossless(exported, tmp_path):
         assert b.undo_consolidation("c1") == 4  # undo images moved with the memory
         assert [r.schema_id for r in b.list_schemas()] == ["sc0"]
         assert b.vocabulary.get("correlates_with").merged_into is None
+
+
+def test_an_export_from_before_the_relations_column_imports_the_same_memory(exported, tmp_path):
+    """Relation rows exported as a table of their own (before ``0007_relations_column``) are
+    folded into their signatures' column on import: the same rows as the source, in order."""
+    db, data = exported
+    old = tmp_path / "old.jsonl"
+    old.write_bytes(legacy_export(data))
+    assert b'"table":"sig_relations"' in old.read_bytes()
+    report = import_from(str(old), str(tmp_path / "b.db"))
+    assert dict(report.counts)["sig_relations"] > 0
+    with Store(db) as a, Store(tmp_path / "b.db") as b:
+        assert dump(a) == dump(b)
+        view = "SELECT * FROM sig_relations"
+        assert [tuple(r) for r in a.conn.execute(view)] == [tuple(r) for r in b.conn.execute(view)]
+        assert _export(b) == data  # exported again: the current layout, byte for byte
+
+
+def test_an_older_export_with_a_relation_row_of_no_signature_is_refused(exported, tmp_path):
+    _, data = exported
+    legacy = legacy_export(data)
+    lines = legacy.splitlines(keepends=True)
+    n = next(i for i, x in enumerate(lines) if b'"table":"sig_relations"' in x)
+    rec = json.loads(lines[n])
+    rec["row"]["episode_id"] = "ep_nowhere"
+    lines[n] = json.dumps(rec, separators=(",", ":")).encode() + b"\n"
+    header = json.loads(lines[0])
+    header["checksum"] = "sha256:" + hashlib.sha256(b"".join(lines[1:])).hexdigest()
+    lines[0] = json.dumps(header).encode() + b"\n"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"".join(lines))
+    with pytest.raises(TransferError, match=rf"line {n + 1}: sig_relations: .*ep_nowhere"):
+        import_from(str(bad), str(tmp_path / "c.db"))
+    assert not (tmp_path / "c.db").exists()
 
 
 def test_the_export_is_streamed_in_a_fixed_layout(exported):

@@ -15,7 +15,7 @@ from analogist.store import Derived, Store
 from analogist.store.index_sync import SOURCES
 from analogist.store.transfer import export_memory, export_to, unknown_tables
 from analogist.store.transfer_import import TransferError, import_from, import_memory
-from tests.store.export_cases import dump, fill, searches
+from tests.store.export_cases import dump, fill, legacy_export, searches
 
 
 def _export(store: Store) -> bytes:
@@ -104,3 +104,21 @@ def test_the_cli_moves_a_memory_to_postgres_by_url(pg_server, tmp_path, monkeypa
     )
     again = runner.invoke(cli, ["import", str(tmp_path / "a.jsonl")])
     assert again.exit_code == 1 and "not empty" in again.stderr
+
+
+def test_an_export_from_before_the_relations_column_imports_into_postgres(pg_server, tmp_path):
+    """The legacy layout (relation rows as a table of their own) folds into the column on
+    PostgreSQL as on SQLite: the same rows, and the current layout exported again."""
+    from analogist.store.postgres import PostgresStore
+
+    with Store(tmp_path / "a.db") as a:
+        fill(a)
+    first = tmp_path / "a.jsonl"
+    export_to(str(tmp_path / "a.db"), str(first))
+    old = tmp_path / "old.jsonl"
+    old.write_bytes(legacy_export(first.read_bytes()))
+    url = pg_server.url()
+    import_from(str(old), url)
+    with Store(tmp_path / "a.db") as a, PostgresStore(url) as p:
+        assert dump(a) == dump(p)
+        assert _export(p).splitlines()[1:] == first.read_bytes().splitlines()[1:]

@@ -91,8 +91,51 @@ def test_no_secondary_index_that_no_query_reads(open_db):
     else:
         rows = s.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall()
     names = {r[0] for r in rows}
-    assert "sig_relations_episode" in names
-    assert not names & {"sig_fingerprint_hash", "sig_relations_predicate"}
+    assert not names & {"sig_fingerprint_hash", "sig_relations_predicate", "sig_relations_episode"}
+
+
+def test_relation_rows_of_an_older_schema_move_into_the_column(open_db, spec_example, monkeypatch):
+    """``0007_relations_column`` on both backends: rows an analogist before it stored in the
+    ``sig_relations`` table read back through the view unchanged and in order, the column
+    holds what a new add writes, and the index state is as it was."""
+    from analogist.signature.model import parse_signature
+    from analogist.store import migrations, pg_migrations, postgres
+    from analogist.store.signature_rows import relation_rows, relations_json, signature_row
+
+    monkeypatch.setattr(postgres, "PG_MIGRATIONS", pg_migrations.PG_MIGRATIONS[:6])
+    monkeypatch.setattr("analogist.store.db.MIGRATIONS", migrations.MIGRATIONS[:6])
+    s = open_db()
+    sig = parse_signature(spec_example, s.vocabulary)
+    old = relation_rows(sig)
+    with s.transaction():
+        s.conn.execute(
+            "INSERT INTO episodes (id, kind, text, added_at) VALUES (?, ?, 'x', 'now')",
+            (sig.episode_id, sig.kind),
+        )
+        s.conn.execute(
+            "INSERT INTO signatures (episode_id, kind, signature_json, writer_model, "
+            "written_at, verified, domain) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            signature_row(sig)[:7],
+        )
+        s.conn.executemany(
+            "INSERT INTO sig_relations (episode_id, predicate, arg1_role, arg2_role, "
+            "args_json, in_causal_chain) VALUES (?, ?, ?, ?, ?, ?)",
+            old,
+        )
+    state = s.conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()
+    s.close()
+    monkeypatch.undo()
+    s = open_db()
+    got = s.conn.execute(
+        "SELECT episode_id, predicate, arg1_role, arg2_role, args_json, in_causal_chain "
+        "FROM sig_relations"
+    ).fetchall()
+    assert [tuple(r) for r in got] == old
+    stored = s.conn.execute("SELECT relations_json FROM signatures").fetchone()[0]
+    assert stored == relations_json(old)
+    assert tuple(s.conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()) == (
+        tuple(state)
+    )
 
 
 def test_add_get_list_delete(open_db, spec_example):

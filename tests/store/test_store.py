@@ -6,8 +6,17 @@ import pytest
 
 from analogist.episode import parse_episode
 from analogist.errors import DuplicateEpisodeError, NotFoundError
+from analogist.signature.model import parse_signature
 from analogist.store import Store
+from analogist.store import db as store_db
 from analogist.store.migrations import MIGRATIONS
+from analogist.store.signature_rows import (
+    relation_rows,
+    relations_json,
+    rows_of_json,
+    signature_row,
+)
+from analogist.store.vocab import save_vocabulary
 
 SPEC_TABLES = {
     "signatures": [
@@ -68,19 +77,70 @@ def test_schema_has_spec_tables_with_their_columns():
     assert names == [m[0] for m in MIGRATIONS]
 
 
+def older_database(path, applied: int, signatures=()) -> None:
+    """A database as an analogist with only the first ``applied`` migrations wrote it, holding
+    ``signatures`` stored the way that analogist stored them (relation rows in a table)."""
+    conn = store_db.connect(path, migrate_schema=False)
+    store_db.migrate(conn, MIGRATIONS[:applied])
+    vocab = Store().vocabulary
+    with store_db.transaction(conn):
+        save_vocabulary(conn, vocab)
+        for raw in signatures:
+            sig = parse_signature(raw, vocab)
+            conn.execute(
+                "INSERT INTO episodes (id, kind, text, added_at) VALUES (?, ?, 'x', 'now')",
+                (sig.episode_id, sig.kind),
+            )
+            conn.execute(
+                "INSERT INTO signatures (episode_id, kind, signature_json, writer_model, "
+                "written_at, verified, domain) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                signature_row(sig)[:7],
+            )
+            conn.executemany(
+                "INSERT INTO sig_relations (episode_id, predicate, arg1_role, arg2_role, "
+                "args_json, in_causal_chain) VALUES (?, ?, ?, ?, ?, ?)",
+                relation_rows(sig),
+            )
+    conn.close()
+
+
 def test_an_older_database_loses_the_two_unused_indexes_and_keeps_its_rows(tmp_path, spec_example):
     path = tmp_path / "old.db"
-    s = Store(path)  # made into an older analogist's database, its rows written, closed
-    s.conn.execute("DELETE FROM schema_migrations WHERE name = '0006_unused_indexes'")
-    s.conn.execute("CREATE INDEX sig_fingerprint_hash ON sig_fingerprint(wl_hash)")
-    s.conn.execute("CREATE INDEX sig_relations_predicate ON sig_relations(predicate)")
-    s.add_episodes([parse_episode(spec_example, s.vocabulary)])
-    s.close()
+    older_database(path, 5, [spec_example])  # 0001_core made the two indexes
     s = Store(path)
     names = {r[0] for r in s.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    assert "sig_relations_episode" in names
     assert not names & {"sig_fingerprint_hash", "sig_relations_predicate"}
     assert s.signature_json(spec_example["episode_id"]) == spec_example
+
+
+def test_relation_rows_move_into_their_signatures_row_in_order(tmp_path, spec_example):
+    """``0007_relations_column``: the rows an older analogist stored in ``sig_relations``
+    are read back through the view unchanged and in order, the column holds what a new add
+    writes, and the index state is as it was (a snapshot taken before stays current)."""
+    other = {**spec_example, "episode_id": "ep_other", "causal_chain": []}
+    path = tmp_path / "old.db"
+    older_database(path, 6, [spec_example, other])
+    conn = sqlite3.connect(path)
+    before = conn.execute(
+        "SELECT episode_id, predicate, arg1_role, arg2_role, args_json, in_causal_chain "
+        "FROM sig_relations ORDER BY rowid"
+    ).fetchall()
+    state = conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()
+    conn.close()
+    assert len(before) == 10 + 4
+    s = Store(path)
+    kinds = dict(s.conn.execute("SELECT name, type FROM sqlite_master").fetchall())
+    assert kinds["sig_relations"] == "view" and "sig_relations_episode" not in kinds
+    after = s.conn.execute("SELECT * FROM sig_relations").fetchall()
+    assert [tuple(r) for r in after] == before
+    assert tuple(s.conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()) == state
+    for raw in (spec_example, other):
+        sig = parse_signature(raw, s.vocabulary)
+        stored = s.conn.execute(
+            "SELECT relations_json FROM signatures WHERE episode_id = ?", (sig.episode_id,)
+        ).fetchone()[0]
+        assert stored == relations_json(relation_rows(sig))
+        assert rows_of_json(sig.episode_id, stored) == relation_rows(sig)
 
 
 def test_wal_and_foreign_keys(tmp_path):
@@ -167,3 +227,20 @@ def test_bm25_finds_words(spec_example):
     s.add_episodes([parse_episode(spec_example, s.vocabulary)])
     assert s.bm25("cached summary")[0][0] == spec_example["episode_id"]
     assert s.bm25("zebra") == []
+
+
+def test_the_relations_view_reads_back_what_an_add_stored(spec_example):
+    s = Store()
+    ep = parse_episode(spec_example, s.vocabulary)
+    s.add_episodes([ep])
+    got = s.conn.execute("SELECT * FROM sig_relations WHERE episode_id = ?", (ep.id,)).fetchall()
+    assert [tuple(r) for r in got] == relation_rows(ep.signature)
+
+
+def test_relations_json_escapes_a_name_json_would_not_take_as_is():
+    rows = [("e", 'odd"name\\é', "A", None, '["A"]', 1), ("e", "plain", None, None, "[]", 0)]
+    text = relations_json(rows)
+    assert text == '[["odd\\"name\\\\é",["A"],1],["plain",[],0]]'
+    assert rows_of_json("e", text) == rows
+    conn = sqlite3.connect(":memory:")
+    assert conn.execute("SELECT json_valid(?)", (text,)).fetchone()[0] == 1

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from analogist.errors import NotFoundError, StoreError
+from analogist.signature.fingerprint import features_json
 from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store import episodes as ep_rows
 from analogist.store.db import UsesConnection, transaction, utcnow
-from analogist.store.signature_rows import relation_rows
+from analogist.store.signature_rows import relation_rows, relations_json, rows_of_json
 from analogist.store.vocab import load_vocabulary
 
 
@@ -80,11 +81,10 @@ def _add_counts(conn: Any, usage: Mapping[str, int]) -> None:
 
 
 def _derived_rows(conn: Any, eid: str) -> tuple[list[list[Any]], list[Any] | None]:
-    rels = conn.execute(
-        "SELECT episode_id, predicate, arg1_role, arg2_role, args_json, in_causal_chain "
-        "FROM sig_relations WHERE episode_id = ? ORDER BY rowid",
-        (eid,),
-    ).fetchall()
+    stored = conn.execute(
+        "SELECT relations_json FROM signatures WHERE episode_id = ?", (eid,)
+    ).fetchone()
+    rels = rows_of_json(eid, stored[0]) if stored else []
     fp = conn.execute(
         "SELECT episode_id, wl_hash, wl_version, features_json FROM sig_fingerprint "
         "WHERE episode_id = ?",
@@ -96,14 +96,15 @@ def _derived_rows(conn: Any, eid: str) -> tuple[list[list[Any]], list[Any] | Non
 def _put_derived_rows(
     conn: Any, eid: str, rels: Sequence[Sequence[Any]], fp: Sequence[Any] | None
 ) -> None:
-    """Replace an episode's relation rows and fingerprint. The no-op update of its signature
-    row tells persisted indexes (index_state's update trigger) that its reading changed, so
-    the S1 index, built from read signatures, rebuilds too."""
+    """Replace an episode's relation rows (the ``relations_json`` column of its signature
+    row; ``rels`` as :func:`relation_rows` makes them, the form undo images keep) and
+    fingerprint. Updating the signature row tells persisted indexes (index_state's update
+    trigger) that its reading changed, so the S1 index, built from read signatures, rebuilds
+    too."""
     conn.execute(
-        "UPDATE signatures SET signature_json = signature_json WHERE episode_id = ?", (eid,)
+        "UPDATE signatures SET relations_json = ? WHERE episode_id = ?",
+        (relations_json(rels), eid),
     )
-    conn.execute("DELETE FROM sig_relations WHERE episode_id = ?", (eid,))
-    conn.executemany(ep_rows._REL_INSERT, [tuple(r) for r in rels])
     conn.execute("DELETE FROM sig_fingerprint WHERE episode_id = ?", (eid,))
     if fp is not None:
         conn.execute(
@@ -191,7 +192,7 @@ def _apply(conn: Any, run_id: str, change: Change, now: str) -> None:
     elif isinstance(change, Reindex):
         sig = change.signature
         wl_hash, version, feats = change.fingerprint
-        fp = (sig.episode_id, wl_hash, version, json.dumps(dict(feats), sort_keys=True))
+        fp = (sig.episode_id, wl_hash, version, features_json(feats))
         had = conn.execute(
             "SELECT 1 FROM sig_fingerprint WHERE episode_id = ?", (sig.episode_id,)
         ).fetchone()

@@ -12,21 +12,17 @@ from analogist.episode import Episode
 from analogist.signature.model import Signature, parse_signature
 from analogist.signature.vocabulary import Vocabulary
 from analogist.store.db import utcnow
-from analogist.store.signature_rows import relation_rows, signature_row, term_usage, terms_used
+from analogist.store.signature_rows import signature_row, term_usage, terms_used
 
 _SIG_INSERT = (
     "INSERT INTO signatures (episode_id, kind, signature_json, writer_model, written_at, "
-    "verified, domain) VALUES (?, ?, ?, ?, ?, ?, ?)"
-)
-_REL_INSERT = (
-    "INSERT INTO sig_relations (episode_id, predicate, arg1_role, arg2_role, args_json, "
-    "in_causal_chain) VALUES (?, ?, ?, ?, ?, ?)"
+    "verified, domain, relations_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
 def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> int:
-    """Insert new episodes with their signatures, relation rows and vocab counts, batched;
-    return how many signature rows were written."""
+    """Insert new episodes with their signatures (relation rows included) and vocab counts,
+    batched; return how many signature rows were written."""
     now = utcnow()
     conn.executemany(
         "INSERT INTO episodes (id, kind, text, outcome, time, provenance, added_at) "
@@ -38,7 +34,6 @@ def insert_episodes(conn: sqlite3.Connection, eps: Sequence[Episode]) -> int:
     )
     sigs = [e.signature for e in eps if e.signature is not None]
     conn.executemany(_SIG_INSERT, [signature_row(s) for s in sigs])
-    conn.executemany(_REL_INSERT, [row for s in sigs for row in relation_rows(s)])
     bump_counts(conn, Counter(chain.from_iterable(terms_used(s) for s in sigs)), +1)
     return len(sigs)
 
@@ -47,7 +42,6 @@ def put_signature(conn: sqlite3.Connection, sig: Signature) -> None:
     """Write a signature and its relation rows, replacing any earlier one; keep vocab counts."""
     delete_signature(conn, sig.episode_id)
     conn.execute(_SIG_INSERT, signature_row(sig))
-    conn.executemany(_REL_INSERT, relation_rows(sig))
     bump_counts(conn, term_usage(sig), +1)
 
 
@@ -56,7 +50,6 @@ def delete_signature(conn: sqlite3.Connection, episode_id: str) -> None:
     if raw is None:
         return
     bump_counts(conn, _usage_from_json(conn, raw), -1)
-    conn.execute("DELETE FROM sig_relations WHERE episode_id = ?", (episode_id,))
     conn.execute("DELETE FROM signatures WHERE episode_id = ?", (episode_id,))
 
 

@@ -66,8 +66,6 @@ def index_state_sql() -> list[str]:
 INSERT_TRIGGERS = tuple(f"{t}_{w}" for t in SOURCES for w in ("replace", "insert"))
 #: Page cache (``PRAGMA cache_size``, negative: KiB) while a bulk append writes, then restored.
 BULK_CACHE_KIB = -65536
-#: Secondary indexes a large load into a small memory drops and builds again afterwards.
-SECONDARY_INDEXES = ("sig_relations_episode",)
 
 
 @dataclass(frozen=True)
@@ -100,17 +98,19 @@ class IndexSync(UsesConnection):
         how many it wrote — with the per-row index-state triggers off, then count those rows in
         ``index_state`` once: the same generation the triggers would have reached one row at a
         time (an INSERT of a row that exists fails on its key, so the ``replace`` trigger had
-        nothing to count). With ``rebuild_indexes`` the secondary SQLite indexes are dropped
-        first and built again after (a load larger than the memory it goes into).
+        nothing to count). ``rebuild_indexes`` (a load larger than the memory it goes into)
+        changes nothing here: the appended tables have no secondary index on SQLite since
+        ``0007_relations_column`` (PostgreSQL drops and rebuilds its vector graphs).
 
-        Must run inside the caller's transaction: the trigger and index definitions are dropped
+        Must run inside the caller's transaction: the trigger definitions are dropped
         and re-created from their stored SQL in it, so a failure or a kill -9 rolls everything
         back together and no other connection ever sees the schema without them.
         """
         conn = self.conn
         if not conn.in_transaction:
             raise RuntimeError("IndexSync.appending must run inside a transaction")
-        names = INSERT_TRIGGERS + (SECONDARY_INDEXES if rebuild_indexes else ())
+        del rebuild_indexes
+        names = INSERT_TRIGGERS
         marks = ",".join("?" * len(names))
         saved = conn.execute(
             f"SELECT type, name, sql FROM sqlite_master WHERE name IN ({marks}) ORDER BY rowid",
@@ -124,7 +124,7 @@ class IndexSync(UsesConnection):
             written = write()
         finally:
             conn.execute(f"PRAGMA cache_size = {int(cache)}")
-        if any(kind == "trigger" for kind, _, _ in saved):
+        if saved:
             conn.execute("UPDATE index_state SET generation = generation + ?", (written,))
         for _, _, sql in saved:
             conn.execute(sql)

@@ -1,6 +1,6 @@
 """The ingest floor for ``bench/ingest.py``: what SQLite alone needs to take a memory's rows.
 
-It copies the rows an ingest stored (episodes, signatures, relation rows, fingerprints, vectors)
+It copies the rows an ingest stored (episodes, signatures with their relation rows, fingerprints, vectors)
 into bare tables of a new database — same columns, no FTS, no secondary index, no trigger, no
 key — with one ``executemany`` per table per batch and one transaction per batch, WAL and
 ``synchronous = NORMAL`` as the store uses. Everything the ingest path does beyond that (parsing,
@@ -14,7 +14,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-TABLES = ("episodes", "signatures", "sig_relations", "sig_fingerprint", "sig_vectors")
+TABLES = ("episodes", "signatures", "sig_fingerprint", "sig_vectors")
 
 
 def table_tops(source: str | Path) -> dict[str, int]:

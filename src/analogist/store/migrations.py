@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from itertools import groupby
 from typing import NamedTuple
 
 
@@ -229,6 +230,46 @@ def _m0006_unused_indexes(conn: sqlite3.Connection) -> None:
     _run(conn, *UNUSED_INDEXES_SQL)
 
 
+#: ``sig_relations`` as a view of the ``relations_json`` column (``0007_relations_column``):
+#: the spec's columns plus ``args_json``, one row per relation or causal-chain term.
+RELATIONS_VIEW_SQL = """CREATE VIEW sig_relations AS SELECT
+    s.episode_id AS episode_id,
+    json_extract(r.value, '$[0]') AS predicate,
+    json_extract(r.value, '$[1][0]') AS arg1_role,
+    json_extract(r.value, '$[1][1]') AS arg2_role,
+    json_extract(r.value, '$[1]') AS args_json,
+    json_extract(r.value, '$[2]') AS in_causal_chain
+    FROM signatures AS s, json_each(s.relations_json) AS r"""
+
+
+def _m0007_relations_column(conn: sqlite3.Connection) -> None:
+    """Move the relation rows into one column of their signature's row (``relations_json``,
+    :mod:`~analogist.store.signature_rows`) and make ``sig_relations`` a view of it: a bulk
+    add then writes one row per signature instead of ~11 more rows and their index entries
+    (``docs/performance.md``, twelfth session). Each episode's rows keep their order. The
+    index state is put back as it was: the update trigger counts each filled row as a
+    rebuild, but nothing an index reads has changed, so a snapshot stays current."""
+    from analogist.store.signature_rows import relations_json
+
+    state = conn.execute("SELECT generation, rebuilds FROM index_state").fetchone()
+    conn.execute("ALTER TABLE signatures ADD COLUMN relations_json TEXT NOT NULL DEFAULT '[]'")
+    rows = conn.execute(
+        "SELECT episode_id, predicate, arg1_role, arg2_role, args_json, in_causal_chain "
+        "FROM sig_relations ORDER BY episode_id, rowid"
+    )
+    batch: list[tuple[str, str]] = []
+    for eid, group in groupby(rows, key=lambda r: r[0]):
+        batch.append((relations_json(group), eid))
+        if len(batch) >= 10000:
+            conn.executemany("UPDATE signatures SET relations_json = ? WHERE episode_id = ?", batch)
+            batch.clear()
+    conn.executemany("UPDATE signatures SET relations_json = ? WHERE episode_id = ?", batch)
+    conn.execute("DROP TABLE sig_relations")
+    conn.execute(RELATIONS_VIEW_SQL)
+    if state is not None:
+        conn.execute("UPDATE index_state SET generation = ?, rebuilds = ?", tuple(state))
+
+
 MIGRATIONS: list[Migration] = [
     Migration("0001_core", _m0001_core),
     Migration("0002_ledger_and_bench", _m0002_ledger_and_bench),
@@ -236,4 +277,5 @@ MIGRATIONS: list[Migration] = [
     Migration("0004_index_state", _m0004_index_state),
     Migration("0005_vector_search", _m0005_vector_search),
     Migration("0006_unused_indexes", _m0006_unused_indexes),
+    Migration("0007_relations_column", _m0007_relations_column),
 ]

@@ -7,7 +7,8 @@ insertion order and keyset reads work as on SQLite; vectors are ``BYTEA`` (the s
 bytes); ``episodes_fts`` is a table with a generated ``tsvector`` column and a GIN index instead
 of an FTS5 virtual table; the index-state triggers are PL/pgSQL; ``0005_vector_search`` (only
 where the server has pgvector) adds an in-database vector column. ``0006_unused_indexes`` drops
-the same two indexes as on SQLite. Never edit a migration that has
+the same two indexes as on SQLite; ``0007_relations_column`` makes ``sig_relations`` a view
+of a column of ``signatures`` as on SQLite (``json_array_elements`` for ``json_each``). Never edit a migration that has
 shipped; append one (and its SQLite twin) with the same name.
 """
 
@@ -148,6 +149,34 @@ def _index_state() -> list[str]:
     return sql
 
 
+def _relations_column() -> list[str]:
+    """As SQLite's ``0007_relations_column``: the relation rows move into
+    ``signatures.relations_json`` (the same compact text, built here in SQL, each episode's
+    rows in their order) and ``sig_relations`` becomes a view of it; the index state is put
+    back as it was (nothing an index reads has changed)."""
+    return [
+        "CREATE TEMP TABLE analogist_state ON COMMIT DROP AS "
+        "SELECT generation, rebuilds FROM index_state",
+        "ALTER TABLE signatures ADD COLUMN relations_json TEXT NOT NULL DEFAULT '[]'",
+        "UPDATE signatures AS s SET relations_json = g.rows FROM (SELECT episode_id, "
+        "'[' || string_agg('[' || to_json(predicate)::text || ',' || args_json || ',' || "
+        "in_causal_chain || ']', ',' ORDER BY rowid) || ']' AS rows "
+        "FROM sig_relations GROUP BY episode_id) AS g WHERE g.episode_id = s.episode_id",
+        "DROP TABLE sig_relations",
+        """CREATE VIEW sig_relations AS SELECT
+            s.episode_id AS episode_id,
+            r.value ->> 0 AS predicate,
+            r.value -> 1 ->> 0 AS arg1_role,
+            r.value -> 1 ->> 1 AS arg2_role,
+            (r.value -> 1)::text AS args_json,
+            (r.value ->> 2)::integer AS in_causal_chain
+            FROM signatures AS s
+            CROSS JOIN LATERAL json_array_elements(s.relations_json::json) AS r(value)""",
+        "UPDATE index_state SET generation = a.generation, rebuilds = a.rebuilds "
+        "FROM analogist_state AS a",
+    ]
+
+
 def _vector_search() -> list[str]:
     """pgvector: ``sig_vectors.embedding`` beside the BYTEA (see :mod:`pg_vectors`; the
     per-(level, embedder) HNSW indexes are created with their first row). A vector replaced
@@ -181,4 +210,5 @@ PG_MIGRATIONS: list[PgMigration] = [
     PgMigration("0004_index_state", _index_state),
     PgMigration("0005_vector_search", _vector_search, needs="vector"),
     PgMigration("0006_unused_indexes", lambda: list(UNUSED_INDEXES_SQL)),
+    PgMigration("0007_relations_column", _relations_column),
 ]

@@ -11,7 +11,7 @@ from typing import Any
 from analogist.errors import StoreError
 from analogist.store.migrations import MIGRATIONS
 from analogist.store.transfer import FORMAT, FORMAT_VERSION, Header
-from analogist.store.transfer_tables import BY_NAME, Table, decode
+from analogist.store.transfer_tables import Table, decode, layout
 from analogist.store.vector_blob import check_size
 
 _CHECKSUM = re.compile(r"sha256:[0-9a-f]{64}")
@@ -74,9 +74,9 @@ def parse_header(raw: bytes | None, where: str) -> Header:
         )
     if not isinstance(tables, dict):
         raise fail(where, 1, '"tables" must be an object of table name -> rows and columns')
-    counts, columns = [], []
+    counts, columns, known = [], [], layout(schema)
     for name, spec in tables.items():
-        table = BY_NAME.get(name)
+        table = known.get(name)
         if table is None:
             raise fail(where, 1, f"table {name!r} is unknown to this analogist; upgrade it")
         rows = spec.get("rows") if isinstance(spec, dict) else None
@@ -108,12 +108,13 @@ def parse_header(raw: bytes | None, where: str) -> Header:
 
 
 def check_record(
-    obj: Any, header_tables: dict[str, int], where: str, n: int
+    obj: Any, header_tables: dict[str, int], where: str, n: int, known: dict[str, Table]
 ) -> tuple[Table, tuple]:
-    """A parsed record line as (table, values in ``Table.stored`` order)."""
+    """A parsed record line as (table, values in ``Table.stored`` order); ``known``: the
+    export's tables by name (:func:`~analogist.store.transfer_tables.layout`)."""
     if not isinstance(obj, dict) or set(obj) != {"table", "row"}:
         raise fail(where, n, 'a record must be {"table": NAME, "row": {COLUMN: VALUE, ...}}')
-    table = BY_NAME.get(obj["table"]) if isinstance(obj["table"], str) else None
+    table = known.get(obj["table"]) if isinstance(obj["table"], str) else None
     if table is None or table.name not in header_tables:
         raise fail(where, n, f"table {obj['table']!r} is not one the header announces")
     row = obj["row"]

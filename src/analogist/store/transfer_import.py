@@ -28,6 +28,7 @@ from analogist.errors import StoreError
 from analogist.store.db import BACKEND_ERRORS
 from analogist.store.index_sync import SOURCES
 from analogist.store.postgres import PostgresStore, is_postgres_url, open_store
+from analogist.store.signature_rows import relations_json
 from analogist.store.store import Store
 from analogist.store.transfer import Header, TransferReport
 from analogist.store.transfer_check import (
@@ -37,13 +38,18 @@ from analogist.store.transfer_check import (
     json_line,
     parse_header,
 )
-from analogist.store.transfer_tables import TABLES, Table
+from analogist.store.transfer_tables import LEGACY_RELATIONS, TABLES, Table, layout
 from analogist.store.vocab import load_vocabulary
 
 __all__ = ["TransferError", "import_from", "import_memory", "load_records"]
 
 BATCH = 1000
-_ORDER = {t.name: i for i, t in enumerate(TABLES)}
+#: One relation row of an older export appended to its signature's ``relations_json``.
+_APPEND_RELATION = (
+    "UPDATE signatures SET relations_json = CASE WHEN relations_json = '[]' THEN '[' || ? || ']' "
+    "ELSE substr(relations_json, 1, length(relations_json) - 1) || ',' || ? || ']' END "
+    "WHERE episode_id = ?"
+)
 
 
 def _occupied(store: Store) -> list[str]:
@@ -61,7 +67,29 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:3]) + more
 
 
+def _append_relations(store: Store, rows: Sequence[tuple]) -> None:
+    """Relation rows of an export from before ``0007_relations_column`` (``rowid``, then
+    :func:`~analogist.store.signature_rows.relation_rows`' columns), each appended to its
+    signature's ``relations_json`` in file order: the column a new add would have written."""
+    ids = sorted({r[1] for r in rows})
+    marks = ",".join("?" * len(ids))
+    found = {
+        r[0]
+        for r in store.conn.execute(
+            f"SELECT episode_id FROM signatures WHERE episode_id IN ({marks})", ids
+        )
+    }
+    if len(found) < len(ids):
+        missing = min(set(ids) - found)
+        raise StoreError(f"relation row of episode {missing!r}, which has no signature row")
+    items = [relations_json([r[1:]])[1:-1] for r in rows]
+    store.conn.executemany(_APPEND_RELATION, [(x, x, r[1]) for x, r in zip(items, rows)])
+
+
 def _insert(store: Store, table: Table, rows: Sequence[tuple]) -> None:
+    if table is LEGACY_RELATIONS:
+        _append_relations(store, rows)
+        return
     names = [c.name for c in table.stored]
     sql = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
     store.conn.executemany(sql, rows)
@@ -119,7 +147,8 @@ def load_records(
     Returns the rows per table and the bytes read. Raises :class:`TransferError` (and writes
     nothing) on the first problem.
     """
-    want = dict(header.counts)
+    want, known = dict(header.counts), layout(header.schema)
+    order = {name: i for i, name in enumerate(known)}
     seen: Counter[str] = Counter()
     digest, size, n = hashlib.sha256(), 0, 1
 
@@ -132,8 +161,8 @@ def load_records(
             size += len(raw)
             body = raw[:-1] if raw.endswith(b"\n") else raw
             digest.update(body + b"\n")
-            table, values = check_record(json_line(body, where, n), want, where, n)
-            if current is not None and _ORDER[table.name] < _ORDER[current.name]:
+            table, values = check_record(json_line(body, where, n), want, where, n, known)
+            if current is not None and order[table.name] < order[current.name]:
                 raise fail(
                     where,
                     n,

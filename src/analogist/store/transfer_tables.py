@@ -110,17 +110,7 @@ TABLES: tuple[Table, ...] = (
             _tn("written_at"),
             _i("verified"),
             _t("domain"),
-        ),
-    ),
-    Table(
-        "sig_relations",
-        (
-            _t("episode_id"),
-            _t("predicate"),
-            _tn("arg1_role"),
-            _tn("arg2_role"),
-            _t("args_json"),
-            _i("in_causal_chain"),
+            _t("relations_json"),
         ),
     ),
     Table(
@@ -248,6 +238,39 @@ TABLES: tuple[Table, ...] = (
 )
 
 BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
+
+#: The migration that moved relation rows into ``signatures.relations_json``.
+RELATIONS_MIGRATION = "0007_relations_column"
+#: How an export from a schema before it carries relation rows: a table of their own (after
+#: ``signatures``, whose records then have no ``relations_json``). An import reads them and
+#: appends each to its signature's column, in file order (``transfer_import``).
+LEGACY_RELATIONS = Table(
+    "sig_relations",
+    (
+        _t("episode_id"),
+        _t("predicate"),
+        _tn("arg1_role"),
+        _tn("arg2_role"),
+        _t("args_json"),
+        _i("in_causal_chain"),
+    ),
+)
+
+
+def layout(schema: tuple[str, ...] | list[str]) -> dict[str, Table]:
+    """The tables an export from a source with migrations ``schema`` holds, by name, in file
+    order: :data:`TABLES`, or before ``0007_relations_column`` the legacy layout."""
+    if RELATIONS_MIGRATION in schema:
+        return dict(BY_NAME)
+    out: dict[str, Table] = {}
+    for t in TABLES:
+        if t.name != "signatures":
+            out[t.name] = t
+            continue
+        out[t.name] = Table(t.name, tuple(c for c in t.columns if c.name != "relations_json"))
+        out[LEGACY_RELATIONS.name] = LEGACY_RELATIONS
+    return out
+
 
 #: Tables not exported, and how an import rebuilds them.
 DERIVED: dict[str, str] = {
