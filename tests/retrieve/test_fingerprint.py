@@ -96,3 +96,17 @@ def test_weighted_jaccard_by_hand():
 
 
 GOLDEN_PROXY_HASH = "9181b774fd2a0a4e9e8008caea3565cc"
+
+
+def test_features_json_is_json_dumps_sorted_whatever_the_keys(sig, vocab):
+    """The stored features text, written directly, equals ``json.dumps(sort_keys=True)``; keys
+    that would need escaping go through ``json.dumps`` itself."""
+    import json
+
+    from analogist.signature.fingerprint import features_json
+
+    for case in (cases.PROXY, cases.LEDGER, cases.RACE):
+        feats = fingerprint(sig(case), vocab).features
+        assert features_json(feats) == json.dumps(dict(feats), sort_keys=True)
+    for odd in ({"0:p=café": 1, "1:ab": 2}, {'0:p="q"': 1}, {"0:a\\b": 3}, {"0:\n": 1}, {}):
+        assert features_json(odd) == json.dumps(odd, sort_keys=True), odd

@@ -31,6 +31,7 @@ Complexity: O(h * (V + E) log d) per signature, where d is the largest degree.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -255,6 +256,18 @@ def fingerprint(s: Structure, vocab: Vocabulary | None = None, iterations: int =
 
 
 ROLE_FEATURE = "0:role"
+
+
+def features_json(features: Mapping[str, int]) -> str:
+    """``json.dumps(dict(features), sort_keys=True)``, as ``sig_fingerprint.features_json``
+    stores it, written directly: the keys are round numbers and hex digests or vocabulary
+    names, so nothing needs escaping (checked on the result; otherwise ``json.dumps``)."""
+    items = sorted(features.items())
+    text = "{" + ", ".join([f'"{k}": {v}' for k, v in items]) + "}"
+    plain = text.isascii() and text.isprintable() and "\\" not in text
+    if plain and text.count('"') == 2 * len(items):
+        return text
+    return json.dumps(dict(items), sort_keys=True)
 
 
 def near_features(features: Mapping[str, int]) -> dict[str, int]:

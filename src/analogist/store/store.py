@@ -18,6 +18,7 @@ import numpy as np
 
 from analogist.episode import Episode
 from analogist.errors import ConfigError, DuplicateEpisodeError, NotFoundError, StoreError
+from analogist.signature.fingerprint import features_json
 from analogist.signature.model import Signature
 from analogist.signature.vocabulary import Vocabulary, default_vocabulary
 from analogist.store import episodes as ep_rows
@@ -255,8 +256,7 @@ class Store(RunLog, BenchRows, SchemaRows, IndexReads, IndexSync, ConsolidationR
                 wl_hash, version, feats = d.fingerprint
                 text = feats_json.get(id(feats))
                 if text is None:
-                    plain = feats if isinstance(feats, dict) else dict(feats)
-                    text = feats_json[id(feats)] = json.dumps(plain, sort_keys=True)
+                    text = feats_json[id(feats)] = features_json(feats)
                 prints.append((eid, wl_hash, version, text))
         self._write_vectors(verb, keys, values)
         self.conn.executemany(
