@@ -8,8 +8,8 @@ bytes); ``episodes_fts`` is a table with a generated ``tsvector`` column and a G
 of an FTS5 virtual table; the index-state triggers are PL/pgSQL; ``0005_vector_search`` (only
 where the server has pgvector) adds an in-database vector column. ``0006_unused_indexes`` drops
 the same two indexes as on SQLite; ``0007_relations_column`` makes ``sig_relations`` a view
-of a column of ``signatures`` as on SQLite (``json_array_elements`` for ``json_each``). Never edit a migration that has
-shipped; append one (and its SQLite twin) with the same name.
+of a column of ``signatures`` as on SQLite (``json_array_elements`` for ``json_each``).
+Never edit a migration that has shipped; append one (and its SQLite twin) with the same name.
 """
 
 from __future__ import annotations
