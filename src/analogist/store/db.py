@@ -176,9 +176,17 @@ def _open_read_only(target: Path) -> Connection:
     return _open(f"{uri}?immutable=1", uri=True)
 
 
+#: Page size of a new database file (an existing file keeps the one it was made with). Larger
+#: than SQLite's 4 KiB default: a bulk add's commit writes every page it dirtied to the WAL and
+#: the checkpoint copies them into the file one system call per page, and an add dirties
+#: pages all over the id indexes (``docs/performance.md``, twelfth session).
+PAGE_SIZE = 16384
+
+
 def _setup(conn: Connection, p: str, migrate_schema: bool) -> None:
     conn.execute("PRAGMA foreign_keys = ON")
     if conn.read_only is None and p != ":memory:":
+        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a no-op once the file has a page
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
         if mode != "wal":
             _retry_busy(conn, lambda: conn.execute("PRAGMA journal_mode = WAL"))
