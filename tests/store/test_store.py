@@ -149,6 +149,21 @@ def test_wal_and_foreign_keys(tmp_path):
     assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
+def test_a_new_file_gets_the_larger_page_and_an_existing_one_keeps_its_own(tmp_path):
+    store = Store(tmp_path / "a.db")
+    assert store.conn.execute("PRAGMA page_size").fetchone()[0] == store_db.PAGE_SIZE == 16384
+    store.close()
+    older = sqlite3.connect(tmp_path / "c.db")
+    older.execute("PRAGMA page_size = 4096")
+    older.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    older.commit()
+    older.close()
+    s = Store(tmp_path / "c.db")  # an analogist file made with 4 KiB pages opens as it is
+    assert s.conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+    assert s.count() == 0
+    s.close()
+
+
 def test_reopen_keeps_data_and_runs_no_migration_twice(tmp_path, spec_example):
     path = tmp_path / "a.db"
     s = Store(path)
