@@ -259,3 +259,30 @@ def test_relations_json_escapes_a_name_json_would_not_take_as_is():
     assert rows_of_json("e", text) == rows
     conn = sqlite3.connect(":memory:")
     assert conn.execute("SELECT json_valid(?)", (text,)).fetchone()[0] == 1
+
+
+def test_a_database_opened_before_its_migration_exports_in_its_own_layout(
+    tmp_path, spec_example, monkeypatch
+):
+    """A database that cannot be migrated (opened read-only) still exports: in the layout of
+    its schema (relation rows as a table), which an import folds into the column."""
+    import json
+
+    from analogist.store.transfer import export_to
+    from analogist.store.transfer_import import import_from
+
+    path = tmp_path / "old.db"
+    older_database(path, 6, [spec_example])
+    monkeypatch.setattr(store_db, "_writable", lambda p: "read-only for this test")
+    export_to(str(path), str(tmp_path / "old.jsonl"))
+    with Store(path) as old:
+        assert old.conn.read_only
+        rows = [tuple(r) for r in old.conn.execute("SELECT * FROM sig_relations ORDER BY rowid")]
+    monkeypatch.undo()
+    header = json.loads((tmp_path / "old.jsonl").read_bytes().splitlines()[0])
+    assert "0007_relations_column" not in header["schema"]
+    assert "relations_json" not in header["tables"]["signatures"]["columns"]
+    assert header["tables"]["sig_relations"]["rows"] == len(rows) == 10
+    import_from(str(tmp_path / "old.jsonl"), str(tmp_path / "new.db"))
+    with Store(tmp_path / "new.db") as new:
+        assert [tuple(r) for r in new.conn.execute("SELECT * FROM sig_relations")] == rows

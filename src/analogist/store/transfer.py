@@ -21,7 +21,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -31,7 +31,7 @@ from analogist.errors import StoreError
 from analogist.store.db import applied_migrations
 from analogist.store.postgres import PostgresStore, is_postgres_url, open_store
 from analogist.store.store import Store
-from analogist.store.transfer_tables import BY_NAME, DERIVED, TABLES, Table, encode
+from analogist.store.transfer_tables import DERIVED, Table, encode, layout
 
 FORMAT = "analogist-memory"
 FORMAT_VERSION = 1
@@ -131,7 +131,7 @@ def unknown_tables(store: Store) -> list[str]:
     else:
         sql = "SELECT name FROM sqlite_master WHERE type = 'table'"
     names = {r[0] for r in store.conn.execute(sql).fetchall()}
-    known = set(BY_NAME) | set(DERIVED)
+    known = set(layout(schema_of(store))) | set(DERIVED)
     return sorted(
         n
         for n in names
@@ -159,8 +159,11 @@ def table_rows(store: Store, table: Table, page: int = PAGE) -> Iterator[dict[st
         last = rows[-1][0]
 
 
-def write_records(store: Store, out: IO[bytes]) -> tuple[tuple[tuple[str, int], ...], str]:
-    """Write every record line to ``out``; return the rows per table and the checksum.
+def write_records(
+    store: Store, out: IO[bytes], tables: Iterable[Table]
+) -> tuple[tuple[tuple[str, int], ...], str]:
+    """Write every record line of ``tables`` (the layout of the store's schema) to ``out``;
+    return the rows per table and the checksum.
 
     Raises:
         StoreError: the database holds a table this version does not know how to export.
@@ -172,7 +175,7 @@ def write_records(store: Store, out: IO[bytes]) -> tuple[tuple[tuple[str, int], 
             "export (written by a newer version?); upgrade analogist and export again"
         )
     digest, counts = hashlib.sha256(), []
-    for table in TABLES:
+    for table in tables:
         n = 0
         for rec in table_rows(store, table):
             line = dump_line(rec)
@@ -187,18 +190,21 @@ def export_memory(store: Store, out: IO[bytes], spool_dir: str | None = None) ->
     """Write ``store`` as an export to the binary stream ``out``; return the header written.
 
     The records go to a temporary spool first (in ``spool_dir``) so the header, which needs
-    their counts and checksum, can lead the file without holding the rows in memory.
+    their counts and checksum, can lead the file without holding the rows in memory. A
+    database not yet migrated (opened read-only) is exported in the layout of its schema
+    (:func:`~analogist.store.transfer_tables.layout`), which an import reads as well.
     """
     with tempfile.TemporaryFile(dir=spool_dir, prefix="analogist-export-") as spool:
         with store.read_snapshot():
             schema = schema_of(store)
-            counts, checksum = write_records(store, spool)
+            tables = layout(schema).values()
+            counts, checksum = write_records(store, spool, tables)
         header = Header(
             schema=schema,
             source_backend=backend_name(store),
             counts=counts,
             checksum=checksum,
-            columns=tuple((t.name, t.names) for t in TABLES),
+            columns=tuple((t.name, t.names) for t in tables),
         )
         out.write(dump_line(header.to_json()))
         spool.seek(0)
