@@ -30,7 +30,7 @@ from analogist.models.embedding import Embedder
 from analogist.retrieve.base import Channel, ChannelUnavailable, Target, channel_params
 from analogist.retrieve.defaults import default_channels
 from analogist.retrieve.embedder_choice import configured_embedder
-from analogist.retrieve.indexes import Indexes
+from analogist.retrieve.indexes import Indexes, LevelRows
 from analogist.retrieve.pool import Pool
 from analogist.retrieve.schemas import Schema, parse_schema
 from analogist.retrieve.structure_memo import StructureMemo
@@ -176,9 +176,9 @@ class Memory:
             report.held_back = [e.id for e in accepted]
             return report
         if accepted:
-            derived, mac = self._derive(accepted)
+            derived, mac, matrices = self._derive(accepted)
             self.store.add_episodes(accepted, derived)  # one transaction, bulk from 64 on
-            self.indexes.on_add(accepted, derived, mac)
+            self.indexes.on_add(accepted, derived, mac, matrices)
         report.added = [e.id for e in accepted]
         return report
 
@@ -225,10 +225,10 @@ class Memory:
                     valid.extend(e.id for e in accepted)
                 if not accepted or (all_or_nothing and report.rejected):
                     continue
-                derived, mac = self._derive(accepted)
+                derived, mac, matrices = self._derive(accepted)
                 yield accepted, derived  # written before the generator resumes
                 folded = True
-                self.indexes.on_add(accepted, derived, mac)
+                self.indexes.on_add(accepted, derived, mac, matrices)
             if all_or_nothing and report.rejected:
                 raise _HeldBack
 
@@ -268,11 +268,15 @@ class Memory:
 
     def _derive(
         self, episodes: Sequence[Episode], embedder: Embedder | None = None
-    ) -> tuple[dict[str, Derived], dict[str, Counter]]:
+    ) -> tuple[dict[str, Derived], dict[str, Counter], dict[tuple[str, str], LevelRows]]:
+        """Each episode's :class:`Derived` rows, its MAC vector, and each level's embeddings as
+        one matrix with its ids (what the vector indexes fold in, without stacking the rows
+        again)."""
         emb, vocab = embedder or self.embedder, self.store.vocabulary
         if self.structures.wl != self.indexes.wl:
             self.structures = StructureMemo(self.indexes.wl)
         vectors: dict[str, list] = {e.id: [] for e in episodes}
+        matrices: dict[tuple[str, str], LevelRows] = {}
         for level in ("L0", "L2", "L3"):
             texts = [
                 (e.id, e.text if e.signature is None or level == "L0" else e.signature.level(level))
@@ -281,6 +285,7 @@ class Memory:
             ]
             if texts:
                 mat = emb.embed([t for _, t in texts])
+                matrices[(level, emb.name)] = ([eid for eid, _ in texts], mat)
                 for (eid, _), row in zip(texts, mat):
                     vectors[eid].append((level, emb.name, row))
         prints, mac = {}, {}
@@ -288,7 +293,7 @@ class Memory:
             if e.signature is not None:
                 prints[e.id], mac[e.id] = self.structures.derive(e.signature, vocab)
         derived = {e.id: Derived(tuple(vectors[e.id]), prints.get(e.id)) for e in episodes}
-        return derived, mac
+        return derived, mac, matrices
 
     def add_schema(self, raw: Mapping[str, Any], members: Sequence[str], **counts: int) -> Schema:
         """Validate and store a schema (signature-like JSON with a ``schema_id``) and its members."""

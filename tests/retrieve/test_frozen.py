@@ -151,6 +151,20 @@ def test_id_table_lookup_and_tail():
     assert list(merged) == list(table) and not merged.tail
 
 
+def test_extending_an_id_table_numbers_the_ids_as_appending_them_one_by_one():
+    one, many = IdTable.build(["a", "b"]), IdTable.build(["a", "b"])
+    for e in ["c", "d", "e"]:
+        one.append(e)
+    many.extend(["c", "d"])
+    many.extend([])
+    many.extend(["e"])
+    assert list(many) == list(one) == ["a", "b", "c", "d", "e"]
+    assert (
+        [many.get(e) for e in "abcdez"] == [one.get(e) for e in "abcdez"] == [0, 1, 2, 3, 4, None]
+    )
+    assert many.tail == one.tail and many.fresh() == ["c", "d", "e"]
+
+
 @pytest.mark.parametrize("weak", [False, True])  # real keys; keys that collide on purpose
 def test_id_table_many_lookups_and_the_batch_check(monkeypatch, weak):
     if weak:  # every id of one length shares a key: found only by comparing the bytes

@@ -211,8 +211,7 @@ class VectorIndex:
                 self._blocks.append(np.zeros((self.block, self.dim), dtype=np.float32))
             take = min(self.block - r, len(fresh) - done)
             self._blocks[b][r : r + take] = rows[done : done + take]
-            for i in fresh[done : done + take]:
-                self.ids.append(ids[i])
+            self.ids.extend([ids[i] for i in fresh[done : done + take]])
             done += take
 
     def add_chunks(self, chunks: Iterable[tuple[list[str], np.ndarray]]) -> None:

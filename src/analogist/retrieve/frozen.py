@@ -462,6 +462,13 @@ class IdTable:
         self._tail_pos[eid] = doc
         return doc
 
+    def extend(self, eids: Sequence[str]) -> None:
+        """:meth:`append` each of ``eids``, in order: a folded batch's ids in two bulk calls
+        instead of a method call per id and index (~1.3 µs each, five indexes per episode)."""
+        doc = len(self)
+        self.tail.extend(eids)
+        self._tail_pos.update(zip(eids, range(doc, doc + len(eids))))
+
     def fresh(self) -> list[str]:
         """The ids past the base: the delta's, then the tail's."""
         return (list(self.delta) if self.delta is not None else []) + self.tail

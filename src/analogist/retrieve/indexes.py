@@ -87,6 +87,10 @@ SAVE_MIN = 1_000
 SAVE_AFTER = 5_000
 
 
+#: One level's embeddings of a batch: the episode ids and their rows as one matrix.
+LevelRows = tuple[list[str], np.ndarray]
+
+
 class Indexes:
     """Lazily built S0/S1/S2/M/S3 indexes over one store.
 
@@ -556,10 +560,13 @@ class Indexes:
         self,
         episodes: Sequence[Episode],
         derived: Mapping[str, Derived],
-        mac: Mapping[str, Counter] | None = None,
+        mac: Mapping[str, Counter] | None,
+        matrices: Mapping[tuple[str, str], LevelRows],
     ) -> None:
         """Fold newly stored episodes into every index already built (``mac``: their MAC
-        vectors when already computed)."""
+        vectors when already computed; ``matrices``: each (level, embedder)'s embeddings of
+        them as one matrix with its ids, as ``Memory`` embedded them: the vector indexes
+        copy the matrix in, instead of stacking ``derived``'s rows again)."""
         if self._fp is not None:
             near: dict[int, Mapping[str, int]] = {}  # by features object: shared per structure
             prints = []
@@ -581,15 +588,10 @@ class Indexes:
                         (ep.id, vec if vec is not None else mac_features(ep.signature, comm))
                     )
             self._mac.add_many(vecs)
-        for (level, name), idx in self._vectors.items():
-            rows = [
-                (eid, v)
-                for eid, d in derived.items()
-                for lv, emb, v in d.vectors
-                if lv == level and emb == name
-            ]
-            if rows:
-                idx.add([r[0] for r in rows], np.stack([r[1] for r in rows]))
+        for key, idx in self._vectors.items():
+            given = matrices.get(key)
+            if given is not None:
+                idx.add(*given)
         if self._derivatives is not None:
             for ep in episodes:
                 self._derivatives.add(ep.id, ep.provenance)

@@ -118,9 +118,9 @@ class MacIndex:
         dup = self.ids.first_present([eid for eid, _ in rows])
         if dup is not None:
             raise ValueError(f"episode {dup} is already in the MAC index; rebuild it instead")
-        for eid, features in rows:
+        for _, features in rows:
             self.postings.add(features)
-            self.ids.append(eid)
+        self.ids.extend([eid for eid, _ in rows])
 
     def cosine(self, query: Counter) -> np.ndarray:
         """The cosine of ``query`` with every document (float32, in document order)."""

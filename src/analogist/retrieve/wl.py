@@ -87,11 +87,11 @@ class FingerprintIndex:
         dup = self.ids.first_present([r[0] for r in rows])
         if dup is not None:
             raise ValueError(f"episode {dup} is already fingerprinted; rebuild the index")
-        for episode_id, wl_hash, features, near in rows:
+        for _, wl_hash, features, near in rows:
             doc = self.postings.add(near if near is not None else near_features(features))
-            self.ids.append(episode_id)
             self.by_hash.setdefault(wl_hash, []).append(doc)
             self.tail_hashes.append(wl_hash)
+        self.ids.extend([r[0] for r in rows])
 
     def exact(self, wl_hash: str) -> Iterator[str]:
         """Ids with exactly this WL hash, in the order they were added, produced lazily: a
