@@ -151,6 +151,17 @@ def test_id_table_lookup_and_tail():
     assert list(merged) == list(table) and not merged.tail
 
 
+def test_id_keys_remembers_the_last_ids_and_the_key_function(monkeypatch):
+    ids = [f"ep_{i}" for i in range(20)]
+    first = frozen.id_keys(ids)
+    assert np.array_equal(first, frozen.keys64(ids)) and not first.flags.writeable
+    assert frozen.id_keys(list(ids)) is first  # equal ids: not hashed again
+    other = frozen.id_keys(ids[:19] + ["other"])
+    assert other is not first and np.array_equal(other, frozen.keys64(ids[:19] + ["other"]))
+    monkeypatch.setattr(frozen, "key64", len)  # another key function: hashed again
+    assert frozen.id_keys(ids[:19] + ["other"]).tolist() == [len(e) for e in ids[:19]] + [5]
+
+
 def test_extending_an_id_table_numbers_the_ids_as_appending_them_one_by_one():
     one, many = IdTable.build(["a", "b"]), IdTable.build(["a", "b"])
     for e in ["c", "d", "e"]:
