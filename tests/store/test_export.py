@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -85,20 +86,28 @@ def test_an_export_from_before_the_relations_column_imports_the_same_memory(expo
         assert _export(b) == data  # exported again: the current layout, byte for byte
 
 
-def test_an_older_export_with_a_relation_row_of_no_signature_is_refused(exported, tmp_path):
+@pytest.mark.parametrize(
+    ("column", "value", "why"),
+    [
+        ("episode_id", "ep_nowhere", "ep_nowhere', which has no signature row"),
+        ("args_json", '["A", 3]', "is not a JSON list of role names"),
+        ("args_json", "[oops", "is not a JSON list of role names"),
+    ],
+)
+def test_an_older_export_with_a_bad_relation_row_is_refused(exported, tmp_path, column, value, why):
     _, data = exported
     legacy = legacy_export(data)
     lines = legacy.splitlines(keepends=True)
     n = next(i for i, x in enumerate(lines) if b'"table":"sig_relations"' in x)
     rec = json.loads(lines[n])
-    rec["row"]["episode_id"] = "ep_nowhere"
+    rec["row"][column] = value
     lines[n] = json.dumps(rec, separators=(",", ":")).encode() + b"\n"
     header = json.loads(lines[0])
     header["checksum"] = "sha256:" + hashlib.sha256(b"".join(lines[1:])).hexdigest()
     lines[0] = json.dumps(header).encode() + b"\n"
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b"".join(lines))
-    with pytest.raises(TransferError, match=rf"line {n + 1}: sig_relations: .*ep_nowhere"):
+    with pytest.raises(TransferError, match=rf"line {n + 1}: sig_relations: .*{re.escape(why)}"):
         import_from(str(bad), str(tmp_path / "c.db"))
     assert not (tmp_path / "c.db").exists()
 

@@ -17,6 +17,7 @@ renumbered. Import into a new database instead.
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 import time
 from collections import Counter
@@ -82,6 +83,13 @@ def _append_relations(store: Store, rows: Sequence[tuple]) -> None:
     if len(found) < len(ids):
         missing = min(set(ids) - found)
         raise StoreError(f"relation row of episode {missing!r}, which has no signature row")
+    for r in rows:
+        try:
+            roles = json.loads(r[5])
+        except ValueError:
+            roles = None
+        if not isinstance(roles, list) or not all(isinstance(x, str) for x in roles):
+            raise StoreError(f"args_json {r[5][:40]!r} is not a JSON list of role names")
     items = [relations_json([r[1:]])[1:-1] for r in rows]
     store.conn.executemany(_APPEND_RELATION, [(x, x, r[1]) for x, r in zip(items, rows)])
 
