@@ -16,7 +16,8 @@ The bulk path is timed per phase by wrapping the methods ``Memory.add`` calls (n
 re-implemented here), each once per batch so that the timers cost nothing per episode:
 *read+validate* (``Memory._accept``: ``json.loads``, limits, signature parsing, the check
 that the ids are new; until the twelfth session ``Memory._parse`` was timed once per
-episode, and those timer calls, ~2–4 µs per episode, were charged to the bulk figure), *derive* (``Memory._derive``: embeddings, WL fingerprint, MAC features), *write*
+episode, and those timer calls, ~2–4 µs per episode, were charged to the bulk figure),
+*derive* (``Memory._derive``: embeddings, WL fingerprint, MAC features), *write*
 (``Store.add_episodes``: the SQLite transaction), *fold* (``Indexes.on_add``: in-memory
 indexes), *other* (the rest of ``add``). CPU time (``time.process_time``) is the figure to
 trust on a shared machine; wall time is printed beside it.

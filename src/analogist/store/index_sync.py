@@ -110,11 +110,10 @@ class IndexSync(UsesConnection):
         if not conn.in_transaction:
             raise RuntimeError("IndexSync.appending must run inside a transaction")
         del rebuild_indexes
-        names = INSERT_TRIGGERS
-        marks = ",".join("?" * len(names))
+        marks = ",".join("?" * len(INSERT_TRIGGERS))
         saved = conn.execute(
             f"SELECT type, name, sql FROM sqlite_master WHERE name IN ({marks}) ORDER BY rowid",
-            names,
+            INSERT_TRIGGERS,
         ).fetchall()
         for kind, name, _ in saved:
             conn.execute(f"DROP {kind.upper()} {name}")
