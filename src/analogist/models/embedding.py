@@ -32,7 +32,7 @@ class Embedder(Protocol):
         ...
 
 
-#: Buckets already hashed, per dimension; emptied when it holds ``_BUCKETS_MAX`` tokens.
+#: Words' buckets already hashed, per dimension; emptied when it holds ``_BUCKETS_MAX`` words.
 _BUCKETS: dict[int, dict[str, int]] = {}
 _BUCKETS_MAX = 1 << 18
 
@@ -65,7 +65,8 @@ class HashingEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         # Every token's signed bucket is listed, then all are summed at once (a bincount over
         # row * dim + column): the same counts as adding them one by one, exactly, since they
-        # are small integers. Tokens hashed before come from a dictionary.
+        # are small integers. Words hashed before come from a dictionary (word pairs are hashed
+        # each time: see token_codes).
         dim = self.dim
         codes, lengths = token_codes(texts, dim, self.bigrams, _buckets(dim))
         signed = np.array(codes, dtype=np.int64)

@@ -78,6 +78,10 @@ def _h(text: str, size: int = 6) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=size).hexdigest()
 
 
+#: An empty 6-byte BLAKE2b state that :func:`wl_rounds` copies for each label it hashes.
+_BLANK6 = hashlib.blake2b(digest_size=6)
+
+
 _COMMUTATIVE: dict[int, tuple[Vocabulary, frozenset[str]]] = {}
 
 
@@ -191,14 +195,17 @@ def wl_rounds(
         adj[j].append(("<" + lab + ":", i))
     cur = labels
     out = ["0:" + x for x in cur]
-    blake = hashlib.blake2b  # (memoising relabellings across graphs measured slower)
+    # A copy of an empty 6-byte BLAKE2b state, updated, gives the same digest as a new one
+    # at ~60 % of its cost. (Memoising relabellings across graphs measured slower.)
+    blank = _BLANK6
     for it in range(1, iterations + 1):
         nxt = []
         for v in range(n):
             neighbours = [d + cur[j] for d, j in adj[v]]
             neighbours.sort()
-            text = cur[v] + "|" + ",".join(neighbours)
-            nxt.append(blake(text.encode("utf-8"), digest_size=6).hexdigest())
+            h = blank.copy()
+            h.update((cur[v] + "|" + ",".join(neighbours)).encode("utf-8"))
+            nxt.append(h.hexdigest())
         cur = nxt
         prefix = f"{it}:"
         out += [prefix + x for x in cur]
@@ -277,6 +284,7 @@ def near_features(features: Mapping[str, int]) -> dict[str, int]:
     relation alters most labels of rounds >= 2, so round 0 (predicate counts) and round 1
     (local patterns) carry the graded similarity. ``0:role`` is left out because every graph
     has it (it would make every posting list the whole corpus) and it only counts roles.
+    (S0's index reads them off the features as it adds them, skipping ``ROLE_FEATURE``.)
     """
     return {k: v for k, v in features.items() if k != ROLE_FEATURE}
 
