@@ -238,5 +238,5 @@ def test_a_batch_with_a_present_id_adds_nothing():
     fp = FingerprintIndex("v")
     fp.add("a", "h1", {"f": 1})
     with pytest.raises(ValueError, match="episode a is already fingerprinted"):
-        fp.add_many([("b", "h2", {"f": 1}, None), ("a", "h1", {"f": 1}, None)])
+        fp.add_many([("b", "h2", {"f": 1}), ("a", "h1", {"f": 1})])
     assert list(fp.ids) == ["a"] and fp.tail_hashes == ["h1"]

@@ -17,8 +17,10 @@ import pytest
 
 from analogist.retrieve import frozen
 from analogist.retrieve.persist import load_fingerprints, save_fingerprints
+from analogist.retrieve.postings import Postings
 from analogist.retrieve.wl import FingerprintChannel, FingerprintIndex
 from analogist.retrieve.wl_near import near_top
+from analogist.signature.fingerprint import ROLE_FEATURE, near_features
 
 
 def generated(n: int, seed: int) -> list[Counter]:
@@ -80,7 +82,7 @@ def test_in_memory_index_matches_brute_force(seed):
     idx = FingerprintIndex("v")
     idx.postings.min_dense_docs = 100  # the in-memory dense columns exist too
     for i, d in enumerate(docs):
-        idx.add(f"e{i}", f"h{i}", d, near=d)
+        idx.add(f"e{i}", f"h{i}", d)
     check(idx.postings, docs, seed)
 
 
@@ -90,13 +92,13 @@ def test_snapshot_with_dense_columns_and_a_tail_matches_brute_force(seed, tmp_pa
     docs = generated(800, seed)
     idx = FingerprintIndex("v")
     for i, d in enumerate(docs[:600]):
-        idx.add(f"e{i}", f"h{i}", d, near=d)
+        idx.add(f"e{i}", f"h{i}", d)
     save_fingerprints(tmp_path, idx)
     opened = load_fingerprints(tmp_path, "v")
     assert len(opened.postings.base.hot_slots) > 0
     check(opened.postings, docs[:600], seed)
     for i, d in enumerate(docs[600:], start=600):  # added after the snapshot: the tail
-        opened.add(f"e{i}", f"h{i}", d, near=d)
+        opened.add(f"e{i}", f"h{i}", d)
     check(opened.postings, docs, seed)
 
 
@@ -106,19 +108,19 @@ def test_snapshot_with_a_delta_layer_and_a_tail_matches_brute_force(seed, tmp_pa
     docs = generated(800, seed)
     idx = FingerprintIndex("v")
     for i, d in enumerate(docs[:600]):
-        idx.add(f"e{i}", f"h{i}", d, near=d)
+        idx.add(f"e{i}", f"h{i}", d)
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir(), second.mkdir()
     save_fingerprints(first, idx)
     opened = load_fingerprints(first, "v")
     for i, d in enumerate(docs[600:670], start=600):
-        opened.add(f"e{i}", f"h{i}", d, near=d)
+        opened.add(f"e{i}", f"h{i}", d)
     assert save_fingerprints(second, opened, base_from=first)["postings_base_kept"]
     layered = load_fingerprints(second, "v")
     assert layered.postings.delta.n_docs == 70 and len(layered.postings.delta.hot_slots) > 0
     check(layered.postings, docs[:670], seed)
     for i, d in enumerate(docs[670:], start=670):
-        layered.add(f"e{i}", f"h{i}", d, near=d)
+        layered.add(f"e{i}", f"h{i}", d)
     check(layered.postings, docs, seed)
 
 
@@ -131,7 +133,7 @@ def test_fractional_weights_and_heavy_queries_use_a_float_sum(tmp_path, monkeypa
     ]
     idx = FingerprintIndex("v")
     for i, d in enumerate(docs):
-        idx.add(f"e{i}", f"h{i}", d, near=d)
+        idx.add(f"e{i}", f"h{i}", d)
     save_fingerprints(tmp_path, idx)
     p = load_fingerprints(tmp_path, "v").postings
     for q in (Counter({"c0": 1.5, "c1": 3, "r1": 1}), Counter({"c0": 200, "c2": 100, "r2": 2})):
@@ -143,7 +145,7 @@ def test_edge_cases():
     docs = generated(200, 5)
     idx = FingerprintIndex("v")
     for i, d in enumerate(docs):
-        idx.add(f"e{i}", f"h{i}", d, near=d)
+        idx.add(f"e{i}", f"h{i}", d)
     p = idx.postings
     assert near_top(p, {}, 0.15, 10)[0].tolist() == []
     assert near_top(p, {"nowhere": 3}, 0.15, 10)[0].tolist() == []
@@ -160,7 +162,7 @@ def test_channel_returns_the_same_hits_with_either_path(threshold):
     docs = generated(500, 7)
     idx = FingerprintIndex("v")
     for i, d in enumerate(docs):
-        idx.add(f"e{i}", f"h{i % 50}", d, near=d)
+        idx.add(f"e{i}", f"h{i % 50}", d)
     scan = FingerprintChannel(near_threshold=threshold, near_scan=True)
     top = FingerprintChannel(near_threshold=threshold)
     for qi in (0, 17, 260, 499):
@@ -169,3 +171,22 @@ def test_channel_returns_the_same_hits_with_either_path(threshold):
             a = scan._near(idx, docs[qi], k, set(exact))
             b = top._near(idx, docs[qi], k, set(exact))
             assert a == b and (len(a) == k or threshold > 0)
+
+
+def test_the_index_posts_the_near_features_of_what_it_is_given():
+    """``0:role`` (in every fingerprint) is left out as it is added: the postings are those of
+    ``near_features``, and a query with or without it scores the same."""
+    docs = generated(300, 9)
+    full = [Counter({**d, ROLE_FEATURE: 1 + i % 4}) for i, d in enumerate(docs)]
+    given, near = FingerprintIndex("v"), Postings()
+    for i, d in enumerate(full):
+        given.add(f"e{i}", f"h{i}", d)
+        near.add(near_features(d))
+    assert given.postings.df(ROLE_FEATURE) == 0
+    assert np.array_equal(given.postings.sums, near.sums)
+    assert np.array_equal(given.postings.norms, near.norms)
+    for q in (full[0], full[123], docs[5]):
+        for how in ("dot", "min"):
+            assert np.array_equal(given.postings.accumulate(q, how), near.accumulate(q, how))
+        got, want = given.near_top(q, 0.2, 10, []), near_top(near, near_features(q), 0.2, 10)
+        assert [x.tolist() for x in got] == [x.tolist() for x in want] and len(got[0])

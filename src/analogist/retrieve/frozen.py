@@ -25,10 +25,15 @@ import numpy as np
 from analogist.retrieve.postings import Postings, _add_dense
 from analogist.retrieve.random_access import prefetch
 
+_BLANK8 = blake2b(digest_size=8)
+
 
 def key64(s: str) -> int:
-    """A stable 64-bit key for a feature or id (blake2b; the same in every process)."""
-    return int.from_bytes(blake2b(s.encode(), digest_size=8).digest(), "little")
+    """A stable 64-bit key for a feature or id (blake2b; the same in every process). A copy
+    of an empty state, updated, is the same digest as a new state at ~60 % of its cost."""
+    state = _BLANK8.copy()
+    state.update(s.encode())
+    return int.from_bytes(state.digest(), "little")
 
 
 def keys64(strings: Iterable[str]) -> np.ndarray:
@@ -219,8 +224,8 @@ class LayeredPostings:
     def df(self, feature: str) -> int:
         return self.base.df(feature) + self.delta.df(feature) + self.tail.df(feature)
 
-    def add(self, features: Mapping[str, float]) -> int:
-        return self.frozen_docs + self.tail.add(features)
+    def add(self, features: Mapping[str, float], skip: str = "") -> int:
+        return self.frozen_docs + self.tail.add(features, skip)
 
     def accumulate(self, query: Mapping[str, float], how: str = "dot") -> np.ndarray:
         layers = self._layers()

@@ -61,7 +61,6 @@ from analogist.signature.fingerprint import (
     Fingerprint,
     WLFingerprint,
     commutative_terms,
-    near_features,
 )
 from analogist.signature.model import Signature, parse_signature
 from analogist.store import Derived, Store
@@ -299,7 +298,7 @@ class Indexes:
         if key == "fp":
             for end, rows in self.store.fingerprints_after(rowid, held=held):
                 rowid = end
-                now = [(e, h, f, None) for e, h, version, f in rows if version == idx.version]
+                now = [(e, h, f) for e, h, version, f in rows if version == idx.version]
                 idx.stale += len(rows) - len(now)
                 idx.add_many(now)
                 if self._spend(key, len(now)):
@@ -568,16 +567,14 @@ class Indexes:
         them as one matrix with its ids, as ``Memory`` embedded them: the vector indexes
         copy the matrix in, instead of stacking ``derived``'s rows again)."""
         if self._fp is not None:
-            near: dict[int, Mapping[str, int]] = {}  # by features object: shared per structure
-            prints = []
-            for eid, d in derived.items():
-                if d.fingerprint is not None and d.fingerprint[1] == self._fp.version:
-                    feats = d.fingerprint[2]
-                    nf = near.get(id(feats))
-                    if nf is None:
-                        nf = near[id(feats)] = near_features(feats)
-                    prints.append((eid, d.fingerprint[0], feats, nf))
-            self._fp.add_many(prints)
+            version = self._fp.version
+            self._fp.add_many(
+                [
+                    (eid, d.fingerprint[0], d.fingerprint[2])
+                    for eid, d in derived.items()
+                    if d.fingerprint is not None and d.fingerprint[1] == version
+                ]
+            )
         if self._mac is not None:
             comm = self.commutative
             vecs = []

@@ -94,14 +94,16 @@ class Postings:
         self._byte_sized.append(0 < w <= 255 and w == int(w))
         return c
 
-    def add(self, features: Mapping[str, float]) -> int:
-        """Append one document; return its number (0, 1, 2, ... in order of adding)."""
+    def add(self, features: Mapping[str, float], skip: str = "") -> int:
+        """Append one document; return its number (0, 1, 2, ... in order of adding). A
+        feature named ``skip`` is left out (as if absent: S0 leaves out ``0:role`` without
+        building a copy of each fingerprint's features)."""
         doc = len(self._sums)
         columns, single, small = self.columns, self._single, self._byte_sized
         docs, weights = self._docs, self._weights
         total = sq = 0.0
         for f, w in features.items():
-            if not w:
+            if not w or f == skip:
                 continue
             total += w
             sq += w * w

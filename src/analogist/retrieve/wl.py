@@ -31,7 +31,7 @@ from analogist.retrieve.dense import top_indices
 from analogist.retrieve.frozen import IdTable, LayeredPostings, key64
 from analogist.retrieve.postings import Postings
 from analogist.retrieve.wl_near import EPS, near_top
-from analogist.signature.fingerprint import near_features
+from analogist.signature.fingerprint import ROLE_FEATURE, near_features
 
 if TYPE_CHECKING:
     from analogist.retrieve.indexes import Indexes
@@ -69,26 +69,19 @@ class FingerprintIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def add(
-        self,
-        episode_id: str,
-        wl_hash: str,
-        features: Mapping[str, int],
-        near: Mapping[str, int] | None = None,
-    ) -> None:
-        """Append one episode (``near``: ``near_features(features)`` when already computed)."""
-        self.add_many([(episode_id, wl_hash, features, near)])
+    def add(self, episode_id: str, wl_hash: str, features: Mapping[str, int]) -> None:
+        """Append one episode."""
+        self.add_many([(episode_id, wl_hash, features)])
 
-    def add_many(
-        self, rows: Sequence[tuple[str, str, Mapping[str, int], Mapping[str, int] | None]]
-    ) -> None:
-        """:meth:`add` for a batch of (id, WL hash, features, near), the ids checked at once
-        (none is added if one is there)."""
+    def add_many(self, rows: Sequence[tuple[str, str, Mapping[str, int]]]) -> None:
+        """:meth:`add` for a batch of (id, WL hash, features), the ids checked at once (none is
+        added if one is there). The postings take each one's :func:`near_features`, read from
+        its features directly (``ROLE_FEATURE`` skipped) rather than copied without it."""
         dup = self.ids.first_present([r[0] for r in rows])
         if dup is not None:
             raise ValueError(f"episode {dup} is already fingerprinted; rebuild the index")
-        for _, wl_hash, features, near in rows:
-            doc = self.postings.add(near if near is not None else near_features(features))
+        for _, wl_hash, features in rows:
+            doc = self.postings.add(features, ROLE_FEATURE)
             self.by_hash.setdefault(wl_hash, []).append(doc)
             self.tail_hashes.append(wl_hash)
         self.ids.extend([r[0] for r in rows])
