@@ -14,7 +14,7 @@ from analogist.errors import StoreError
 from analogist.memory import Memory
 from analogist.models.embedding import HashingEmbedder
 from analogist.retrieve.mac import mac_features
-from analogist.retrieve.structure_memo import structure_key
+from analogist.retrieve.structure_memo import StructureMemo, structure_key
 from analogist.signature.fingerprint import WLFingerprint, commutative_terms
 from analogist.signature.model import parse_signature
 from analogist.store import db as store_db
@@ -254,6 +254,26 @@ def test_memoised_structures_equal_a_direct_computation():
         assert row == wl(s, vocab).as_row()
         assert mac == mac_features(s, comm)
     assert m.structures.hits > 0 and m.structures.misses < len(sigs)
+
+
+def test_the_bounded_memo_keeps_a_recurring_structure_and_stays_within_two_generations():
+    vocab = Memory(":memory:").store.vocabulary
+    wl, comm = WLFingerprint(), commutative_terms(vocab)
+    memo = StructureMemo(wl, limit=4)
+    sigs = [parse_signature(json.loads(line)["signature"], vocab) for line in lines(300, seed=5)]
+    keys = {structure_key(s) for s in sigs}
+    assert len(keys) > 8  # more structures than two generations hold
+    recurring, recomputed = sigs[0], 0
+    memo.derive(recurring, vocab)
+    for s in sigs[1:]:
+        for t in (s, recurring):  # met between every other signature: never dropped
+            before = memo.misses
+            row, mac = memo.derive(t, vocab)
+            recomputed += t is recurring and memo.misses > before
+            assert row == wl(t, vocab).as_row() and mac == mac_features(t, comm)
+            assert len(memo._memo) <= 4 and len(memo._previous) <= 4
+    assert recomputed == 0
+    assert memo.hits + memo.misses == 2 * len(sigs) - 1
 
 
 def test_the_structure_key_ignores_names_and_order_but_not_structure():
