@@ -277,17 +277,18 @@ class Memory:
             self.structures = StructureMemo(self.indexes.wl)
         vectors: dict[str, list] = {e.id: [] for e in episodes}
         matrices: dict[tuple[str, str], LevelRows] = {}
+        name = emb.name
         for level in ("L0", "L2", "L3"):
-            texts = [
-                (e.id, e.text if e.signature is None or level == "L0" else e.signature.level(level))
-                for e in episodes
-                if level == "L0" or (e.signature and e.signature.level(level))
-            ]
+            if level == "L0":
+                ids, texts = [e.id for e in episodes], [e.text for e in episodes]
+            else:
+                pairs = [(e.id, e.signature.level(level)) for e in episodes if e.signature]
+                ids, texts = [i for i, t in pairs if t], [t for _, t in pairs if t]
             if texts:
-                mat = emb.embed([t for _, t in texts])
-                matrices[(level, emb.name)] = ([eid for eid, _ in texts], mat)
-                for (eid, _), row in zip(texts, mat):
-                    vectors[eid].append((level, emb.name, row))
+                mat = emb.embed(texts)
+                matrices[(level, name)] = (ids, mat)
+                for eid, row in zip(ids, list(mat)):
+                    vectors[eid].append((level, name, row))
         prints, mac = {}, {}
         for e in episodes:  # once per distinct structure (retrieve/structure_memo.py)
             if e.signature is not None:
