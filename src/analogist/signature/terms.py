@@ -18,7 +18,7 @@ from analogist.signature.limits import MAX_NAME_CHARS, MAX_TERM_DEPTH
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)  # (its own __init__: see signature/model.py)
 class Term:
     """A functor applied to arguments; an argument is a role name or a nested term.
 
@@ -31,6 +31,13 @@ class Term:
     functor: str
     args: tuple[Term | str, ...] = ()
     text: str | None = field(default=None, compare=False, repr=False)
+
+    def __init__(
+        self, functor: str, args: tuple[Term | str, ...] = (), text: str | None = None
+    ) -> None:
+        object.__setattr__(self, "functor", functor)
+        object.__setattr__(self, "args", args)
+        object.__setattr__(self, "text", text)
 
     def __str__(self) -> str:
         return self.text if self.text is not None else self.canonical()
