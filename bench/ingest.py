@@ -139,12 +139,14 @@ def batches(n: int, batch: int, seed: int, prefix: str = "ep_") -> Iterator[list
 
 def copy_memory(onto: str, folder: str) -> None:
     """``onto`` and its snapshot folder, copied to ``folder``/bulk.db (the bench never writes
-    to the original)."""
+    to the original), then flushed to disk: otherwise the kernel writes the copy's ~4 GB back
+    (at 1M) while the adds are timed, which made their figures swing by ±10 %."""
     if not os.path.isfile(onto):
         raise SystemExit(f"--onto {onto}: no such database file; pass a memory's .db path")
     shutil.copyfile(onto, os.path.join(folder, "bulk.db"))
     if os.path.isdir(onto + ".idx"):
         shutil.copytree(onto + ".idx", os.path.join(folder, "bulk.db.idx"), symlinks=True)
+    os.sync()
 
 
 def bulk(folder: str, n: int, batch: int, embedder: str, seed: int, cold: bool, onto: bool) -> dict:
