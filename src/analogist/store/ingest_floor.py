@@ -2,10 +2,10 @@
 
 It copies the rows an ingest stored (episodes, signatures with their relation rows,
 fingerprints, vectors) into bare tables of a new database — same columns, no FTS, no secondary
-index, no trigger, no key — with one ``executemany`` per table per batch and one transaction per batch, WAL and
-``synchronous = NORMAL`` as the store uses. Everything the ingest path does beyond that (parsing,
-deriving, indexes, triggers, Python row building) is overhead above this floor. SQL lives in
-``store/``, so the bench calls this instead of opening the database itself.
+index, no trigger, no key — with one ``executemany`` per table per batch and one transaction per
+batch, WAL and ``synchronous = NORMAL`` as the store uses. Everything the ingest path does
+beyond that (parsing, deriving, indexes, triggers, Python row building) is overhead above this
+floor. SQL lives in ``store/``, so the bench calls this instead of opening the database itself.
 """
 
 from __future__ import annotations

@@ -70,17 +70,6 @@ def relations_json(rows: Iterable[Sequence[Any]]) -> str:
     return "[" + ",".join(f"[{_quoted(r[1])},{r[4]},{r[5]}]" for r in rows) + "]"
 
 
-def signature_relations_json(sig: Signature) -> str:
-    """``relations_json(relation_rows(sig))``, written without the intermediate rows (once per
-    episode on the ingest path)."""
-    items = [f"[{_quoted(r.predicate)},{_roles_json(r.args)},0]" for r in sig.relations]
-    for link in sig.causal_chain:
-        for t in (link.cause, link.effect):
-            items.append(f"[{_quoted(t.functor)},{_roles_json(t.roles())},1]")
-        items.append(f"[{_quoted(link.link)},[],1]")
-    return "[" + ",".join(items) + "]"
-
-
 def rows_of_json(episode_id: str, text: str) -> list[tuple]:
     """The rows :func:`relation_rows` made, read back from a ``relations_json`` column."""
     rows = []
@@ -122,5 +111,5 @@ def signature_row(sig: Signature) -> tuple:
         sig.written_at,
         int(sig.verified),
         sig.surface.domain,
-        signature_relations_json(sig),
+        relations_json(relation_rows(sig)),
     )
