@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from analogist.models.hashing_codes import token_codes
+from analogist.work_arrays import work_array
 
 
 @runtime_checkable
@@ -44,10 +45,18 @@ def _buckets(dim: int) -> dict[str, int]:
     return known
 
 
-def normalise_rows(m: np.ndarray) -> np.ndarray:
-    """Scale each row to unit length; all-zero rows stay zero."""
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
+def normalise_rows(m: np.ndarray, *, in_place: bool = False) -> np.ndarray:
+    """Scale each row to unit length; all-zero rows stay zero. ``in_place``: scale ``m`` (a
+    writable float32 matrix) where it is, without a second matrix. The same values as
+    ``m / np.linalg.norm(m, axis=1)``; the squares are summed in a work array."""
+    m = np.asarray(m)
+    if m.dtype.kind != "f":  # (as np.linalg.norm does)
+        m = m.astype(np.float64)
+    sq = work_array("normalise_rows", m.size, m.dtype).reshape(m.shape)
+    norms = np.sqrt(np.add.reduce(np.multiply(m, m, out=sq), axis=1, keepdims=True))
     norms[norms == 0] = 1.0
+    if in_place:
+        return np.divide(m, norms, out=m)
     return (m / norms).astype(np.float32)
 
 
@@ -63,14 +72,18 @@ class HashingEmbedder:
         return f"hashing-{self.dim}{'-bi' if self.bigrams else ''}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        # Every token's signed bucket is listed, then all are summed at once (a bincount over
-        # row * dim + column): the same counts as adding them one by one, exactly, since they
-        # are small integers. Words hashed before come from a dictionary (word pairs are hashed
-        # each time: see token_codes).
+        # Every token's signed bucket is listed, then all are added at once into the one
+        # float32 matrix that is returned (``np.add.at`` over row * dim + column): the same
+        # counts as adding them one by one, exactly, since they are small integers. One
+        # matrix per batch and no float64 copy: fresh memory costs page faults (see
+        # analogist.work_arrays). Words hashed before come from a dictionary (word pairs are
+        # hashed each time: see token_codes).
         dim = self.dim
         codes, lengths = token_codes(texts, dim, self.bigrams, _buckets(dim))
         signed = np.array(codes, dtype=np.int64)
         rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
-        flat = rows * dim + np.abs(signed) - 1
-        counts = np.bincount(flat, weights=np.sign(signed), minlength=len(texts) * dim)
-        return normalise_rows(counts.reshape(len(texts), dim).astype(np.float32))
+        out = np.zeros((len(texts), dim), dtype=np.float32)
+        np.add.at(
+            out.reshape(-1), rows * dim + np.abs(signed) - 1, np.sign(signed, dtype=np.float32)
+        )
+        return normalise_rows(out, in_place=True)

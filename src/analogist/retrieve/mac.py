@@ -36,8 +36,8 @@ from analogist.retrieve.base import ChannelUnavailable, Hit, Target, ranked
 from analogist.retrieve.frozen import IdTable, LayeredPostings
 from analogist.retrieve.postings import Postings
 from analogist.retrieve.prefix_filter import best_candidates, select
-from analogist.retrieve.work_arrays import work_array
 from analogist.signature.fingerprint import SignatureGraph, Structure, signature_graph
+from analogist.work_arrays import work_array
 
 if TYPE_CHECKING:
     from analogist.retrieve.indexes import Indexes

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from analogist.retrieve.work_arrays import work_array
+from analogist.work_arrays import work_array
 
 
 class Postings:

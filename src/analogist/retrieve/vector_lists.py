@@ -26,7 +26,7 @@ from analogist.config import env_choice
 from analogist.retrieve.dense import kth_largest, top_indices
 from analogist.retrieve.random_access import advise_random, hard_link, prefetch
 from analogist.retrieve.sparse_rows import SparseRows
-from analogist.retrieve.work_arrays import work_array
+from analogist.work_arrays import work_array
 
 #: Rows as a build reads them: a float32 matrix or a snapshot's sparse rows (read dense).
 Rows = np.ndarray | SparseRows
