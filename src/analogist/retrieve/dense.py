@@ -203,15 +203,18 @@ class VectorIndex:
             blk[r] = vectors[i]
             if at < len(self.base):
                 self.replaced.add(at)
-        rows = vectors if len(fresh) == len(ids) else vectors[fresh]
+        if len(fresh) == len(ids):  # (all new: the usual case, no copy of rows or ids)
+            rows, new_ids = vectors, list(ids)
+        else:
+            rows, new_ids = vectors[fresh], [ids[i] for i in fresh]
         n0, done = len(self.base), 0
-        while done < len(fresh):  # copy whole runs into the tail blocks
+        while done < len(new_ids):  # copy whole runs into the tail blocks
             b, r = divmod(len(self.ids) - n0, self.block)
             if b == len(self._blocks):
                 self._blocks.append(np.zeros((self.block, self.dim), dtype=np.float32))
-            take = min(self.block - r, len(fresh) - done)
+            take = min(self.block - r, len(new_ids) - done)
             self._blocks[b][r : r + take] = rows[done : done + take]
-            self.ids.extend([ids[i] for i in fresh[done : done + take]])
+            self.ids.extend(new_ids[done : done + take])
             done += take
 
     def add_chunks(self, chunks: Iterable[tuple[list[str], np.ndarray]]) -> None:

@@ -100,13 +100,18 @@ def terms_used(sig: Signature) -> list[str]:
     return used
 
 
+#: ``json.dumps``'s output without its check for cycles (a signature's JSON is a fresh tree
+#: from ``to_json``, so there are none): ~1 µs less per signature.
+_ENCODER = json.JSONEncoder(check_circular=False)
+
+
 def signature_row(sig: Signature) -> tuple:
     """The signatures row of ``sig`` (its JSON written back; the time columns as given; its
     relation rows as one column)."""
     return (
         sig.episode_id,
         sig.kind,
-        json.dumps(sig.to_json()),
+        _ENCODER.encode(sig.to_json()),
         sig.writer_model,
         sig.written_at,
         int(sig.verified),
