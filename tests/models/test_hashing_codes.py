@@ -7,7 +7,7 @@ import hashlib
 
 import numpy as np
 
-from analogist.models.embedding import HashingEmbedder
+from analogist.models.embedding import HashingEmbedder, normalise_rows
 from analogist.models.hashing_codes import bucket, token_codes
 from analogist.retrieve.frozen import key64
 
@@ -46,3 +46,39 @@ def test_the_embedding_of_known_texts_is_unchanged():
     m = HashingEmbedder().embed(texts)
     assert hashlib.sha256(m.tobytes()).hexdigest()[:16] == GOLDEN
     assert not m[2].any() and np.allclose(np.linalg.norm(m[[0, 1, 3]], axis=1), 1.0)
+
+
+def test_normalise_rows_in_place_or_not_gives_the_plain_quotient():
+    rng = np.random.default_rng(3)
+    m = rng.standard_normal((50, 17)).astype(np.float32)
+    m[[4, 9]] = 0.0  # all-zero rows stay zero
+    plain = np.zeros_like(m)
+    nz = np.linalg.norm(m, axis=1) > 0
+    plain[nz] = (m[nz] / np.linalg.norm(m[nz], axis=1, keepdims=True)).astype(np.float32)
+    copy = normalise_rows(m)
+    assert copy is not m and copy.dtype == np.float32 and copy.tobytes() == plain.tobytes()
+    again = m.copy()
+    assert normalise_rows(again, in_place=True) is again and again.tobytes() == plain.tobytes()
+    ints = normalise_rows(np.array([[3, 4], [0, 0]]))  # integers are scaled as floats
+    assert ints.dtype == np.float32 and ints.tolist() == [
+        [0.6000000238418579, 0.800000011920929],
+        [0, 0],
+    ]
+
+
+def test_a_batch_embeds_as_its_counts_one_text_at_a_time():
+    # The batch adds every token's signed bucket into one matrix; the plain definition counts
+    # each text's tokens on its own, in float64, then normalises.
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(40)] + ["retry", "storm", "ünïcode"]
+    texts = [" ".join(rng.choice(words, rng.integers(0, 30))) for _ in range(300)]
+    emb = HashingEmbedder(dim=64)
+    got = emb.embed(texts)
+    for k, text in enumerate(texts):
+        codes, _ = token_codes([text], 64, True, {})
+        want = np.zeros(64)
+        for c in codes:
+            want[abs(c) - 1] += 1 if c > 0 else -1
+        norm = np.linalg.norm(want)
+        want = want / norm if norm else want
+        assert np.allclose(got[k], want, atol=1e-6), text
