@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from analogist.retrieve.random_access import advise_file
+from analogist.retrieve.sparse_rows import SparseRows
 from analogist.signature.model import LEVELS
 
 #: Graph parameters: M (connectivity), ef_construction, ef_search. ef_search 800 is what the
@@ -181,7 +182,9 @@ class Hnsw:
         return cls(idx)
 
     @classmethod
-    def extend(cls, path: Path, blocks: Iterable[np.ndarray], first: int) -> Hnsw | None:
+    def extend(
+        cls, path: Path, blocks: Iterable[np.ndarray | SparseRows], first: int
+    ) -> Hnsw | None:
         """The graph saved at ``path`` read back into memory with ``blocks`` of rows added under
         the keys ``first``, ``first + 1``, ... (an incremental snapshot: only new rows are
         inserted); None when that graph does not hold exactly ``first`` rows."""

@@ -18,6 +18,7 @@ from analogist.retrieve.ann import RESCORE_EXTRA, Hnsw, expansion_search
 from analogist.retrieve.frozen import IdTable
 from analogist.retrieve.random_access import prefetch
 from analogist.retrieve.sparse_rows import SparseRows, damaged
+from analogist.retrieve.sparse_tail import SparseTail, sparse_enough
 from analogist.store.pg_vectors import MAX_EF_SEARCH
 
 if TYPE_CHECKING:
@@ -75,8 +76,10 @@ class VectorIndex:
     """Episode ids and their vectors for one (level, embedder) pair.
 
     Rows are a base matrix (memory-mapped copy-on-write when opened from a persisted snapshot,
-    see :mod:`analogist.retrieve.persist`) followed by fixed-size float32 blocks for rows added
-    since, so growing never copies the corpus and never over-allocates by more than one block.
+    see :mod:`analogist.retrieve.persist`) followed by the rows added since: fixed-size float32
+    blocks, so growing never copies the corpus and never over-allocates by more than one block,
+    or, when the first rows added are sparse (the hashing embedder's), their non-zero values
+    (:class:`~analogist.retrieve.sparse_tail.SparseTail`, scored as a snapshot's sparse rows).
     With an HNSW graph over the base (:class:`~analogist.retrieve.ann.Hnsw`) or per-dimension
     lists (:class:`~analogist.retrieve.vector_lists.VectorLists`, sparse rows) a search asks
     them for candidates, scans the tail exactly and re-scores everything exactly;
@@ -115,6 +118,7 @@ class VectorIndex:
         self.exact = False
         self.replaced: set[int] = set()
         self._blocks: list[np.ndarray] = []
+        self._sparse: SparseTail | None = None  # the tail's rows, when they are kept sparse
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -133,18 +137,17 @@ class VectorIndex:
     @property
     def matrix(self) -> np.ndarray:
         """All rows as one (n, dim) array (a copy; for snapshots and tests)."""
-        tail = len(self.ids) - len(self.base)
         _prefetch(self.base)
-        parts = [np.asarray(self.base)] + self._blocks
-        return (
-            np.concatenate(parts)[: len(self.base) + tail]
-            if tail or len(self.base)
-            else np.zeros((0, self.dim), dtype=np.float32)
-        )
+        parts = [np.asarray(self.base, np.float32), *map(np.asarray, self.tail_blocks())]
+        return np.concatenate(parts) if len(self.ids) else np.zeros((0, self.dim), np.float32)
 
-    def tail_blocks(self) -> list[np.ndarray]:
-        """The rows added since the base, as views of the tail blocks (in order)."""
-        n, out = len(self.ids) - len(self.base), []
+    def tail_blocks(self) -> list[np.ndarray | SparseRows]:
+        """The rows added since the base, in order: views of the tail blocks, or a sparse
+        tail as one block of sparse rows (sliced, it reads back dense: a save rebuilds its
+        dense rows a part at a time, never the whole tail at once)."""
+        if self._sparse is not None:
+            return [self._sparse.view()] if len(self._sparse) else []
+        n, out = len(self.ids) - len(self.base), list[np.ndarray | SparseRows]()
         for b, blk in enumerate(self._blocks):
             rows = min(self.block, n - b * self.block)
             if rows > 0:
@@ -158,6 +161,9 @@ class VectorIndex:
         out = np.empty((len(positions), self.dim), np.float32)
         low = positions < n0
         out[low] = self.base_rows(positions[low])
+        if self._sparse is not None:
+            out[~low] = self._sparse.view().rows(positions[~low] - n0)
+            return out
         blocks, rows = np.divmod(positions[~low] - n0, self.block)
         tail = out[~low]
         for b in np.unique(blocks).tolist():
@@ -169,6 +175,8 @@ class VectorIndex:
         n0 = len(self.base)
         if i < n0:
             return self.base, i
+        if self._sparse is not None:  # (a view: setting a row records it in the tail's dict)
+            return self._sparse.view(), i - n0
         return self._blocks[(i - n0) // self.block], (i - n0) % self.block
 
     def base_rows(self, positions: np.ndarray) -> np.ndarray:
@@ -208,6 +216,12 @@ class VectorIndex:
         else:
             rows, new_ids = vectors[fresh], [ids[i] for i in fresh]
         n0, done = len(self.base), 0
+        if self._sparse is None and not self._blocks and sparse_enough(rows):
+            self._sparse = SparseTail(self.dim)
+        if self._sparse is not None:
+            self._sparse.append(rows)
+            self.ids.extend(new_ids)
+            return
         while done < len(new_ids):  # copy whole runs into the tail blocks
             b, r = divmod(len(self.ids) - n0, self.block)
             if b == len(self._blocks):
@@ -223,6 +237,9 @@ class VectorIndex:
             self.add(ids, mat)
 
     def _tail_scores(self, q: np.ndarray) -> np.ndarray:
+        if self._sparse is not None:
+            dense = self._sparse.view().blocks(self.block)  # (the dense blocks' products)
+            return np.concatenate([blk @ q for blk in dense] or [np.zeros(0, np.float32)])
         n, out = len(self.ids) - len(self.base), []
         for b, blk in enumerate(self._blocks):
             rows = min(self.block, n - b * self.block)
@@ -250,6 +267,11 @@ class VectorIndex:
         banned = self.ids.positions(exclude)
         if self.mode == "exact" and isinstance(self.base, SparseRows) and len(self.base):
             return self._exact_sparse(query, k, banned)
+        if self.mode == "exact" and self._sparse is not None:  # a dense base is scanned whole
+            q = np.asarray(query, dtype=np.float32).reshape(self.dim)
+            _prefetch(self.base)
+            base = np.asarray(self.base @ q, np.float32) if len(self.base) else None
+            return self._rescored(q, np.arange(len(self.base)), k, banned, base)
         if self.mode == "exact":
             scores = self.scores(query)
             if banned:
@@ -285,20 +307,57 @@ class VectorIndex:
         return self._rescored(q, base_part, k, banned)
 
     def _rescored(
-        self, q: np.ndarray, base_part: np.ndarray, k: int, banned: list[int]
+        self,
+        q: np.ndarray,
+        base_part: np.ndarray,
+        k: int,
+        banned: list[int],
+        base_scores: np.ndarray | None = None,
     ) -> list[tuple[str, float]]:
-        """The ``k`` best of the base rows ``base_part`` (ascending) and every tail row, scored
-        exactly, skipping ``banned``."""
+        """The ``k`` best of the base rows ``base_part`` (ascending; ``base_scores``, their
+        scores when already computed) and every tail row, scored exactly, skipping
+        ``banned``."""
         n0 = len(self.base)
-        scores = np.concatenate(
-            [np.asarray(self.base_rows(base_part) @ q, np.float32), self._tail_scores(q)]
-        )
-        cand = np.concatenate([base_part, np.arange(n0, len(self.ids), dtype=np.int64)])
+        if base_scores is None:
+            base_scores = np.asarray(self.base_rows(base_part) @ q, np.float32)
+        tail_part = np.arange(len(self.ids) - n0, dtype=np.int64)
+        if self._sparse is not None:
+            tail_part, tail_scores = self._sparse_tail_part(q, base_part, base_scores, k, banned)
+        else:
+            tail_scores = self._tail_scores(q)
+        scores = np.concatenate([base_scores, tail_scores])
+        cand = np.concatenate([base_part, tail_part + n0])
         if banned:
             keep = ~np.isin(cand, banned)
             cand, scores = cand[keep], scores[keep]
         top = top_indices(scores, k)
         return [(self.ids[int(cand[i])], float(scores[i])) for i in top]
+
+    def _sparse_tail_part(
+        self,
+        q: np.ndarray,
+        base_part: np.ndarray,
+        base_scores: np.ndarray,
+        k: int,
+        banned: list[int],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The sparse tail's rows that can be among the ``k`` best with the scored base rows,
+        and their exact scores: each tail row is scored from its non-zero values with an error
+        bound; the ``k``-th best of the base scores and the tail's lower bounds is a floor no
+        row below it can reach, and only the rows whose upper bound reaches it are re-scored
+        as dense rows (as ``_exact_sparse`` does for a sparse base)."""
+        assert self._sparse is not None
+        rows, n0 = self._sparse.view(), len(self.base)
+        score, bound = rows.bounded_scores(q)
+        lower = score - bound
+        lower[[b - n0 for b in banned if b >= n0]] = -np.inf
+        base_ok = base_scores[~np.isin(base_part, banned)] if banned else base_scores
+        known = np.concatenate([base_ok.astype(np.float64), lower[lower > -np.inf]])
+        if not len(known) or k <= 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        floor = kth_largest(known, min(k, len(known)))
+        part = np.flatnonzero(score + bound >= floor)
+        return part, np.asarray(rows.rows(part) @ q, np.float32)
 
 
 def _prefetch(base: np.ndarray | SparseRows) -> None:

@@ -308,7 +308,7 @@ def save_vectors(
         if linked:
             f.truncate(n0 * width)  # drop what a crashed save may have appended
             f.seek(n0 * width)
-            blocks: Iterable[np.ndarray] = idx.tail_blocks()
+            blocks: Iterable[np.ndarray] = (p for p, _ in row_parts(idx.tail_blocks(), n0))
         else:
             blocks = _row_blocks(idx)
         for block in blocks:
@@ -346,7 +346,11 @@ def _save_sparse(
         extend = (lists_from, base)
     tail = idx.tail_blocks()
     fields["rows_linked"] = sparse_rows.write(
-        d, prefix, idx.dim, tail if extend is not None else _row_blocks(idx), extend
+        d,
+        prefix,
+        idx.dim,
+        (p for p, _ in row_parts(tail, n0)) if extend is not None else _row_blocks(idx),
+        extend,
     )
     if lists_from is not None:
         fields["lists_extended"] = True

@@ -174,7 +174,7 @@ class VectorLists:
         may be a snapshot's sparse rows, read back dense), in one segment."""
         return cls(n, [Segment(0, n, *_lists(blocks, 0, dim))])
 
-    def extended(self, blocks: Sequence[np.ndarray], added: int) -> VectorLists:
+    def extended(self, blocks: Sequence[Rows], added: int) -> VectorLists:
         """These lists with ``added`` rows (``blocks``) appended as rows ``n``, ``n + 1``, ...,
         in a new segment (an incremental snapshot: only the new rows are read, and no old
         segment is copied unless ``MAX_SEGMENTS`` makes two merge)."""
