@@ -278,8 +278,9 @@ def ingest(
     """Child 1: ingest ``n`` pre-encoded signatures — the first ``per_item`` one call each (the
     per-item path an agent takes), the rest in batches — then write the snapshot. Every
     ``save_every`` episodes before the end an incremental snapshot is saved, which releases
-    the in-memory tail (the indexes of 1M episodes take ~6.5 GB of RAM while unsaved, so a
-    10M ingest would not fit otherwise); those saves are timed apart from the ingest. With
+    the in-memory tail (the indexes of 1M episodes take ~2.4 GB of RAM while unsaved, 6.5 GB
+    before the vector tails were kept sparse, so a 10M ingest would not fit otherwise);
+    those saves are timed apart from the ingest. With
     ``growth`` (e.g. 0.01, 0.1): add that share of ``n`` more and time the incremental save
     after each; with ``full_rebuild`` then time a full rebuild (``save(full=True)``) of the final
     memory (else compare with the first save, itself a full build). With ``resume`` the memory
