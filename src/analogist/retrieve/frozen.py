@@ -18,22 +18,12 @@ chance is ~10^-5, and it can only perturb a similarity score, never a stored epi
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from hashlib import blake2b
 
 import numpy as np
 
+from analogist.models.hashing_codes import key64
 from analogist.retrieve.postings import Postings, _add_dense
 from analogist.retrieve.random_access import prefetch
-
-_BLANK8 = blake2b(digest_size=8)
-
-
-def key64(s: str) -> int:
-    """A stable 64-bit key for a feature or id (blake2b; the same in every process). A copy
-    of an empty state, updated, is the same digest as a new state at ~60 % of its cost."""
-    state = _BLANK8.copy()
-    state.update(s.encode())
-    return int.from_bytes(state.digest(), "little")
 
 
 def keys64(strings: Iterable[str]) -> np.ndarray:

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analogist.retrieve.sparse_rows import SparseRows, col_dtype
-from analogist.work_arrays import work_array
+from analogist.retrieve.sparse_rows import SparseRows, col_dtype, encode
 
 #: A batch whose non-zero values are at most 1 / SPARSE_SHARE of its values starts a sparse tail.
 SPARSE_SHARE = 8
@@ -53,18 +52,14 @@ class SparseTail:
     def append(self, rows: np.ndarray) -> None:
         """Append ``rows`` ((n, dim) float32) after those held."""
         rows = np.asarray(rows, np.float32).reshape(-1, self.dim)
-        mask = np.not_equal(
-            rows, 0, out=work_array("tail_mask", rows.size, np.bool_).reshape(rows.shape)
-        )
-        which, cols = np.divmod(np.flatnonzero(mask), self.dim)
+        lengths, cols, vals = encode(rows, self.dim)
         start = int(self._ptr[self.n])
         end = start + len(cols)
         self._cols, self._vals = _fit(self._cols, end), _fit(self._vals, end)
-        self._cols[start:end] = cols
-        self._vals[start:end] = rows[which, cols]
+        self._cols[start:end], self._vals[start:end] = cols, vals
         self._ptr = _fit(self._ptr, self.n + 1 + len(rows))
         ends = self._ptr[self.n + 1 : self.n + 1 + len(rows)]
-        np.cumsum(np.count_nonzero(mask, axis=1), out=ends)
+        np.cumsum(lengths, out=ends)
         ends += start
         self.n += len(rows)
 
