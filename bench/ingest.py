@@ -21,9 +21,12 @@ episode, and those timer calls, ~2–4 µs per episode, were charged to the bulk
 (``Store.add_episodes``: the SQLite transaction), *fold* (``Indexes.on_add``: in-memory
 indexes), *other* (the rest of ``add``). CPU time (``time.process_time``) is the figure to
 trust on a shared machine; wall time is printed beside it. The bulk path's CPU is also split
-into user and kernel time, with its page faults (``getrusage``): on the machines this was
-measured on a page fault costs ~3 µs, and fresh memory the process asks for while adding
-shows up as kernel time, not in any Python profile.
+into user and kernel time, with its page faults (``getrusage``): memory the process or the
+page cache touches for the first time shows up as kernel time, not in any Python profile, and
+what a first touch costs depends on the machine's state (on the VM this was measured on,
+0.4–30 µs per 4 KB page, as the hypervisor had taken the guest's free memory back or not:
+``bench/first_touch.py``). So the run measures those costs just before the bulk path and
+prints them beside the split.
 
 With ``--cold`` no index is built before adding (as in ``analogist add``, a process that opens
 the memory, adds and closes: its indexes catch up from the database at the next open or save),
@@ -51,6 +54,7 @@ Usage: ``nice -n 15 python bench/ingest.py [--sizes 10000,100000] [--batch 5000]
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import json
 import os
@@ -66,6 +70,8 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from first_touch import FirstTouch  # noqa: E402
+from first_touch import measure as first_touch  # noqa: E402
 from retrieval import generate, make_embedder  # noqa: E402
 
 from analogist import compiled  # noqa: E402
@@ -226,6 +232,7 @@ def run_size(
         if onto:
             copy_memory(onto, folder)
             base = table_tops(os.path.join(folder, "bulk.db"))
+        touch = first_touch(folder=folder)  # this machine's state, just before the bulk path
         b = bulk(folder, n, batch, embedder, seed, cold, bool(onto))
         f = floor(folder, batch, base)
         s = per_episode(folder, min(per_item, n), embedder, seed, cold, bool(onto))
@@ -242,6 +249,7 @@ def run_size(
         "floor": f,
         "per_episode": s,
         "db_mb": size_mb,
+        "first_touch": dataclasses.asdict(touch),
         "compiled": compiled.status().compiled,
     }
 
@@ -283,6 +291,8 @@ def report(r: dict) -> None:
             f"bulk CPU split: user {ru['user'] / n * 1e6:.0f} + kernel {ru['sys'] / n * 1e6:.0f} "
             f"us/episode; {ru['faults'] / n:.2f} page faults per episode"
         )
+    if r.get("first_touch"):
+        print(FirstTouch(**r["first_touch"]).describe())
     g = b.get("gc")
     if g:
         print(

@@ -63,6 +63,8 @@ def test_the_bench_adds_onto_a_copy_and_leaves_the_memory_as_it_was(tmp_path):
     r = json.loads(run.stdout.strip().splitlines()[-1])
     assert r["n"] == 60 and r["onto_episodes"] == 120 and r["per_episode"]["n"] == 5
     assert r["bulk"]["phase_cpu"]["fold"] > 0  # the snapshot's indexes were open and folded into
+    touch = r["first_touch"]  # the machine's first-touch costs, measured in the same run
+    assert set(touch) == {"anonymous_4k", "huge_2m", "page_cache"} and min(touch.values()) >= 0
     assert (counts(db), db.stat().st_mtime_ns, sorted(os.listdir(f"{db}.idx"))) == stamp
     missing = subprocess.run(
         [sys.executable, "bench/ingest.py", "--sizes", "5", "--onto", str(tmp_path / "no.db")],
