@@ -28,6 +28,7 @@ in a fresh database ``DB_bench_SIZE`` (dropped afterwards unless ``--keep``); "d
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -43,6 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from first_touch import FirstTouch
+from first_touch import measure as first_touch
 
 from analogist.memory import Memory
 from analogist.models.embedding import HashingEmbedder, normalise_rows
@@ -305,12 +308,18 @@ def ingest(
         assert not memory.add([line]).rejected
     per_item_s = time.perf_counter() - t0
     first = max(per_item, held)
+    touch = first_touch(folder=os.path.dirname(os.path.abspath(db)))  # the machine's state
+    user = kernel = 0.0
     for start in range(first, n, batch):
         lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(start, min(n, start + batch))]
+        r0 = resource.getrusage(resource.RUSAGE_SELF)
         t0, c0 = time.perf_counter(), time.process_time()
         report = memory.add(lines)
         spent += time.perf_counter() - t0
         cpu += time.process_time() - c0
+        r1 = resource.getrusage(resource.RUSAGE_SELF)
+        user += r1.ru_utime - r0.ru_utime
+        kernel += r1.ru_stime - r0.ru_stime
         assert not report.rejected, report.rejected[:2]
         done = min(n, start + batch)
         if done // 100_000 > start // 100_000 or done == n:
@@ -381,6 +390,9 @@ def ingest(
         "full_rebuild_cpu_s": full_cpu_s,
         "ingest_per_s": (n - first) / spent,
         "ingest_per_cpu_s": (n - first) / cpu,
+        "ingest_user_us": user / max(1, n - first) * 1e6,
+        "ingest_kernel_us": kernel / max(1, n - first) * 1e6,
+        "first_touch": dataclasses.asdict(touch),
         "resumed_at": held,
         "ingest_s": spent,
         "per_item_per_s": per_item / per_item_s if per_item else float("nan"),
@@ -705,6 +717,11 @@ def report(r: dict) -> None:
         f"(ingest peak RSS {r['ingest_peak_rss_mb']:,.0f} MB); disk: db {r['db_mb']:,.0f} MB + "
         f"indexes {r['idx_mb']:,.0f} MB = {r['disk_kb_per_episode']:.1f} KB/episode"
     )
+    if "ingest_kernel_us" in r:
+        print(
+            f"  ingest CPU split: user {r['ingest_user_us']:.0f} + kernel "
+            f"{r['ingest_kernel_us']:.0f} us/episode; {FirstTouch(**r['first_touch']).describe()}"
+        )
     for sv in r.get("interim_saves", []):
         print(
             f"  interim snapshot at {sv['at']:,}: {sv['save_s']:.1f} s wall "
