@@ -44,25 +44,26 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def anonymous(mb: int) -> float:
-    """Touch each 4 KB page of a fresh anonymous mapping (mmap, no huge-page advice)."""
+def anonymous(mb: int, held: list) -> float:
+    """Touch each 4 KB page of a fresh anonymous mapping (mmap, no huge-page advice); the
+    mapping goes to ``held``, so no later measurement is handed its (now backed) pages."""
     m = mmap.mmap(-1, mb << 20)
     view = np.frombuffer(m, dtype=np.uint8)
     c0 = _cpu()
     view[::PAGE] = 1
     spent = _cpu() - c0
-    del view
-    m.close()
+    held.append(view)
     return spent / ((mb << 20) // PAGE) * 1e6
 
 
-def huge(mb: int) -> float:
-    """Touch each 4 KB of a fresh numpy array (numpy advises huge pages for large arrays)."""
+def huge(mb: int, held: list) -> float:
+    """Touch each 4 KB of a fresh numpy array (numpy advises huge pages for large arrays),
+    kept in ``held``."""
     c0 = _cpu()
     a = np.empty(mb << 20, np.uint8)
     a[::PAGE] = 1
     spent = _cpu() - c0
-    del a
+    held.append(a)
     return spent / ((mb << 20) // PAGE) * 1e6
 
 
@@ -84,10 +85,15 @@ def page_cache(mb: int, folder: str | None) -> float:
 
 def measure(mb: int = 64, folder: str | None = None) -> FirstTouch:
     """The three costs, each over ``mb`` MB (folder: where the file goes; default TMPDIR).
-    Huge pages first: memory another measurement had just freed would be handed out again
-    already backed, and the 2 MB blocks they need are the ones a hypervisor takes back first."""
-    h = huge(mb)
-    return FirstTouch(anonymous(mb), h, page_cache(mb, folder))
+    Each measurement's memory is held until all three are done: memory one had just freed
+    would be handed to the next already backed."""
+    held: list = []
+    try:
+        h = huge(mb, held)
+        a = anonymous(mb, held)
+        return FirstTouch(a, h, page_cache(mb, folder))
+    finally:
+        held.clear()
 
 
 if __name__ == "__main__":
