@@ -60,7 +60,12 @@ from analogist.retrieve.ann import GRAPH_DTYPE, build_threads
 from analogist.retrieve.dense import VectorIndex
 from analogist.retrieve.persist import snapshot_root
 from analogist.signature import parse_signature
-from analogist.store.postgres import database_bytes, drop_database, fresh_database
+from analogist.store.postgres import (
+    database_bytes,
+    drop_database,
+    fresh_database,
+    is_postgres_url,
+)
 
 # name: (relations, causal chain, L2, L3); roles are A, B, C, D
 TEMPLATES = {
@@ -308,7 +313,10 @@ def ingest(
         assert not memory.add([line]).rejected
     per_item_s = time.perf_counter() - t0
     first = max(per_item, held)
-    touch = first_touch(folder=os.path.dirname(os.path.abspath(db)))  # the machine's state
+    # the machine's state; a new file's first touch measured beside a SQLite file, else in TMPDIR
+    touch = first_touch(
+        folder=None if is_postgres_url(db) else os.path.dirname(os.path.abspath(db))
+    )
     user = kernel = 0.0
     for start in range(first, n, batch):
         lines = [json.dumps(generate(rng, f"ep_{i}")) for i in range(start, min(n, start + batch))]
