@@ -4,6 +4,7 @@ the bench appended."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sqlite3
@@ -76,3 +77,14 @@ def test_the_bench_adds_onto_a_copy_and_leaves_the_memory_as_it_was(tmp_path):
     )
     assert missing.returncode != 0 and "no such database file" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_first_touch_measures_three_costs_and_leaves_nothing_behind(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("first_touch", ROOT / "bench" / "first_touch.py")
+    ft = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "first_touch", ft)  # (its dataclass looks its module up)
+    spec.loader.exec_module(ft)  # type: ignore[union-attr]
+    touch = ft.measure(mb=2, folder=str(tmp_path))
+    assert all(v >= 0 for v in (touch.anonymous_4k, touch.huge_2m, touch.page_cache))
+    assert "anonymous" in touch.describe() and "page-cache" in touch.describe()
+    assert list(tmp_path.iterdir()) == []  # its file is deleted
