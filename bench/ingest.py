@@ -70,7 +70,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from first_touch import FirstTouch  # noqa: E402
+from first_touch import FirstTouch, pretouch  # noqa: E402
 from first_touch import measure as first_touch  # noqa: E402
 from retrieval import generate, make_embedder  # noqa: E402
 
@@ -223,7 +223,14 @@ def floor(folder: str, batch: int, after: dict[str, int]) -> dict:
 
 
 def run_size(
-    n: int, batch: int, per_item: int, embedder: str, seed: int, cold: bool, onto: str | None
+    n: int,
+    batch: int,
+    per_item: int,
+    embedder: str,
+    seed: int,
+    cold: bool,
+    onto: str | None,
+    pretouch_mb: int = 0,
 ) -> dict:
     with tempfile.TemporaryDirectory(
         prefix="analogist-ingest-", dir=os.environ.get("TMPDIR")
@@ -233,6 +240,8 @@ def run_size(
             copy_memory(onto, folder)
             base = table_tops(os.path.join(folder, "bulk.db"))
         touch = first_touch(folder=folder)  # this machine's state, just before the bulk path
+        if pretouch_mb:  # a diagnostic (see bench/first_touch.py), said in the header
+            pretouch(pretouch_mb)
         b = bulk(folder, n, batch, embedder, seed, cold, bool(onto))
         f = floor(folder, batch, base)
         s = per_episode(folder, min(per_item, n), embedder, seed, cold, bool(onto))
@@ -250,6 +259,7 @@ def run_size(
         "per_episode": s,
         "db_mb": size_mb,
         "first_touch": dataclasses.asdict(touch),
+        "pretouch_mb": pretouch_mb,
         "compiled": compiled.status().compiled,
     }
 
@@ -264,6 +274,11 @@ def report(r: dict) -> None:
     if r.get("onto"):
         print(
             f"added onto a copy of {r['onto']} ({r['onto_episodes']:,} episodes, snapshot opened)"
+        )
+    if r.get("pretouch_mb"):
+        print(
+            f"DIAGNOSTIC: {r['pretouch_mb']:,} MB touched and freed just before the adds "
+            "(--pretouch; not how an agent runs: compare with a run without it)"
         )
     print(f"{'path':<14}{'/CPU-s':>10}{'/s wall':>10}{'us/ep CPU':>11}{'x floor (CPU)':>15}")
     fl = f["cpu"] / n
@@ -317,12 +332,29 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cold", action="store_true", help="no index built before adding")
     ap.add_argument("--onto", help="add into a copy of this saved memory (.db path)")
+    ap.add_argument(
+        "--pretouch",
+        type=int,
+        default=0,
+        metavar="MB",
+        help="diagnostic: touch and free this much memory just before the adds, to show how "
+        "much kernel time is the host backing freed memory again (bench/first_touch.py)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not args.json:
         print(compiled.status().describe())
     for n in (int(x) for x in args.sizes.split(",")):
-        r = run_size(n, args.batch, args.per_item, args.embedder, args.seed, args.cold, args.onto)
+        r = run_size(
+            n,
+            args.batch,
+            args.per_item,
+            args.embedder,
+            args.seed,
+            args.cold,
+            args.onto,
+            args.pretouch,
+        )
         print(json.dumps(r)) if args.json else report(r)
 
 

@@ -53,7 +53,7 @@ def test_the_bench_adds_onto_a_copy_and_leaves_the_memory_as_it_was(tmp_path):
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     run = subprocess.run(
         [sys.executable, "bench/ingest.py", "--sizes", "60", "--batch", "25"]
-        + ["--per-item", "5", "--onto", str(db), "--json"],
+        + ["--per-item", "5", "--onto", str(db), "--pretouch", "2", "--json"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -66,6 +66,7 @@ def test_the_bench_adds_onto_a_copy_and_leaves_the_memory_as_it_was(tmp_path):
     assert r["bulk"]["phase_cpu"]["fold"] > 0  # the snapshot's indexes were open and folded into
     touch = r["first_touch"]  # the machine's first-touch costs, measured in the same run
     assert set(touch) == {"anonymous_4k", "huge_2m", "page_cache"} and min(touch.values()) >= 0
+    assert r["pretouch_mb"] == 2  # the diagnostic ran and is recorded with the figures
     assert (counts(db), db.stat().st_mtime_ns, sorted(os.listdir(f"{db}.idx"))) == stamp
     missing = subprocess.run(
         [sys.executable, "bench/ingest.py", "--sizes", "5", "--onto", str(tmp_path / "no.db")],
