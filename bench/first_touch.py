@@ -90,13 +90,9 @@ def measure(mb: int = 64, folder: str | None = None) -> FirstTouch:
     """The three costs, each over ``mb`` MB (folder: where the file goes; default TMPDIR).
     Each measurement's memory is held until all three are done: memory one had just freed
     would be handed to the next already backed."""
-    held: list = []
-    try:
-        h = huge(mb, held)
-        a = anonymous(mb, held)
-        return FirstTouch(a, h, page_cache(mb, folder))
-    finally:
-        held.clear()
+    held: list = []  # (freed on return)
+    h = huge(mb, held)
+    return FirstTouch(anonymous(mb, held), h, page_cache(mb, folder))
 
 
 def pretouch(mb: int) -> None:
@@ -104,11 +100,7 @@ def pretouch(mb: int) -> None:
     --pretouch``). On a VM whose host takes free guest memory back, the freed pages are then
     backed for a while, so adds run right after show how much of their kernel time was the
     host backing memory again."""
-    m = mmap.mmap(-1, mb << 20)
-    view = np.frombuffer(m, dtype=np.uint8)
-    view[::PAGE] = 1
-    del view
-    m.close()
+    anonymous(mb, [])  # (the mapping is freed as the list goes)
 
 
 if __name__ == "__main__":
