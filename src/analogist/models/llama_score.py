@@ -82,7 +82,10 @@ class LlamaScorer:
             eos_token=model.token_get_text(eos) if eos != -1 else "",
             bos_token=model.token_get_text(bos) if bos != -1 else "",
         )
-        text = formatter(messages=messages).prompt + start  # type: ignore[arg-type]
+        # llama_cpp types the messages as its TypedDicts; Any keeps this file type-clean with
+        # and without llama_cpp installed (a type: ignore is unused where it is missing).
+        chat: Any = messages
+        text = formatter(messages=chat).prompt + start
         return list(llm.tokenize(text.encode("utf-8"), special=True))
 
     # ------------------------------------------------------------------------ decoding
